@@ -1,0 +1,325 @@
+#include "core/result.h"
+
+#include <chrono>
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+#include "core/json_io.h"
+
+namespace torchgauge::core {
+
+using nlohmann::json;
+
+namespace {
+
+template <typename T>
+json Opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+// Field access that reports the file and the dotted field path on error.
+class Reader {
+ public:
+  Reader(const json& j, const std::filesystem::path& file, std::string path)
+      : j_(j), file_(file), path_(std::move(path)) {}
+
+  bool Has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
+  Reader Child(const char* key) const {
+    if (!Has(key) || !j_.at(key).is_object()) Fail(key, "expected an object");
+    return Reader(j_.at(key), file_, Name(key));
+  }
+  template <typename T>
+  T Get(const char* key) const {
+    if (!j_.contains(key)) Fail(key, "missing required field");
+    try {
+      return j_.at(key).get<T>();
+    } catch (const json::exception&) {
+      Fail(key, "has the wrong type (" + std::string(j_.at(key).type_name()) + ")");
+    }
+  }
+  template <typename T>
+  T GetOr(const char* key, T fallback) const {
+    return Has(key) ? Get<T>(key) : fallback;
+  }
+  template <typename T>
+  std::optional<T> GetOpt(const char* key) const {
+    if (!Has(key)) return std::nullopt;
+    return Get<T>(key);
+  }
+  std::string OneOf(const char* key, std::initializer_list<const char*> allowed) const {
+    auto v = Get<std::string>(key);
+    for (const char* a : allowed) {
+      if (v == a) return v;
+    }
+    std::string list;
+    for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    Fail(key, "value '" + v + "' is not one of: " + list);
+  }
+  [[noreturn]] void Fail(const char* key, const std::string& message) const {
+    throw FileError(file_, Name(key), message);
+  }
+  const json& raw() const { return j_; }
+
+ private:
+  std::string Name(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+  const json& j_;
+  const std::filesystem::path& file_;
+  std::string path_;
+};
+
+}  // namespace
+
+std::string NowUtc() {
+  auto now = std::chrono::system_clock::now();
+  std::time_t t = std::chrono::system_clock::to_time_t(now);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void CheckSchema(const json& j, const std::filesystem::path& file, const char* kind, int supported_version) {
+  if (!j.is_object()) throw FileError(file, "", "expected a JSON object");
+  if (!j.contains("schema_version") || !j.at("schema_version").is_number_integer()) {
+    throw FileError(file, "schema_version", "missing or not an integer");
+  }
+  if (!j.contains("kind") || j.at("kind") != kind) {
+    throw FileError(file, "kind", std::string("expected \"") + kind + "\"");
+  }
+  int v = j.at("schema_version").get<int>();
+  if (v > supported_version) {
+    throw FileError(file, "schema_version",
+                    "version " + std::to_string(v) + " is newer than this program understands (" +
+                        std::to_string(supported_version) + "); upgrade TorchGauge to read it");
+  }
+  if (v < 1) throw FileError(file, "schema_version", "must be >= 1");
+}
+
+json ToJson(const RunResult& r) {
+  json j;
+  j["schema_version"] = r.schema_version;
+  j["kind"] = "torchgauge.run";
+  j["build_id"] = r.build_id;
+  j["platform_id"] = r.platform_id;
+  j["model"] = {{"id", r.model.id}, {"paper_name", r.model.paper_name}, {"domain", r.model.domain},
+                {"task", r.model.task}, {"reference", r.model.reference}};
+  j["mode"] = r.mode;
+  j["backend"] = r.backend;
+  j["precision"] = r.precision;
+  j["batch_size"] = r.batch_size;
+  j["device"] = r.device;
+  j["status"] = r.status;
+  j["reason"] = Opt(r.reason);
+  j["signal"] = Opt(r.signal);
+  j["started_at"] = r.started_at;
+  j["duration_s"] = Opt(r.duration_s);
+  if (r.settings) {
+    const auto& s = *r.settings;
+    j["settings"] = {{"warmup", s.warmup}, {"repeat", s.repeat}, {"seed", s.seed}, {"timeout_s", s.timeout_s},
+                     {"profile_iterations", s.profile_iterations}};
+  }
+  if (r.precision_flags) {
+    const auto& p = *r.precision_flags;
+    j["precision_flags"] = {{"param_dtype", p.param_dtype},
+                            {"matmul_allow_tf32", p.matmul_allow_tf32},
+                            {"cudnn_allow_tf32", p.cudnn_allow_tf32},
+                            {"float32_matmul_precision", p.float32_matmul_precision},
+                            {"cudnn_enabled", p.cudnn_enabled},
+                            {"cudnn_benchmark", p.cudnn_benchmark},
+                            {"cudnn_deterministic", p.cudnn_deterministic},
+                            {"autocast_enabled", p.autocast_enabled},
+                            {"autocast_dtype", Opt(p.autocast_dtype)}};
+  } else {
+    j["precision_flags"] = nullptr;
+  }
+  if (r.timing) {
+    const auto& t = *r.timing;
+    j["timing"] = {{"samples_ms", t.samples_ms}, {"median_ms", t.median_ms}, {"min_ms", t.min_ms},
+                   {"max_ms", t.max_ms}, {"mean_ms", t.mean_ms}, {"stdev_ms", t.stdev_ms},
+                   {"iqr_ms", t.iqr_ms}, {"cov", t.cov}, {"warmup_iterations", t.warmup_iterations},
+                   {"repetitions", t.repetitions}, {"clock", t.clock}, {"samples_per_step", t.samples_per_step},
+                   {"throughput_per_s", Opt(t.throughput_per_s)}};
+  } else {
+    j["timing"] = nullptr;
+  }
+  if (r.memory) {
+    const auto& m = *r.memory;
+    j["memory"] = {{"cpu_peak_rss_bytes", Opt(m.cpu_peak_rss_bytes)},
+                   {"cpu_rss_after_warmup_bytes", Opt(m.cpu_rss_after_warmup_bytes)},
+                   {"gpu_peak_allocated_bytes", Opt(m.gpu_peak_allocated_bytes)},
+                   {"gpu_peak_reserved_bytes", Opt(m.gpu_peak_reserved_bytes)},
+                   {"gpu_allocated_after_warmup_bytes", Opt(m.gpu_allocated_after_warmup_bytes)}};
+  } else {
+    j["memory"] = nullptr;
+  }
+  if (r.gpu_breakdown) {
+    const auto& b = *r.gpu_breakdown;
+    json top = json::array();
+    for (const auto& k : b.top_kernels) top.push_back({{"name", k.name}, {"total_ms", k.total_ms}, {"count", k.count}});
+    j["gpu_breakdown"] = {{"iterations", b.iterations},
+                          {"wall_ms", b.wall_ms},
+                          {"active_ms", b.active_ms},
+                          {"data_movement_ms", b.data_movement_ms},
+                          {"idle_ms", b.idle_ms},
+                          {"active_fraction", b.active_fraction},
+                          {"data_movement_fraction", b.data_movement_fraction},
+                          {"idle_fraction", b.idle_fraction},
+                          {"kernel_count", b.kernel_count},
+                          {"mean_kernel_us", Opt(b.mean_kernel_us)},
+                          {"h2d_bytes", Opt(b.h2d_bytes)},
+                          {"d2h_bytes", Opt(b.d2h_bytes)},
+                          {"top_kernels", top}};
+  } else {
+    j["gpu_breakdown"] = nullptr;
+  }
+  if (r.flops) {
+    const auto& f = *r.flops;
+    j["flops"] = {{"profiler_flops_per_iter", Opt(f.profiler_flops_per_iter)},
+                  {"profiler_counted_ops", f.profiler_counted_ops},
+                  {"analytic_flops_per_iter", Opt(f.analytic_flops_per_iter)},
+                  {"achieved_tflops_profiler", Opt(f.achieved_tflops_profiler)},
+                  {"achieved_tflops_analytic", Opt(f.achieved_tflops_analytic)}};
+  } else {
+    j["flops"] = nullptr;
+  }
+  if (r.operators) {
+    j["operators"] = {{"count", r.operators->size()}, {"names", *r.operators}};
+  } else {
+    j["operators"] = nullptr;
+  }
+  if (r.profiling) {
+    const auto& p = *r.profiling;
+    j["profiling"] = {{"iterations", p.iterations}, {"wall_ms_per_iter", p.wall_ms_per_iter},
+                      {"overhead_ratio", Opt(p.overhead_ratio)}, {"trace_file", Opt(p.trace_file)}};
+  } else {
+    j["profiling"] = nullptr;
+  }
+  return j;
+}
+
+RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
+  CheckSchema(j, file, "torchgauge.run", kRunSchemaVersion);
+  Reader in(j, file, "");
+  RunResult r;
+  r.schema_version = in.Get<int>("schema_version");
+  r.build_id = in.Get<std::string>("build_id");
+  r.platform_id = in.Get<std::string>("platform_id");
+  auto m = in.Child("model");
+  r.model = {m.Get<std::string>("id"), m.Get<std::string>("paper_name"),
+             m.OneOf("domain", {"vision", "nlp", "recommendation", "rl", "speech", "other", "test"}),
+             m.Get<std::string>("task"), m.Get<std::string>("reference")};
+  r.mode = in.OneOf("mode", {"train", "eval"});
+  r.backend = in.OneOf("backend", {"eager", "cudagraph", "aotinductor"});
+  r.precision = in.OneOf("precision", {"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"});
+  r.batch_size = in.Get<int64_t>("batch_size");
+  if (r.batch_size < 1) in.Fail("batch_size", "must be >= 1");
+  r.device = in.Get<std::string>("device");
+  r.status = in.OneOf("status", {"ok", "unsupported", "error", "timeout", "oom", "crashed"});
+  r.reason = in.GetOpt<std::string>("reason");
+  r.signal = in.GetOpt<int>("signal");
+  r.started_at = in.Get<std::string>("started_at");
+  r.duration_s = in.GetOpt<double>("duration_s");
+  if (in.Has("settings")) {
+    auto s = in.Child("settings");
+    RunSettings rs;
+    rs.warmup = s.GetOr<int>("warmup", rs.warmup);
+    rs.repeat = s.GetOr<int>("repeat", rs.repeat);
+    rs.seed = s.GetOr<uint64_t>("seed", rs.seed);
+    rs.timeout_s = s.GetOr<double>("timeout_s", rs.timeout_s);
+    rs.profile_iterations = s.GetOr<int>("profile_iterations", 0);
+    r.settings = rs;
+  }
+  if (in.Has("precision_flags")) {
+    auto p = in.Child("precision_flags");
+    PrecisionFlags f;
+    f.param_dtype = p.GetOr<std::string>("param_dtype", "");
+    f.matmul_allow_tf32 = p.GetOr<bool>("matmul_allow_tf32", false);
+    f.cudnn_allow_tf32 = p.GetOr<bool>("cudnn_allow_tf32", false);
+    f.float32_matmul_precision = p.GetOr<std::string>("float32_matmul_precision", "");
+    f.cudnn_enabled = p.GetOr<bool>("cudnn_enabled", true);
+    f.cudnn_benchmark = p.GetOr<bool>("cudnn_benchmark", false);
+    f.cudnn_deterministic = p.GetOr<bool>("cudnn_deterministic", false);
+    f.autocast_enabled = p.GetOr<bool>("autocast_enabled", false);
+    f.autocast_dtype = p.GetOpt<std::string>("autocast_dtype");
+    r.precision_flags = f;
+  }
+  if (in.Has("timing")) {
+    auto t = in.Child("timing");
+    Timing tm;
+    tm.samples_ms = t.Get<std::vector<double>>("samples_ms");
+    if (tm.samples_ms.empty()) t.Fail("samples_ms", "must hold at least one sample");
+    tm.median_ms = t.Get<double>("median_ms");
+    tm.min_ms = t.Get<double>("min_ms");
+    tm.max_ms = t.Get<double>("max_ms");
+    tm.mean_ms = t.Get<double>("mean_ms");
+    tm.stdev_ms = t.Get<double>("stdev_ms");
+    tm.iqr_ms = t.Get<double>("iqr_ms");
+    tm.cov = t.Get<double>("cov");
+    tm.warmup_iterations = t.Get<int>("warmup_iterations");
+    tm.repetitions = t.Get<int>("repetitions");
+    tm.clock = t.Get<std::string>("clock");
+    tm.samples_per_step = t.GetOr<int64_t>("samples_per_step", 1);
+    tm.throughput_per_s = t.GetOpt<double>("throughput_per_s");
+    r.timing = tm;
+  }
+  if (in.Has("memory")) {
+    auto mm = in.Child("memory");
+    Memory mem;
+    mem.cpu_peak_rss_bytes = mm.GetOpt<int64_t>("cpu_peak_rss_bytes");
+    mem.cpu_rss_after_warmup_bytes = mm.GetOpt<int64_t>("cpu_rss_after_warmup_bytes");
+    mem.gpu_peak_allocated_bytes = mm.GetOpt<int64_t>("gpu_peak_allocated_bytes");
+    mem.gpu_peak_reserved_bytes = mm.GetOpt<int64_t>("gpu_peak_reserved_bytes");
+    mem.gpu_allocated_after_warmup_bytes = mm.GetOpt<int64_t>("gpu_allocated_after_warmup_bytes");
+    r.memory = mem;
+  }
+  if (in.Has("gpu_breakdown")) {
+    auto b = in.Child("gpu_breakdown");
+    GpuBreakdown g;
+    g.iterations = b.Get<int>("iterations");
+    g.wall_ms = b.Get<double>("wall_ms");
+    g.active_ms = b.Get<double>("active_ms");
+    g.data_movement_ms = b.Get<double>("data_movement_ms");
+    g.idle_ms = b.Get<double>("idle_ms");
+    g.active_fraction = b.Get<double>("active_fraction");
+    g.data_movement_fraction = b.Get<double>("data_movement_fraction");
+    g.idle_fraction = b.Get<double>("idle_fraction");
+    g.kernel_count = b.Get<double>("kernel_count");
+    g.mean_kernel_us = b.GetOpt<double>("mean_kernel_us");
+    g.h2d_bytes = b.GetOpt<double>("h2d_bytes");
+    g.d2h_bytes = b.GetOpt<double>("d2h_bytes");
+    if (b.Has("top_kernels")) {
+      for (const auto& k : b.raw().at("top_kernels")) {
+        if (!k.is_object()) b.Fail("top_kernels", "items must be objects");
+        g.top_kernels.push_back({k.value("name", ""), k.value("total_ms", 0.0), k.value("count", int64_t{0})});
+      }
+    }
+    r.gpu_breakdown = g;
+  }
+  if (in.Has("flops")) {
+    auto f = in.Child("flops");
+    Flops fl;
+    fl.profiler_flops_per_iter = f.GetOpt<double>("profiler_flops_per_iter");
+    fl.profiler_counted_ops = f.GetOr<std::vector<std::string>>("profiler_counted_ops", {});
+    fl.analytic_flops_per_iter = f.GetOpt<double>("analytic_flops_per_iter");
+    fl.achieved_tflops_profiler = f.GetOpt<double>("achieved_tflops_profiler");
+    fl.achieved_tflops_analytic = f.GetOpt<double>("achieved_tflops_analytic");
+    r.flops = fl;
+  }
+  if (in.Has("operators")) {
+    r.operators = in.Child("operators").Get<std::vector<std::string>>("names");
+  }
+  if (in.Has("profiling")) {
+    auto p = in.Child("profiling");
+    Profiling pr;
+    pr.iterations = p.GetOr<int>("iterations", 0);
+    pr.wall_ms_per_iter = p.GetOr<double>("wall_ms_per_iter", 0.0);
+    pr.overhead_ratio = p.GetOpt<double>("overhead_ratio");
+    pr.trace_file = p.GetOpt<std::string>("trace_file");
+    r.profiling = pr;
+  }
+  return r;
+}
+
+}  // namespace torchgauge::core

@@ -1,0 +1,136 @@
+// The result contract in C++: the types that mirror schemas/*.schema.json,
+// and their JSON conversion. The collector fills these and writes them; the
+// reporter reads them back. The JSON Schema files are the source of truth;
+// a test validates real collector output against them.
+//
+// Optional fields are std::optional: nullopt is written as null (or left out)
+// and means "not measured on this platform", never 0.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace torchgauge::core {
+
+inline constexpr int kRunSchemaVersion = 1;
+inline constexpr int kManifestSchemaVersion = 1;
+
+inline constexpr const char* kStatuses[] = {"ok", "unsupported", "error", "timeout", "oom", "crashed"};
+inline constexpr const char* kPrecisions[] = {"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"};
+inline constexpr const char* kBackends[] = {"eager", "cudagraph", "aotinductor"};
+inline constexpr const char* kDomains[] = {"vision", "nlp", "recommendation", "rl", "speech", "other", "test"};
+
+struct ModelIdentity {
+  std::string id, paper_name, domain, task, reference;
+};
+
+struct RunSettings {
+  int warmup = 3;
+  int repeat = 10;
+  uint64_t seed = 0;
+  double timeout_s = 600;
+  int profile_iterations = 0;
+};
+
+struct PrecisionFlags {
+  std::string param_dtype;  // float32, bfloat16, float16
+  bool matmul_allow_tf32 = false;
+  bool cudnn_allow_tf32 = false;
+  std::string float32_matmul_precision;  // highest | high | medium
+  bool cudnn_enabled = true;
+  bool cudnn_benchmark = false;
+  bool cudnn_deterministic = false;
+  bool autocast_enabled = false;
+  std::optional<std::string> autocast_dtype;
+};
+
+struct Timing {
+  std::vector<double> samples_ms;
+  double median_ms = 0, min_ms = 0, max_ms = 0, mean_ms = 0, stdev_ms = 0, iqr_ms = 0, cov = 0;
+  int warmup_iterations = 0;
+  int repetitions = 0;
+  std::string clock;  // steady_clock | cuda_event
+  int64_t samples_per_step = 1;
+  std::optional<double> throughput_per_s;
+};
+
+struct Memory {
+  std::optional<int64_t> cpu_peak_rss_bytes;
+  std::optional<int64_t> cpu_rss_after_warmup_bytes;
+  std::optional<int64_t> gpu_peak_allocated_bytes;
+  std::optional<int64_t> gpu_peak_reserved_bytes;
+  std::optional<int64_t> gpu_allocated_after_warmup_bytes;
+};
+
+struct KernelTotal {
+  std::string name;
+  double total_ms = 0;
+  int64_t count = 0;
+};
+
+struct GpuBreakdown {
+  int iterations = 0;
+  double wall_ms = 0, active_ms = 0, data_movement_ms = 0, idle_ms = 0;
+  double active_fraction = 0, data_movement_fraction = 0, idle_fraction = 0;
+  double kernel_count = 0;  // per iteration
+  std::optional<double> mean_kernel_us;
+  std::optional<double> h2d_bytes, d2h_bytes;  // per iteration
+  std::vector<KernelTotal> top_kernels;
+};
+
+struct Flops {
+  std::optional<double> profiler_flops_per_iter;
+  std::vector<std::string> profiler_counted_ops;
+  std::optional<double> analytic_flops_per_iter;
+  std::optional<double> achieved_tflops_profiler;
+  std::optional<double> achieved_tflops_analytic;
+};
+
+struct Profiling {
+  int iterations = 0;
+  double wall_ms_per_iter = 0;
+  std::optional<double> overhead_ratio;
+  std::optional<std::string> trace_file;
+};
+
+struct RunResult {
+  int schema_version = kRunSchemaVersion;
+  std::string build_id, platform_id;
+  ModelIdentity model;
+  std::string mode, backend = "eager", precision = "fp32";
+  int64_t batch_size = 1;
+  std::string device = "cpu";
+  std::string status = "ok";
+  std::optional<std::string> reason;
+  std::optional<int> signal;
+  std::string started_at;
+  std::optional<double> duration_s;
+  std::optional<RunSettings> settings;
+  std::optional<PrecisionFlags> precision_flags;
+  std::optional<Timing> timing;
+  std::optional<Memory> memory;
+  std::optional<GpuBreakdown> gpu_breakdown;
+  std::optional<Flops> flops;
+  std::optional<std::vector<std::string>> operators;  // distinct ATen ops with overloads
+  std::optional<Profiling> profiling;
+};
+
+nlohmann::json ToJson(const RunResult& r);
+// Parses a run result. Throws FileError naming `file` and the offending field.
+// Refuses a newer schema_version with advice; migrates older ones.
+RunResult RunResultFromJson(const nlohmann::json& j, const std::filesystem::path& file);
+
+// Checks the "schema_version" and "kind" of a document; throws FileError with
+// what to do when the file is newer than this program understands.
+void CheckSchema(const nlohmann::json& j, const std::filesystem::path& file, const char* kind, int supported_version);
+
+// Current UTC time as RFC 3339 (e.g. 2026-11-22T10:34:48Z).
+std::string NowUtc();
+
+}  // namespace torchgauge::core

@@ -1,0 +1,68 @@
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/json_io.h"
+#include "core/result.h"
+
+using namespace torchgauge::core;
+
+namespace {
+RunResult Sample() {
+  RunResult r;
+  r.build_id = "b1";
+  r.platform_id = "cpu-x86_64-2c";
+  r.model = {"resnet50", "resnet50", "vision", "image classification", "torchvision.models.resnet50"};
+  r.mode = "train";
+  r.batch_size = 4;
+  r.started_at = "2026-11-22T10:00:00Z";
+  Timing t;
+  t.samples_ms = {1, 2, 3};
+  t.median_ms = 2;
+  t.repetitions = 3;
+  t.clock = "steady_clock";
+  r.timing = t;
+  Memory m;
+  m.cpu_peak_rss_bytes = 1234;
+  r.memory = m;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("run result round-trips and keeps unmeasured values null") {
+  auto j = ToJson(Sample());
+  CHECK(j["gpu_breakdown"].is_null());
+  CHECK(j["memory"]["gpu_peak_allocated_bytes"].is_null());
+  auto back = RunResultFromJson(j, "x.json");
+  CHECK(back.model.id == "resnet50");
+  CHECK(back.timing->samples_ms.size() == 3);
+  CHECK(!back.gpu_breakdown);
+  CHECK(!back.memory->gpu_peak_allocated_bytes);
+  CHECK(*back.memory->cpu_peak_rss_bytes == 1234);
+}
+
+TEST_CASE("errors name the file and the field") {
+  auto j = ToJson(Sample());
+  j["mode"] = "fly";
+  try {
+    RunResultFromJson(j, "runs/x.json");
+    FAIL("expected an error");
+  } catch (const FileError& e) {
+    CHECK(e.field() == "mode");
+    CHECK(std::string(e.what()).find("runs/x.json") != std::string::npos);
+  }
+  auto k = ToJson(Sample());
+  k["timing"].erase("median_ms");
+  try {
+    RunResultFromJson(k, "y.json");
+    FAIL("expected an error");
+  } catch (const FileError& e) {
+    CHECK(e.field() == "timing.median_ms");
+  }
+}
+
+TEST_CASE("a newer schema version is refused with advice") {
+  auto j = ToJson(Sample());
+  j["schema_version"] = 99;
+  CHECK_THROWS_WITH_AS(RunResultFromJson(j, "z.json"), doctest::Contains("upgrade TorchGauge"), FileError);
+}

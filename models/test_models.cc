@@ -1,0 +1,95 @@
+// Hidden models that exercise the harness rather than PyTorch: a tiny
+// well-behaved MLP for fast end-to-end tests, and models that crash, hang,
+// throw and exhaust memory, so that tests can check each failure status is
+// recorded while the rest of a suite completes.
+#include <csignal>
+#include <stdexcept>
+#include <thread>
+
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/optim/sgd.h>
+
+#include "models/workload.h"
+
+namespace torchgauge::models {
+namespace {
+
+struct TinyMlpImpl : torch::nn::Module {
+  TinyMlpImpl()
+      : fc1(register_module("fc1", torch::nn::Linear(64, 128))),
+        fc2(register_module("fc2", torch::nn::Linear(128, 10))) {}
+  torch::Tensor forward(const torch::Tensor& x) { return fc2(torch::relu(fc1(x))); }
+  torch::nn::Linear fc1, fc2;
+};
+TORCH_MODULE(TinyMlp);
+
+enum class Misbehaviour { kNone, kCrash, kHang, kThrow, kOom };
+
+class TestWorkload : public Workload {
+ public:
+  TestWorkload(const WorkloadOptions& opt, Misbehaviour how) : how_(how) {
+    net_->to(opt.device);
+    inputs_["x"] = torch::randn({opt.batch_size, 64}, torch::TensorOptions(opt.device));
+    inputs_["target"] = torch::randint(0, 10, {opt.batch_size}, torch::TensorOptions(opt.device).dtype(torch::kLong));
+    samples_per_step_ = opt.batch_size;
+    optimizer_ = std::make_unique<torch::optim::SGD>(net_->parameters(), torch::optim::SGDOptions(0.01));
+  }
+  torch::nn::Module& net() override { return *net_; }
+  torch::Tensor Forward() override {
+    Misbehave();
+    return net_->forward(inputs_["x"]);
+  }
+  torch::Tensor TrainStep() override {
+    auto loss = torch::nn::functional::cross_entropy(Forward(), inputs_["target"]);
+    optimizer_->zero_grad();
+    loss.backward();
+    optimizer_->step();
+    return loss.detach();
+  }
+
+ private:
+  void Misbehave() {
+    switch (how_) {
+      case Misbehaviour::kNone: return;
+      case Misbehaviour::kCrash: std::raise(SIGKILL); return;
+      case Misbehaviour::kHang: for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+      case Misbehaviour::kThrow: throw std::runtime_error("test_throw: deliberate failure inside the step");
+      case Misbehaviour::kOom: {
+        // 2^50 floats (4 PiB) cannot be allocated on any machine.
+        auto t = torch::empty({int64_t{1} << 50}, torch::TensorOptions(inputs_["x"].device()));
+        (void)t;
+        return;
+      }
+    }
+  }
+  Misbehaviour how_;
+  TinyMlp net_;
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+};
+
+ModelInfo Make(const std::string& id, Misbehaviour how) {
+  ModelInfo info;
+  info.id = id;
+  info.paper_name = id;
+  info.domain = Domain::kTest;
+  info.task = "harness test";
+  info.reference = "none (harness test model)";
+  info.default_batch = {8, 8};
+  info.smoke_batch = {8, 8};
+  info.hidden = true;
+  info.create = [how](const WorkloadOptions& opt) { return std::make_unique<TestWorkload>(opt, how); };
+  return info;
+}
+
+}  // namespace
+
+void AddTestModels(std::vector<ModelInfo>& out) {
+  out.push_back(Make("test_tiny", Misbehaviour::kNone));
+  out.push_back(Make("test_crash", Misbehaviour::kCrash));
+  out.push_back(Make("test_hang", Misbehaviour::kHang));
+  out.push_back(Make("test_throw", Misbehaviour::kThrow));
+  out.push_back(Make("test_oom", Misbehaviour::kOom));
+}
+
+}  // namespace torchgauge::models

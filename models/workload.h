@@ -1,0 +1,120 @@
+// The contract between a benchmark model and everything that measures it.
+//
+// A model family (one file pair under models/) describes each of its variants
+// with a ModelInfo and builds a Workload for one (mode, device, batch size).
+// A Workload owns the network, its seeded example inputs (already on the
+// device, as in the paper's setup: data loading is out of scope) and, for
+// train mode, its loss and optimizer. The collector times Step(); parity
+// tests reach into net(), inputs(), Forward() and TrainStep() to compare with
+// the Python reference.
+//
+// Backends other than eager (CUDA-graph capture, AOTInductor) call the same
+// Step(): inputs are member tensors whose storage never moves between
+// iterations, which is what graph capture needs.
+#pragma once
+
+#include <torch/nn/module.h>
+#include <torch/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace torchgauge::models {
+
+enum class Mode { kTrain, kEval };
+
+// The paper's six domains (section 2.1), plus a hidden domain for the
+// harness's own test models.
+enum class Domain { kVision, kNlp, kRecommendation, kReinforcementLearning, kSpeech, kOther, kTest };
+
+const char* ModeName(Mode mode);          // "train" | "eval"
+const char* DomainName(Domain domain);    // "vision" | "nlp" | "recommendation" | "rl" | "speech" | "other" | "test"
+std::optional<Mode> ParseMode(const std::string& name);
+
+struct BatchSizes {
+  int64_t train = 1;
+  int64_t eval = 1;
+  int64_t For(Mode mode) const { return mode == Mode::kTrain ? train : eval; }
+};
+
+struct WorkloadOptions {
+  Mode mode = Mode::kEval;
+  torch::Device device = torch::kCPU;
+  int64_t batch_size = 1;
+  uint64_t seed = 0;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+
+  // The network whose parameters are trained and whose state-dict names must
+  // match the reference implementation's.
+  virtual torch::nn::Module& net() = 0;
+
+  // Named example inputs (and targets), created seeded on the device. A parity
+  // test may replace a tensor here with the reference's before calling
+  // Forward()/TrainStep(); names match the Python reference script.
+  std::map<std::string, torch::Tensor>& inputs() { return inputs_; }
+
+  // The model's forward pass on inputs(); returns the output compared in
+  // parity tests. Callers decide the grad mode.
+  virtual torch::Tensor Forward() = 0;
+
+  // One training iteration, the paper's Listing 1 segment: forward, loss,
+  // zero_grad, backward, optimizer step. Returns the (detached) loss.
+  virtual torch::Tensor TrainStep() = 0;
+
+  // One measured iteration in the workload's mode. Eval runs Forward() under
+  // inference mode. RL workloads override this to include their CPU-side
+  // environment step.
+  virtual void Step(Mode mode);
+
+  // Analytic FLOPs of one Step() in the given mode when the model can state
+  // them (e.g. from layer shapes); nullopt otherwise.
+  virtual std::optional<double> AnalyticFlops(Mode) const { return std::nullopt; }
+
+  // Converts parameters and floating-point inputs to `dtype` (bf16/fp16 runs).
+  // Models with extra floating state override and call this.
+  virtual void CastTo(torch::ScalarType dtype);
+
+  // Samples processed by one Step() (usually the batch size), for throughput.
+  int64_t samples_per_step() const { return samples_per_step_; }
+
+ protected:
+  std::map<std::string, torch::Tensor> inputs_;
+  int64_t samples_per_step_ = 1;
+};
+
+using WorkloadFactory = std::function<std::unique_ptr<Workload>(const WorkloadOptions&)>;
+
+struct ModelInfo {
+  std::string id;          // stable, lowercase: appears in JSON and URLs
+  std::string paper_name;  // the name in the paper's Table 1
+  Domain domain = Domain::kOther;
+  std::string task;        // e.g. "image classification"
+  std::string reference;   // the reference implementation, e.g. "torchvision.models.resnet50"
+  BatchSizes default_batch;      // the paper's / TorchBench's defaults (full suite on GPU)
+  std::optional<BatchSizes> cpu_batch;  // full suite on CPU, where it differs
+  BatchSizes smoke_batch;        // small sizes for the smoke suite on 2 CPU cores
+  bool supports_train = true;
+  bool supports_eval = true;
+  std::string unsupported_reason;  // why a mode is not supported, when one is not
+  bool hidden = false;             // test models: not listed, not in suites
+  WorkloadFactory create;
+};
+
+// The explicit, linker-proof list of all models (models/registry.cc).
+const std::vector<ModelInfo>& Registry();
+const ModelInfo* FindModel(const std::string& id);
+
+// Seeds every generator a workload may draw from (CPU and CUDA).
+void SeedAll(uint64_t seed);
+
+}  // namespace torchgauge::models

@@ -1,0 +1,169 @@
+#include "tests/parity/parity.h"
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace torchgauge::parity {
+
+namespace {
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::map<std::string, torch::Tensor> TensorDict(const c10::IValue& v, const std::string& what) {
+  TORCH_CHECK(v.isGenericDict(), "reference field '", what, "' is not a dict");
+  std::map<std::string, torch::Tensor> out;
+  for (const auto& e : v.toGenericDict()) out[e.key().toStringRef()] = e.value().toTensor();
+  return out;
+}
+
+}  // namespace
+
+Reference RunReference(const std::string& script, const std::string& model_id,
+                       const std::vector<std::string>& extra_args) {
+  const std::filesystem::path src = TORCHGAUGE_SOURCE_DIR;
+  const std::filesystem::path out_dir = std::filesystem::path(TORCHGAUGE_BINARY_DIR) / "parity";
+  std::filesystem::create_directories(out_dir);
+  const auto out = out_dir / (model_id + ".pt");
+  const auto log = out_dir / (model_id + ".log");
+  std::filesystem::remove(out);
+  std::string cmd = ShellQuote(TORCHGAUGE_PYTHON) + " " + ShellQuote((src / "tests/parity" / script).string()) +
+                    " --model " + ShellQuote(model_id) + " --out " + ShellQuote(out.string());
+  for (const auto& a : extra_args) cmd += " " + ShellQuote(a);
+  cmd += " > " + ShellQuote(log.string()) + " 2>&1";
+  int rc = std::system(cmd.c_str());
+  if (rc != 0 || !std::filesystem::exists(out)) {
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    throw std::runtime_error("reference script failed (" + cmd + "):\n" + ss.str());
+  }
+  std::ifstream in(out, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto dict = torch::pickle_load(bytes).toGenericDict();
+  Reference ref;
+  ref.params = TensorDict(dict.at("params"), "params");
+  ref.inputs = TensorDict(dict.at("inputs"), "inputs");
+  ref.updated = TensorDict(dict.at("updated"), "updated");
+  ref.output = dict.at("output").toTensor();
+  ref.loss = dict.at("loss").toTensor();
+  ref.param_count = dict.at("param_count").toInt();
+  return ref;
+}
+
+double RelError(const torch::Tensor& actual, const torch::Tensor& expected) {
+  TORCH_CHECK(actual.sizes() == expected.sizes(), "shape mismatch: ", actual.sizes(), " vs ", expected.sizes());
+  auto a = actual.detach().to(torch::kCPU, torch::kDouble);
+  auto b = expected.detach().to(torch::kCPU, torch::kDouble);
+  if (a.numel() == 0) return 0;
+  double diff = (a - b).abs().max().item<double>();
+  double scale = std::max(b.abs().max().item<double>(), 1e-12);
+  return diff / scale;
+}
+
+std::map<std::string, std::vector<int64_t>> NamedShapes(torch::nn::Module& net) {
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const auto& p : net.named_parameters()) out[p.key()] = p.value().sizes().vec();
+  for (const auto& b : net.named_buffers()) out[b.key()] = b.value().sizes().vec();
+  return out;
+}
+
+int64_t ParameterCount(torch::nn::Module& net) {
+  int64_t n = 0;
+  for (const auto& p : net.parameters()) n += p.numel();
+  return n;
+}
+
+void CheckSameStructure(torch::nn::Module& net, const Reference& ref) {
+  auto ours = NamedShapes(net);
+  std::map<std::string, std::vector<int64_t>> theirs;
+  for (const auto& [name, t] : ref.params) theirs[name] = t.sizes().vec();
+  for (const auto& [name, shape] : theirs) {
+    INFO("reference tensor ", name);
+    auto it = ours.find(name);
+    CHECK_MESSAGE(it != ours.end(), "missing in the C++ model: ", name);
+    if (it != ours.end()) CHECK(it->second == shape);
+  }
+  for (const auto& [name, shape] : ours) {
+    CHECK_MESSAGE(theirs.count(name) == 1, "not in the reference: ", name);
+  }
+  CHECK(ParameterCount(net) == ref.param_count);
+}
+
+void LoadWeights(torch::nn::Module& net, const Reference& ref) {
+  torch::NoGradGuard no_grad;
+  auto params = net.named_parameters();
+  auto buffers = net.named_buffers();
+  for (const auto& [name, t] : ref.params) {
+    if (auto* p = params.find(name)) {
+      p->copy_(t);
+    } else if (auto* b = buffers.find(name)) {
+      b->copy_(t);
+    } else {
+      throw std::runtime_error("reference tensor '" + name + "' has no counterpart in the C++ model");
+    }
+  }
+}
+
+void UseReferenceInputs(models::Workload& workload, const Reference& ref) {
+  for (const auto& [name, t] : ref.inputs) {
+    auto it = workload.inputs().find(name);
+    if (it == workload.inputs().end()) throw std::runtime_error("reference input '" + name + "' is not a workload input");
+    it->second = t.to(it->second.device()).clone();
+  }
+}
+
+ParityErrors CheckModelParity(const std::string& model_id, const std::string& script, double tol,
+                              uint64_t train_seed) {
+  const auto* info = models::FindModel(model_id);
+  REQUIRE_MESSAGE(info != nullptr, "model not registered: ", model_id);
+  auto ref = RunReference(script, model_id);
+  models::WorkloadOptions opt;
+  opt.mode = models::Mode::kTrain;
+  opt.batch_size = ref.output.size(0);
+  opt.seed = 0;
+  models::SeedAll(0);
+  auto workload = info->create(opt);
+  auto& net = workload->net();
+  CheckSameStructure(net, ref);
+  LoadWeights(net, ref);
+  UseReferenceInputs(*workload, ref);
+
+  ParityErrors e;
+  {
+    net.eval();
+    torch::NoGradGuard no_grad;
+    e.output = RelError(workload->Forward(), ref.output);
+  }
+  net.train();
+  torch::manual_seed(train_seed);
+  auto loss = workload->TrainStep();
+  e.loss = RelError(loss, ref.loss);
+  auto ours = net.named_parameters();
+  for (const auto& [name, t] : ref.updated) {
+    auto* p = ours.find(name);
+    REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
+    double err = RelError(*p, t);
+    if (err > e.updated_max) {
+      e.updated_max = err;
+      e.worst_param = name;
+    }
+  }
+  std::cout << "parity " << model_id << ": params " << ref.param_count << ", output rel err " << e.output
+            << ", loss rel err " << e.loss << ", updated params max rel err " << e.updated_max << " ("
+            << e.worst_param << ")" << std::endl;
+  CHECK(e.output <= tol);
+  CHECK(e.loss <= tol);
+  CHECK(e.updated_max <= tol);
+  return e;
+}
+
+}  // namespace torchgauge::parity

@@ -1,0 +1,68 @@
+// Parity with Python reference implementations (torchvision, transformers).
+//
+// A reference script (tests/parity/ref_<family>.py, built on parity_common.py)
+// builds the reference model randomly initialised, and saves with torch.save
+// a dict: params (state dict: parameters and buffers), param_count, inputs
+// (named like Workload::inputs()), output (eval forward), loss and updated
+// (the state after one train step). These helpers run the script, load its
+// file, copy the weights into the C++ model by name and compare.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "models/workload.h"
+
+namespace torchgauge::parity {
+
+struct Reference {
+  std::map<std::string, torch::Tensor> params;   // parameters and buffers
+  std::map<std::string, torch::Tensor> inputs;
+  std::map<std::string, torch::Tensor> updated;  // parameters after one train step
+  torch::Tensor output;
+  torch::Tensor loss;
+  int64_t param_count = 0;
+};
+
+// Runs `python tests/parity/<script> --model <id> --out <build>/parity/<id>.pt`
+// with the project's Python and loads the result. Throws with the script's
+// output when it fails.
+Reference RunReference(const std::string& script, const std::string& model_id,
+                       const std::vector<std::string>& extra_args = {});
+
+// Normwise relative error: max|a - b| / max(max|b|, 1e-12).
+double RelError(const torch::Tensor& actual, const torch::Tensor& expected);
+
+// Every parameter and buffer name of `net` with its shape, sorted by name.
+std::map<std::string, std::vector<int64_t>> NamedShapes(torch::nn::Module& net);
+int64_t ParameterCount(torch::nn::Module& net);
+
+// Checks (with doctest) that names and shapes of parameters and buffers match
+// the reference exactly, and that the parameter counts agree.
+void CheckSameStructure(torch::nn::Module& net, const Reference& ref);
+
+// Copies the reference's params into `net` by name (parameters and buffers).
+void LoadWeights(torch::nn::Module& net, const Reference& ref);
+
+// Replaces the workload's inputs by the reference's (same names required).
+void UseReferenceInputs(models::Workload& workload, const Reference& ref);
+
+struct ParityErrors {
+  double output = 0;        // eval output
+  double loss = 0;          // train-step loss
+  double updated_max = 0;   // worst parameter after the train step
+  std::string worst_param;
+};
+
+// The whole protocol for one model: structure check, weight copy, eval
+// forward (net().eval(), no grad), then one TrainStep() from the same weights
+// (net().train(), seeded with `train_seed` as the script does). Checks every
+// error against `tol` and prints the errors so CI logs carry the figures.
+ParityErrors CheckModelParity(const std::string& model_id, const std::string& script, double tol = 1e-4,
+                              uint64_t train_seed = 1234);
+
+}  // namespace torchgauge::parity
