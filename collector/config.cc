@@ -1,0 +1,139 @@
+#include "collector/config.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "collector/embedded_suites.h"
+#include "core/result.h"
+
+namespace torchgauge::collector {
+
+using nlohmann::json;
+
+std::vector<std::string> EmbeddedSuiteNames() {
+  std::vector<std::string> names;
+  for (const auto& s : kEmbeddedSuites) names.emplace_back(s.name);
+  return names;
+}
+
+json EmbeddedSuiteJson(const std::string& name) {
+  for (const auto& s : kEmbeddedSuites) {
+    if (name == s.name) return json::parse(s.json);
+  }
+  std::string known;
+  for (const auto& n : EmbeddedSuiteNames()) known += (known.empty() ? "" : ", ") + n;
+  throw std::invalid_argument("unknown suite '" + name + "' (embedded suites: " + known + ")");
+}
+
+json MergeConfig(const json& base, const json& overrides) {
+  if (!base.is_object() || !overrides.is_object()) return overrides;
+  json out = base;
+  for (auto it = overrides.begin(); it != overrides.end(); ++it) {
+    if (out.contains(it.key()) && out[it.key()].is_object() && it.value().is_object()) {
+      out[it.key()] = MergeConfig(out[it.key()], it.value());
+    } else {
+      out[it.key()] = it.value();
+    }
+  }
+  return out;
+}
+
+namespace {
+
+[[noreturn]] void Bad(const std::string& source, const std::string& field, const std::string& msg) {
+  throw std::invalid_argument(source + ": field '" + field + "': " + msg);
+}
+
+template <typename T>
+T Field(const json& j, const char* key, const std::string& source, T fallback) {
+  if (!j.contains(key)) return fallback;
+  try {
+    return j.at(key).get<T>();
+  } catch (const json::exception&) {
+    Bad(source, key, std::string("has the wrong type (") + j.at(key).type_name() + ")");
+  }
+}
+
+void CheckAllowed(const std::vector<std::string>& values, std::initializer_list<const char*> allowed,
+                  const std::string& source, const char* field) {
+  for (const auto& v : values) {
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return v == a; })) {
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      Bad(source, field, "'" + v + "' is not one of: " + list);
+    }
+  }
+}
+
+}  // namespace
+
+SuiteConfig ParseSuite(const json& j, const std::string& source) {
+  if (!j.is_object()) throw std::invalid_argument(source + ": a suite must be a JSON object");
+  static const std::vector<std::string> kKnown = {
+      "name", "description", "batch_sizes", "models", "exclude", "modes", "backends", "precisions", "warmup",
+      "repeat", "profile_iterations", "timeout_s", "seed", "batch_size_overrides"};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (std::find(kKnown.begin(), kKnown.end(), it.key()) == kKnown.end()) Bad(source, it.key(), "unknown field");
+  }
+  SuiteConfig s;
+  s.name = Field<std::string>(j, "name", source, "custom");
+  s.description = Field<std::string>(j, "description", source, "");
+  s.batch_sizes = Field<std::string>(j, "batch_sizes", source, s.batch_sizes);
+  if (s.batch_sizes != "default" && s.batch_sizes != "smoke") Bad(source, "batch_sizes", "must be 'default' or 'smoke'");
+  if (j.contains("models")) {
+    if (j.at("models").is_string()) {
+      if (j.at("models") != "all") Bad(source, "models", "must be \"all\" or a list of model ids");
+    } else {
+      s.models = Field<std::vector<std::string>>(j, "models", source, {});
+    }
+  }
+  s.exclude = Field<std::vector<std::string>>(j, "exclude", source, {});
+  s.modes = Field<std::vector<std::string>>(j, "modes", source, s.modes);
+  s.backends = Field<std::vector<std::string>>(j, "backends", source, s.backends);
+  s.precisions = Field<std::vector<std::string>>(j, "precisions", source, s.precisions);
+  CheckAllowed(s.modes, {"train", "eval"}, source, "modes");
+  CheckAllowed(s.backends, {"eager", "cudagraph", "aotinductor"}, source, "backends");
+  CheckAllowed(s.precisions, {"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"}, source, "precisions");
+  if (s.modes.empty()) Bad(source, "modes", "must not be empty");
+  if (s.precisions.empty()) Bad(source, "precisions", "must not be empty");
+  if (s.backends.empty()) Bad(source, "backends", "must not be empty");
+  s.warmup = Field<int>(j, "warmup", source, s.warmup);
+  s.repeat = Field<int>(j, "repeat", source, s.repeat);
+  s.profile_iterations = Field<int>(j, "profile_iterations", source, s.profile_iterations);
+  s.timeout_s = Field<double>(j, "timeout_s", source, s.timeout_s);
+  s.seed = Field<uint64_t>(j, "seed", source, s.seed);
+  if (s.warmup < 0) Bad(source, "warmup", "must be >= 0");
+  if (s.repeat < 1) Bad(source, "repeat", "must be >= 1");
+  if (s.profile_iterations < 0) Bad(source, "profile_iterations", "must be >= 0");
+  if (!(s.timeout_s > 0)) Bad(source, "timeout_s", "must be > 0");
+  s.batch_size_overrides =
+      Field<std::map<std::string, std::map<std::string, int64_t>>>(j, "batch_size_overrides", source, {});
+  for (const auto& [model, modes] : s.batch_size_overrides) {
+    for (const auto& [mode, size] : modes) {
+      if (mode != "train" && mode != "eval") Bad(source, "batch_size_overrides." + model, "mode '" + mode + "' is not train or eval");
+      if (size < 1) Bad(source, "batch_size_overrides." + model + "." + mode, "must be >= 1");
+    }
+  }
+  return s;
+}
+
+json SuiteToJson(const SuiteConfig& s) {
+  json j;
+  j["name"] = s.name;
+  j["description"] = s.description;
+  j["batch_sizes"] = s.batch_sizes;
+  j["models"] = s.models.empty() ? json("all") : json(s.models);
+  j["exclude"] = s.exclude;
+  j["modes"] = s.modes;
+  j["backends"] = s.backends;
+  j["precisions"] = s.precisions;
+  j["warmup"] = s.warmup;
+  j["repeat"] = s.repeat;
+  j["profile_iterations"] = s.profile_iterations;
+  j["timeout_s"] = s.timeout_s;
+  j["seed"] = s.seed;
+  j["batch_size_overrides"] = s.batch_size_overrides;
+  return j;
+}
+
+}  // namespace torchgauge::collector

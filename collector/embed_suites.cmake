@@ -1,0 +1,12 @@
+# Generates embedded_suites.h: the default suites compiled into the binary.
+file(GLOB suites ${SUITE_DIR}/*.json)
+list(SORT suites)
+set(body "// Generated from collector/suites/*.json by embed_suites.cmake. Do not edit.\n#pragma once\n\nnamespace torchgauge::collector {\nstruct EmbeddedSuite { const char* name; const char* json; };\ninline constexpr EmbeddedSuite kEmbeddedSuites[] = {\n")
+foreach(f ${suites})
+  get_filename_component(n ${f} NAME_WE)
+  file(READ ${f} content)
+  string(APPEND body "  {\"${n}\", R\"TGSUITE(${content})TGSUITE\"},\n")
+endforeach()
+string(APPEND body "};\n}  // namespace torchgauge::collector\n")
+file(WRITE ${OUT}.tmp "${body}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E copy_if_different ${OUT}.tmp ${OUT})

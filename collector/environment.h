@@ -1,0 +1,34 @@
+// What the manifest records about the software and the machine, detected
+// from LibTorch and the OS at run time, and the automatic build and
+// platform ids derived from it. Read-only: nothing here changes clocks or
+// device settings.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace torchgauge::collector {
+
+// "cuda" when LibTorch sees a CUDA/ROCm device, else "cpu".
+std::string BestDevice();
+bool CudaAvailable();
+
+// libtorch, device, cpu and host blocks of the manifest for `device`.
+nlohmann::json DescribeEnvironment(const std::string& device);
+
+// Current SM clock and power state, where the runtime can read them
+// (nvidia-smi query, read-only); null otherwise.
+nlohmann::json ReadClocks(const std::string& device);
+
+// Slugs: e.g. "cpu-x86_64-2c", "nvidia-h100-80gb-hbm3-cu130", "2.11.0-cu130-20261122".
+std::string AutoPlatformId(const nlohmann::json& environment);
+std::string AutoBuildId(const nlohmann::json& environment);
+
+// The current process's resident set (VmRSS) and peak (VmHWM) in bytes.
+int64_t CurrentRssBytes();
+int64_t PeakRssBytes();
+// Resets VmHWM to the current RSS (Linux clear_refs); false if not possible.
+bool ResetPeakRss();
+
+}  // namespace torchgauge::collector

@@ -1,0 +1,276 @@
+// torchgauge-collect: runs TorchGauge's model suite and writes one JSON
+// result per run under results/<build-id>/<platform-id>/. Errors travel to
+// here and become a message and an exit code.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "collector/config.h"
+#include "collector/environment.h"
+#include "collector/run_spec.h"
+#include "collector/supervisor.h"
+#include "core/json_io.h"
+#include "core/layout.h"
+#include "core/result.h"
+#include "models/workload.h"
+
+namespace tg = torchgauge;
+using nlohmann::json;
+
+namespace {
+
+std::string Batches(const tg::models::BatchSizes& b) {
+  return std::to_string(b.train) + "/" + std::to_string(b.eval);
+}
+
+int ListModels(bool all, bool as_json) {
+  json out = json::array();
+  if (!as_json) {
+    std::printf("%-34s %-15s %-28s %-34s %-11s %-9s %s\n", "MODEL", "DOMAIN", "TASK", "PAPER NAME", "BATCH T/E",
+                "SMOKE", "REFERENCE");
+  }
+  for (const auto& m : tg::models::Registry()) {
+    if (m.hidden && !all) continue;
+    std::string modes = m.supports_train && m.supports_eval ? "" : (m.supports_train ? " (train only)" : " (eval only)");
+    if (as_json) {
+      out.push_back({{"id", m.id}, {"paper_name", m.paper_name}, {"domain", tg::models::DomainName(m.domain)},
+                     {"task", m.task}, {"reference", m.reference},
+                     {"default_batch", {{"train", m.default_batch.train}, {"eval", m.default_batch.eval}}},
+                     {"smoke_batch", {{"train", m.smoke_batch.train}, {"eval", m.smoke_batch.eval}}},
+                     {"supports_train", m.supports_train}, {"supports_eval", m.supports_eval}});
+    } else {
+      std::printf("%-34s %-15s %-28s %-34s %-11s %-9s %s%s\n", m.id.c_str(), tg::models::DomainName(m.domain),
+                  m.task.c_str(), m.paper_name.c_str(), Batches(m.default_batch).c_str(),
+                  Batches(m.smoke_batch).c_str(), m.reference.c_str(), modes.c_str());
+    }
+  }
+  if (as_json) std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+std::string HumanBytes(std::optional<int64_t> b) {
+  if (!b) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f MiB", static_cast<double>(*b) / (1024.0 * 1024.0));
+  return buf;
+}
+
+void PrintSummary(const std::vector<tg::core::RunResult>& results) {
+  std::printf("\n%-34s %-6s %-8s %6s %12s %8s %12s %12s  %s\n", "MODEL", "MODE", "PREC", "BATCH", "MEDIAN ms",
+              "CoV", "CPU PEAK", "GPU PEAK", "STATUS");
+  for (const auto& r : results) {
+    std::string med = r.timing ? (std::ostringstream() << std::fixed << std::setprecision(2) << r.timing->median_ms).str() : "-";
+    std::string cov = r.timing ? (std::ostringstream() << std::fixed << std::setprecision(1) << r.timing->cov * 100 << "%").str() : "-";
+    std::string status = r.status;
+    if (r.status != "ok" && r.reason) status += ": " + r.reason->substr(0, 70);
+    std::printf("%-34s %-6s %-8s %6lld %12s %8s %12s %12s  %s\n", r.model.id.c_str(), r.mode.c_str(),
+                r.precision.c_str(), static_cast<long long>(r.batch_size), med.c_str(), cov.c_str(),
+                HumanBytes(r.memory ? r.memory->cpu_peak_rss_bytes : std::nullopt).c_str(),
+                HumanBytes(r.memory ? r.memory->gpu_peak_allocated_bytes : std::nullopt).c_str(), status.c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"torchgauge-collect: measure TorchGauge's LibTorch model suite (time, GPU breakdown, memory, FLOPs, "
+               "ATen coverage), one child process and one JSON result per run."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(TORCHGAUGE_VERSION) + " (" + TORCHGAUGE_GIT_SHA + ")");
+
+  auto* list = app.add_subcommand("list", "List the models with domain, task, paper name, batch sizes and reference.");
+  bool list_all = false, list_json = false;
+  list->add_flag("--all", list_all, "Include the harness's hidden test models.");
+  list->add_flag("--json", list_json, "Print JSON.");
+
+  auto* env_cmd = app.add_subcommand("env", "Print what the manifest would record about this machine and software.");
+  std::string env_device = "auto";
+  env_cmd->add_option("--device", env_device, "auto | cpu | cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+
+  auto* run = app.add_subcommand("run", "Run a suite (default: smoke) and write results/<build-id>/<platform-id>/.");
+  std::string suite_name = "smoke", config_file, out_dir = "results", device = "auto", build_id, platform_id;
+  tg::collector::PlanFilters filters;
+  std::vector<std::string> modes, precisions, backends, domains;
+  std::optional<int> warmup, repeat, profile_iters;
+  std::optional<double> timeout_s;
+  std::optional<uint64_t> seed;
+  bool resume = false, retry_failed = false, trace = false, dry_run = false, quiet_summary = false;
+  double slowdown = 0;
+  std::string slowdown_model;
+  run->add_option("--suite", suite_name, "Embedded suite: smoke | full")->capture_default_str();
+  run->add_option("--config", config_file, "JSON suite file overriding the embedded suite's fields");
+  run->add_option("--model", filters.model_regex, "Only models whose id matches this regular expression");
+  run->add_option("--domain", domains, "Only these domains: vision nlp recommendation rl speech other");
+  run->add_option("--mode", modes, "train | eval (default: the suite's, both)")->check(CLI::IsMember({"train", "eval"}));
+  run->add_option("--device", device, "auto | cpu | cuda (auto: cuda when present)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  run->add_option("--precision", precisions, "fp32 tf32 default bf16 fp16 amp-bf16 amp-fp16")
+      ->check(CLI::IsMember({"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"}));
+  run->add_option("--backend", backends, "eager (cudagraph, aotinductor: recorded as unsupported for now)")
+      ->check(CLI::IsMember({"eager", "cudagraph", "aotinductor"}));
+  run->add_option("--batch-size", filters.batch_size, "Override every run's batch size")->check(CLI::PositiveNumber);
+  run->add_option("--warmup", warmup, "Warm-up iterations before timing")->check(CLI::NonNegativeNumber);
+  run->add_option("--repeat", repeat, "Timed repetitions (one iteration each)")->check(CLI::PositiveNumber);
+  run->add_option("--profile-iterations", profile_iters, "Iterations in the separate profiling pass (0: none)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--timeout", timeout_s, "Per-run timeout in seconds")->check(CLI::PositiveNumber);
+  run->add_option("--seed", seed, "Seed for weights and inputs");
+  run->add_option("--out", out_dir, "Results root")->capture_default_str();
+  run->add_option("--build-id", build_id, "Build id (default: <libtorch version>[-cuXYZ]-<UTC date>)");
+  run->add_option("--platform-id", platform_id, "Platform id (default: derived from the device)");
+  run->add_flag("--resume", resume, "Skip runs that already have a result");
+  run->add_flag("--retry-failed", retry_failed, "With --resume, re-run results that are not ok or unsupported");
+  run->add_flag("--trace", trace, "Write the profiling pass's Chrome trace next to the results");
+  run->add_flag("--include-test-models", filters.include_hidden, "Include the harness's hidden test models");
+  run->add_flag("--dry-run", dry_run, "Print the plan and exit");
+  run->add_flag("--no-summary", quiet_summary, "Do not print the summary table");
+  run->add_option("--slowdown", slowdown, "Testing: sleep this fraction of each step's time (plants a regression)")
+      ->group("");
+  run->add_option("--slowdown-model", slowdown_model, "Testing: regex of models that --slowdown applies to")->group("");
+
+  auto* worker = app.add_subcommand("worker", "Internal: measure one run (started by `run`).");
+  worker->group("");
+  std::string spec_file;
+  worker->add_option("--spec", spec_file)->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    if (*worker) return tg::collector::WorkerMain(spec_file);
+    if (*list) return ListModels(list_all, list_json);
+    if (*env_cmd) {
+      std::string dev = env_device == "auto" ? tg::collector::BestDevice() : env_device;
+      auto env = tg::collector::DescribeEnvironment(dev);
+      env["platform_id"] = tg::collector::AutoPlatformId(env);
+      env["build_id"] = tg::collector::AutoBuildId(env);
+      env["collector"] = {{"version", TORCHGAUGE_VERSION}, {"git_sha", TORCHGAUGE_GIT_SHA}};
+      env["clocks"] = tg::collector::ReadClocks(dev);
+      std::cout << env.dump(2) << "\n";
+      return 0;
+    }
+
+    // run
+    const std::string dev = device == "auto" ? tg::collector::BestDevice() : device;
+    if (dev == "cuda" && !tg::collector::CudaAvailable()) {
+      std::cerr << "warning: --device cuda but LibTorch sees no CUDA/ROCm device: every run will be recorded as "
+                   "unsupported\n";
+    }
+    json suite_json = tg::collector::EmbeddedSuiteJson(suite_name);
+    std::string source = "embedded suite '" + suite_name + "'";
+    if (!config_file.empty()) {
+      suite_json = tg::collector::MergeConfig(suite_json, tg::core::ReadJsonFile(config_file));
+      source = config_file;
+    }
+    if (warmup) suite_json["warmup"] = *warmup;
+    if (repeat) suite_json["repeat"] = *repeat;
+    if (profile_iters) suite_json["profile_iterations"] = *profile_iters;
+    if (timeout_s) suite_json["timeout_s"] = *timeout_s;
+    if (seed) suite_json["seed"] = *seed;
+    auto suite = tg::collector::ParseSuite(suite_json, source);
+    filters.modes = modes;
+    filters.precisions = precisions;
+    filters.backends = backends;
+    filters.domains = domains;
+    auto plan = tg::collector::BuildPlan(suite, filters, dev);
+    if (plan.empty()) {
+      std::cerr << "error: no model matches the filters (see `torchgauge-collect list`)\n";
+      return 2;
+    }
+
+    auto env = tg::collector::DescribeEnvironment(dev);
+    if (build_id.empty()) build_id = tg::collector::AutoBuildId(env);
+    if (platform_id.empty()) platform_id = tg::collector::AutoPlatformId(env);
+    const auto platform_dir = tg::core::PlatformDir(out_dir, build_id, platform_id);
+    std::optional<std::regex> slow_re;
+    if (!slowdown_model.empty()) slow_re.emplace(slowdown_model);
+    for (auto& s : plan) {
+      s.build_id = build_id;
+      s.platform_id = platform_id;
+      s.platform_dir = platform_dir.string();
+      s.trace = trace;
+      if (slowdown > 0 && (!slow_re || std::regex_search(s.model, *slow_re))) s.slowdown = slowdown;
+    }
+    if (dry_run) {
+      for (const auto& s : plan) {
+        std::cout << s.model << " " << s.mode << " " << s.backend << " " << s.precision << " bs=" << s.batch_size
+                  << " device=" << s.device << "\n";
+      }
+      std::cout << plan.size() << " runs -> " << platform_dir.string() << "\n";
+      return 0;
+    }
+
+    // Manifest: written before the first run and completed at the end.
+    const auto manifest_path = tg::core::ManifestPath(platform_dir);
+    json manifest;
+    manifest["schema_version"] = tg::core::kManifestSchemaVersion;
+    manifest["kind"] = "torchgauge.manifest";
+    manifest["build_id"] = build_id;
+    manifest["platform_id"] = platform_id;
+    manifest["collector"] = {{"version", TORCHGAUGE_VERSION}, {"git_sha", TORCHGAUGE_GIT_SHA}};
+    manifest["libtorch"] = env["libtorch"];
+    manifest["device"] = env["device"];
+    manifest["device"]["clocks_start"] = tg::collector::ReadClocks(dev);
+    manifest["cpu"] = env["cpu"];
+    manifest["host"] = env["host"];
+    manifest["started_at"] = tg::core::NowUtc();
+    if (resume && std::filesystem::exists(manifest_path)) {
+      try {
+        auto old = tg::core::ReadJsonFile(manifest_path);
+        if (old.contains("started_at")) manifest["started_at"] = old["started_at"];
+      } catch (const std::exception&) {
+      }
+    }
+    manifest["finished_at"] = nullptr;
+    manifest["suite"] = tg::collector::SuiteToJson(suite);
+    manifest["suite"]["device"] = dev;
+    manifest["suite"]["filters"] = {{"model", filters.model_regex}, {"domains", domains}, {"modes", modes},
+                                    {"precisions", precisions}, {"backends", backends},
+                                    {"batch_size", filters.batch_size}};
+    std::vector<std::string> args(argv + 1, argv + argc);
+    manifest["requested"] = {{"argv", args}, {"config_file", config_file}, {"suite", suite_name}};
+    tg::core::WriteJsonAtomic(manifest_path, manifest);
+
+    std::cerr << "torchgauge-collect: " << plan.size() << " runs of suite '" << suite.name << "' on " << dev
+              << " -> " << platform_dir.string() << "\n";
+    tg::collector::SupervisorOptions options;
+    options.platform_dir = platform_dir;
+    options.self_exe = std::filesystem::read_symlink("/proc/self/exe");
+    options.resume = resume;
+    options.retry_failed = retry_failed;
+    options.progress_tty = isatty(STDERR_FILENO) == 1;
+    auto outcome = tg::collector::RunPlan(plan, options);
+
+    manifest["finished_at"] = tg::core::NowUtc();
+    manifest["device"]["clocks_end"] = tg::collector::ReadClocks(dev);
+    manifest["interrupted"] = outcome.interrupted;
+    manifest["runs"] = outcome.counts;
+    tg::core::WriteJsonAtomic(manifest_path, manifest);
+
+    if (!quiet_summary) PrintSummary(outcome.results);
+    std::cerr << "\n";
+    for (const auto& [status, n] : outcome.counts) std::cerr << status << ": " << n << "  ";
+    if (outcome.skipped) std::cerr << "(kept " << outcome.skipped << " existing)";
+    std::cerr << "\nresults: " << platform_dir.string() << "\n";
+    if (outcome.interrupted) {
+      std::cerr << "interrupted: finished results are kept; rerun with --resume to complete the suite\n";
+      return 130;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,145 @@
+#include "collector/profiling.h"
+
+#include <ATen/record_function.h>
+#include <torch/csrc/autograd/profiler_kineto.h>
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <regex>
+
+#include "core/gpu_breakdown.h"
+
+namespace torchgauge::collector {
+
+namespace {
+
+namespace prof = torch::autograd::profiler;
+namespace impl = torch::profiler::impl;
+
+// Values of libkineto::ActivityType (kineto/ActivityType.h).
+constexpr uint8_t kGpuMemcpy = 3;
+constexpr uint8_t kGpuMemset = 4;
+constexpr uint8_t kConcurrentKernel = 5;
+
+// Collects operator names with overloads from every thread (autograd's
+// backward runs on engine threads for GPU work).
+struct OperatorCollector {
+  std::mutex mu;
+  std::set<std::string> names;
+};
+
+std::optional<int64_t> CopyBytes(const prof::KinetoEvent& e) {
+  if (e.nBytes() > 0) return e.nBytes();
+  static const std::regex kBytes("\"bytes\"\\s*:\\s*([0-9]+)");
+  std::smatch m;
+  const std::string meta = e.metadataJson();
+  if (std::regex_search(meta, m, kBytes)) return std::stoll(m[1].str());
+  return std::nullopt;
+}
+
+std::optional<core::ActivityKind> CopyKind(const std::string& name) {
+  if (name.find("HtoD") != std::string::npos) return core::ActivityKind::kCopyHostToDevice;
+  if (name.find("DtoH") != std::string::npos) return core::ActivityKind::kCopyDeviceToHost;
+  if (name.find("DtoD") != std::string::npos || name.find("PtoP") != std::string::npos) {
+    return core::ActivityKind::kCopyDeviceToDevice;
+  }
+  // Host-to-host or unknown copies on the device timeline: treat as movement.
+  if (name.find("HtoH") != std::string::npos) return core::ActivityKind::kCopyHostToDevice;
+  return std::nullopt;
+}
+
+}  // namespace
+
+ProfileOutput ProfileSteps(const std::function<void()>& step, const std::function<void()>& sync, int iterations,
+                           c10::DeviceType device, const std::string& trace_path) {
+  ProfileOutput out;
+  if (iterations < 1) return out;
+  const bool gpu = device == c10::DeviceType::CUDA;
+
+  OperatorCollector ops;
+  // A capture-less callback (RecordFunction takes function pointers) reaches
+  // the collector through this pointer; one profiling pass runs at a time.
+  static OperatorCollector* active_collector = nullptr;
+  active_collector = &ops;
+  auto handle = at::addGlobalCallback(at::RecordFunctionCallback(
+                                     [](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+                                       if (auto op = fn.operator_name()) {
+                                         std::string name = op->name;
+                                         if (!op->overload_name.empty()) name += "." + op->overload_name;
+                                         std::lock_guard<std::mutex> lock(active_collector->mu);
+                                         active_collector->names.insert(std::move(name));
+                                       }
+                                       return nullptr;
+                                     })
+                                     .needsInputs(false)
+                                     .scopes({at::RecordScope::FUNCTION}));
+
+  std::set<impl::ActivityType> activities{impl::ActivityType::CPU};
+  if (gpu) activities.insert(impl::ActivityType::CUDA);
+  impl::ProfilerConfig config(impl::ProfilerState::KINETO, /*report_input_shapes=*/true, /*profile_memory=*/false,
+                              /*with_stack=*/false, /*with_flops=*/true, /*with_modules=*/false);
+  prof::prepareProfiler(config, activities);
+  sync();
+  prof::enableProfiler(config, activities);
+  const auto t0 = std::chrono::steady_clock::now();
+  {
+    RECORD_USER_SCOPE("torchgauge::profile_window");
+    for (int i = 0; i < iterations; ++i) step();
+    sync();
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  auto result = prof::disableProfiler();
+  at::removeCallback(handle);
+  active_collector = nullptr;
+
+  out.wall_ms_per_iter = std::chrono::duration<double, std::milli>(t1 - t0).count() / iterations;
+  out.operators.assign(ops.names.begin(), ops.names.end());
+
+  int64_t window_start = -1, window_end = -1;
+  std::vector<core::DeviceActivity> activity;
+  std::map<std::string, bool> flop_ops;
+  double flops = 0;
+  for (const auto& e : result->events()) {
+    const std::string name = e.name();
+    if (name == "torchgauge::profile_window") {
+      window_start = static_cast<int64_t>(e.startNs());
+      window_end = static_cast<int64_t>(e.endNs());
+      continue;
+    }
+    if (e.deviceType() == c10::DeviceType::CPU && e.flops() > 0) {
+      flops += static_cast<double>(e.flops());
+      flop_ops[name] = true;
+    }
+    if (!gpu) continue;
+    const uint8_t type = e.activityType();
+    core::DeviceActivity a;
+    a.start_ns = static_cast<int64_t>(e.startNs());
+    a.end_ns = static_cast<int64_t>(e.endNs());
+    a.stream = e.deviceResourceId();
+    a.name = name;
+    if (type == kConcurrentKernel) {
+      a.kind = core::ActivityKind::kKernel;
+    } else if (type == kGpuMemset) {
+      a.kind = core::ActivityKind::kMemset;
+    } else if (type == kGpuMemcpy) {
+      auto kind = CopyKind(name);
+      if (!kind) continue;
+      a.kind = *kind;
+      a.bytes = CopyBytes(e);
+    } else {
+      continue;
+    }
+    activity.push_back(std::move(a));
+  }
+  out.flops_per_iter = flops / iterations;
+  for (const auto& [name, _] : flop_ops) out.flop_counted_ops.push_back(name);
+  if (gpu) {
+    TORCH_CHECK(window_start >= 0, "profiler did not record the profiling window");
+    out.breakdown = core::ComputeBreakdown(activity, window_start, window_end, iterations);
+  }
+  if (!trace_path.empty()) result->save(trace_path);
+  return out;
+}
+
+}  // namespace torchgauge::collector

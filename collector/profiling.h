@@ -1,0 +1,33 @@
+// The profiling pass: a few iterations run under LibTorch's Kineto profiler,
+// separate from the timing pass so that profiler overhead never touches the
+// timed samples. It yields the GPU time breakdown (CUDA/ROCm only), the
+// profiler's FLOP count, the distinct ATen operators exercised (through a
+// RecordFunction callback) and optionally a Chrome trace.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <c10/core/DeviceType.h>
+
+#include "core/result.h"
+
+namespace torchgauge::collector {
+
+struct ProfileOutput {
+  double wall_ms_per_iter = 0;
+  std::optional<core::GpuBreakdown> breakdown;  // only with a GPU
+  std::optional<double> flops_per_iter;         // only ops with a profiler FLOP formula
+  std::vector<std::string> flop_counted_ops;
+  std::vector<std::string> operators;           // distinct ATen ops, "name.overload"
+};
+
+// Runs `step` `iterations` times under the profiler. `sync` waits for the
+// device. Writes a Chrome trace to `trace_path` when it is non-empty.
+ProfileOutput ProfileSteps(const std::function<void()>& step, const std::function<void()>& sync, int iterations,
+                           c10::DeviceType device, const std::string& trace_path);
+
+}  // namespace torchgauge::collector

@@ -1,0 +1,49 @@
+// One planned run, as the supervisor hands it to a worker child process
+// (serialised as JSON), and the plan built from a suite and the filters.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collector/config.h"
+#include "core/layout.h"
+
+namespace torchgauge::collector {
+
+struct RunSpec {
+  std::string model, mode, backend, precision;
+  int64_t batch_size = 1;
+  std::string device = "cpu";  // cpu | cuda
+  int warmup = 3, repeat = 10, profile_iterations = 3;
+  uint64_t seed = 0;
+  double timeout_s = 1800;
+  bool trace = false;
+  std::string build_id, platform_id;
+  std::string platform_dir;  // where results go
+  // Test hook: extra host-side delay per step as a fraction of the step's own
+  // time (used to plant a known regression); 0 in normal use.
+  double slowdown = 0;
+
+  core::RunKey key() const { return {model, mode, backend, precision}; }
+  nlohmann::json ToJson() const;
+  static RunSpec FromJson(const nlohmann::json& j);
+};
+
+struct PlanFilters {
+  std::string model_regex;              // empty = all
+  std::vector<std::string> domains;     // empty = all
+  std::vector<std::string> modes;       // empty = suite's
+  std::vector<std::string> precisions;  // empty = suite's
+  std::vector<std::string> backends;    // empty = suite's
+  int64_t batch_size = 0;               // 0 = per model
+  bool include_hidden = false;          // the harness's test models
+};
+
+// Expands a suite into runs for `device` (cpu | cuda), in registry order.
+// Throws std::invalid_argument for an unknown model or domain.
+std::vector<RunSpec> BuildPlan(const SuiteConfig& suite, const PlanFilters& filters, const std::string& device);
+
+}  // namespace torchgauge::collector

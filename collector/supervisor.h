@@ -1,0 +1,39 @@
+// The supervisor runs a plan: one child process per run (this same binary,
+// `torchgauge-collect worker`), each with a timeout. A child that is killed,
+// crashes or hangs gets a result written for it (crashed/timeout) and the
+// suite goes on. Results are written atomically; --resume skips runs that
+// already have a result; Ctrl-C stops the current child and keeps every
+// finished result.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "collector/run_spec.h"
+#include "core/result.h"
+
+namespace torchgauge::collector {
+
+struct SupervisorOptions {
+  std::filesystem::path platform_dir;
+  std::filesystem::path self_exe;  // the collector binary, re-executed as the worker
+  bool resume = false;
+  bool retry_failed = false;       // with resume: re-run results that are not ok/unsupported
+  bool progress_tty = false;       // live progress line instead of one line per run
+};
+
+struct SuiteOutcome {
+  std::map<std::string, int> counts;  // status -> runs
+  std::vector<core::RunResult> results;
+  int skipped = 0;
+  bool interrupted = false;
+};
+
+SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& options);
+
+// Entry point of the child: reads the spec, measures, writes the result.
+int WorkerMain(const std::filesystem::path& spec_file);
+
+}  // namespace torchgauge::collector
