@@ -17,9 +17,11 @@
 #include "collector/environment.h"
 #include "collector/run_spec.h"
 #include "collector/supervisor.h"
+#include "core/coverage.h"
 #include "core/json_io.h"
 #include "core/layout.h"
 #include "core/result.h"
+#include "core/version.h"
 #include "models/workload.h"
 
 namespace tg = torchgauge;
@@ -63,6 +65,22 @@ std::string HumanBytes(std::optional<int64_t> b) {
   return buf;
 }
 
+int PrintCoverage(const std::string& dir, bool list) {
+  std::vector<std::string> problems;
+  auto runs = tg::core::LoadRunsUnder(dir, &problems);
+  for (const auto& p : problems) std::cerr << "warning: skipped " << p << "\n";
+  auto cov = tg::core::ComputeCoverage(runs);
+  std::printf("%-16s %10s\n", "DOMAIN", "ATEN OPS");
+  for (const auto& [domain, ops] : cov.by_domain) std::printf("%-16s %10zu\n", domain.c_str(), ops.size());
+  std::printf("%-16s %10zu\n", "union", cov.all.size());
+  std::printf("(%d runs with operator data, %d without: failed, unsupported or not profiled)\n",
+              cov.runs_with_operators, cov.runs_without);
+  if (list) {
+    for (const auto& op : cov.all) std::printf("%s\n", op.c_str());
+  }
+  return cov.runs_with_operators > 0 ? 0 : 1;
+}
+
 void PrintSummary(const std::vector<tg::core::RunResult>& results) {
   std::printf("\n%-34s %-6s %-8s %6s %12s %8s %12s %12s  %s\n", "MODEL", "MODE", "PREC", "BATCH", "MEDIAN ms",
               "CoV", "CPU PEAK", "GPU PEAK", "STATUS");
@@ -84,7 +102,7 @@ int main(int argc, char** argv) {
   CLI::App app{"torchgauge-collect: measure TorchGauge's LibTorch model suite (time, GPU breakdown, memory, FLOPs, "
                "ATen coverage), one child process and one JSON result per run."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string(TORCHGAUGE_VERSION) + " (" + TORCHGAUGE_GIT_SHA + ")");
+  app.set_version_flag("--version", std::string(tg::core::Version()) + " (" + tg::core::GitSha() + ")");
 
   auto* list = app.add_subcommand("list", "List the models with domain, task, paper name, batch sizes and reference.");
   bool list_all = false, list_json = false;
@@ -137,6 +155,12 @@ int main(int argc, char** argv) {
       ->group("");
   run->add_option("--slowdown-model", slowdown_model, "Testing: regex of models that --slowdown applies to")->group("");
 
+  auto* coverage = app.add_subcommand("coverage", "Print the distinct ATen operators exercised per domain and in total.");
+  std::string coverage_dir;
+  bool coverage_list = false;
+  coverage->add_option("results", coverage_dir, "A results tree, build or platform directory")->required();
+  coverage->add_flag("--list", coverage_list, "Also list the operators");
+
   auto* worker = app.add_subcommand("worker", "Internal: measure one run (started by `run`).");
   worker->group("");
   std::string spec_file;
@@ -151,12 +175,13 @@ int main(int argc, char** argv) {
   try {
     if (*worker) return tg::collector::WorkerMain(spec_file);
     if (*list) return ListModels(list_all, list_json);
+    if (*coverage) return PrintCoverage(coverage_dir, coverage_list);
     if (*env_cmd) {
       std::string dev = env_device == "auto" ? tg::collector::BestDevice() : env_device;
       auto env = tg::collector::DescribeEnvironment(dev);
       env["platform_id"] = tg::collector::AutoPlatformId(env);
       env["build_id"] = tg::collector::AutoBuildId(env);
-      env["collector"] = {{"version", TORCHGAUGE_VERSION}, {"git_sha", TORCHGAUGE_GIT_SHA}};
+      env["collector"] = {{"version", tg::core::Version()}, {"git_sha", tg::core::GitSha()}};
       env["clocks"] = tg::collector::ReadClocks(dev);
       std::cout << env.dump(2) << "\n";
       return 0;
@@ -219,7 +244,7 @@ int main(int argc, char** argv) {
     manifest["kind"] = "torchgauge.manifest";
     manifest["build_id"] = build_id;
     manifest["platform_id"] = platform_id;
-    manifest["collector"] = {{"version", TORCHGAUGE_VERSION}, {"git_sha", TORCHGAUGE_GIT_SHA}};
+    manifest["collector"] = {{"version", tg::core::Version()}, {"git_sha", tg::core::GitSha()}};
     manifest["libtorch"] = env["libtorch"];
     manifest["device"] = env["device"];
     manifest["device"]["clocks_start"] = tg::collector::ReadClocks(dev);

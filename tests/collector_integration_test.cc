@@ -1,0 +1,147 @@
+// Runs the real torchgauge-collect binary: failure isolation, resume,
+// Ctrl-C, schema validation of real output, and the CPU smoke suite.
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "core/json_io.h"
+#include "core/layout.h"
+#include "core/result.h"
+
+namespace fs = std::filesystem;
+using namespace torchgauge;
+
+namespace {
+
+const std::string kCollect = TORCHGAUGE_COLLECT;
+
+struct Output {
+  int code = -1;
+  std::string text;
+};
+
+Output Run(const std::string& cmd) {
+  Output out;
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen((cmd + " 2>&1").c_str(), "r"), pclose);
+  std::array<char, 4096> buf{};
+  while (fgets(buf.data(), buf.size(), pipe.get())) out.text += buf.data();
+  int status = pclose(pipe.release());
+  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return out;
+}
+
+fs::path FreshDir(const std::string& name) {
+  auto d = fs::path(TORCHGAUGE_BINARY_DIR) / "test-output" / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+core::RunResult Load(const fs::path& platform_dir, const std::string& model, const std::string& mode) {
+  auto p = core::RunPath(platform_dir, {model, mode, "eager", "default"});
+  return core::RunResultFromJson(core::ReadJsonFile(p), p);
+}
+
+std::string Validate(const fs::path& dir) {
+  auto out = Run(std::string(TORCHGAUGE_PYTHON) + " " + TORCHGAUGE_SOURCE_DIR + "/tests/validate_schema.py " +
+                 dir.string());
+  INFO(out.text);
+  CHECK(out.code == 0);
+  return out.text;
+}
+
+}  // namespace
+
+TEST_CASE("every failure gets its status and the suite completes") {
+  auto root = FreshDir("statuses");
+  auto out = Run(kCollect + " run --include-test-models --model '^test_' --timeout 15 --out " + root.string() +
+                 " --build-id b1 --platform-id p1");
+  INFO(out.text);
+  REQUIRE(out.code == 0);
+  auto dir = root / "b1" / "p1";
+  for (const char* mode : {"train", "eval"}) {
+    CHECK(Load(dir, "test_tiny", mode).status == "ok");
+    auto crash = Load(dir, "test_crash", mode);
+    CHECK(crash.status == "crashed");
+    CHECK(crash.signal == SIGKILL);
+    CHECK(Load(dir, "test_hang", mode).status == "timeout");
+    auto thrown = Load(dir, "test_throw", mode);
+    CHECK(thrown.status == "error");
+    CHECK(thrown.reason->find("deliberate failure") != std::string::npos);
+    CHECK(Load(dir, "test_oom", mode).status == "oom");
+  }
+  auto tiny = Load(dir, "test_tiny", "train");
+  REQUIRE(tiny.timing);
+  CHECK(tiny.timing->samples_ms.size() == 5);
+  for (double s : tiny.timing->samples_ms) CHECK(s > 0);
+  CHECK(!tiny.gpu_breakdown);                  // CPU: not measured, not zero
+  CHECK(!tiny.memory->gpu_peak_allocated_bytes);
+  CHECK(*tiny.memory->cpu_peak_rss_bytes > 0);
+  CHECK(tiny.operators->size() > 10);
+  CHECK(*tiny.flops->profiler_flops_per_iter > 0);
+  auto manifest = core::ReadJsonFile(core::ManifestPath(dir));
+  CHECK(manifest["runs"]["timeout"] == 2);
+  CHECK(manifest["finished_at"].is_string());
+  Validate(root);
+
+  SUBCASE("resume keeps finished results and measures only missing ones") {
+    fs::remove(core::RunPath(dir, {"test_tiny", "eval", "eager", "default"}));
+    auto again = Run(kCollect + " run --include-test-models --model '^test_(tiny|throw)$' --resume --out " +
+                     root.string() + " --build-id b1 --platform-id p1");
+    INFO(again.text);
+    CHECK(again.code == 0);
+    CHECK(again.text.find("kept 3 existing") != std::string::npos);
+    CHECK(Load(dir, "test_tiny", "eval").status == "ok");
+  }
+}
+
+TEST_CASE("Ctrl-C stops the suite and keeps finished results") {
+  auto root = FreshDir("interrupt");
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl(kCollect.c_str(), kCollect.c_str(), "run", "--include-test-models", "--model", "^test_(tiny|hang)$",
+          "--mode", "train", "--timeout", "300", "--out", root.c_str(), "--build-id", "b1", "--platform-id", "p1",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto tiny = core::RunPath(root / "b1" / "p1", {"test_tiny", "train", "eager", "default"});
+  // test_tiny runs first (registry order), then test_hang never finishes.
+  for (int i = 0; i < 600 && !fs::exists(tiny); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  REQUIRE(fs::exists(tiny));
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 130);
+  CHECK(Load(root / "b1" / "p1", "test_tiny", "train").status == "ok");
+  CHECK(!fs::exists(core::RunPath(root / "b1" / "p1", {"test_hang", "train", "eager", "default"})));
+  auto manifest = core::ReadJsonFile(core::ManifestPath(root / "b1" / "p1"));
+  CHECK(manifest["interrupted"] == true);
+}
+
+TEST_CASE("bad input gets a clear error") {
+  auto out = Run(kCollect + " run --model 'no_such_model_xyz' --out /tmp/unused");
+  CHECK(out.code == 2);
+  CHECK(out.text.find("no model matches") != std::string::npos);
+  auto root = FreshDir("badconfig");
+  auto cfg = root / "bad.json";
+  core::WriteFileAtomic(cfg, R"({"repeat": 0})");
+  out = Run(kCollect + " run --config " + cfg.string() + " --out " + root.string());
+  CHECK(out.code == 2);
+  CHECK(out.text.find("bad.json: field 'repeat'") != std::string::npos);
+  out = Run(kCollect + " run --build-id '../escape' --model test_tiny --include-test-models --out " + root.string());
+  CHECK(out.code == 2);
+  CHECK(out.text.find("not a safe id") != std::string::npos);
+}
