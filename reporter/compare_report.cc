@@ -20,6 +20,7 @@ namespace {
 // ---------------------------------------------------------------- document model
 
 struct Cell {
+  Cell(std::string t, std::string h = "", bool c = false) : text(std::move(t)), href(std::move(h)), code(c) {}
   std::string text;
   std::string href;   // a link when not empty
   bool code = false;  // monospace
