@@ -1,0 +1,503 @@
+#include "core/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+#include "core/json_io.h"
+#include "core/mann_whitney.h"
+#include "core/stats.h"
+
+namespace torchgauge::core {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* MetricName(Metric m) {
+  switch (m) {
+    case Metric::kTime: return "time";
+    case Metric::kThroughput: return "throughput";
+    case Metric::kCpuMemory: return "cpu_memory";
+    case Metric::kGpuMemory: return "gpu_memory";
+  }
+  return "?";
+}
+
+std::optional<Metric> MetricFromName(const std::string& name) {
+  for (Metric m : kMetrics) {
+    if (name == MetricName(m)) return m;
+  }
+  return std::nullopt;
+}
+
+bool LowerIsBetter(Metric m) { return m != Metric::kThroughput; }
+
+const char* MetricUnit(Metric m) {
+  switch (m) {
+    case Metric::kTime: return "ms";
+    case Metric::kThroughput: return "samples/s";
+    default: return "bytes";
+  }
+}
+
+const char* VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kRegression: return "regression";
+    case Verdict::kImprovement: return "improvement";
+    case Verdict::kUnchanged: return "unchanged";
+    case Verdict::kNoise: return "noise";
+    case Verdict::kTooFewSamples: return "too_few_samples";
+  }
+  return "?";
+}
+
+double MetricChange::Magnitude() const { return ratio > 0 ? std::abs(std::log(ratio)) : 0; }
+
+ThresholdRule ParseThresholdRule(const std::string& spec) {
+  const auto eq = spec.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+    throw std::invalid_argument("threshold rule '" + spec + "' must look like metric:regex=percent");
+  }
+  ThresholdRule rule;
+  const std::string lhs = spec.substr(0, eq);
+  const auto colon = lhs.find(':');
+  rule.metric = colon == std::string::npos ? lhs : lhs.substr(0, colon);
+  if (colon != std::string::npos) rule.model_regex = lhs.substr(colon + 1);
+  if (rule.metric.empty()) rule.metric = "*";
+  if (rule.model_regex.empty()) rule.model_regex = ".*";
+  if (rule.metric != "*" && !MetricFromName(rule.metric)) {
+    throw std::invalid_argument("threshold rule '" + spec + "': unknown metric '" + rule.metric +
+                                "' (use time, throughput, cpu_memory, gpu_memory or *)");
+  }
+  try {
+    std::regex re(rule.model_regex);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument("threshold rule '" + spec + "': bad regex: " + e.what());
+  }
+  std::size_t used = 0;
+  try {
+    rule.percent = std::stod(spec.substr(eq + 1), &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != spec.size() - eq - 1 || !(rule.percent > 0)) {
+    throw std::invalid_argument("threshold rule '" + spec + "': percent must be a positive number");
+  }
+  return rule;
+}
+
+double CompareOptions::ThresholdFor(Metric m, const std::string& model) const {
+  double t = threshold_percent;
+  for (const auto& r : rules) {
+    if ((r.metric == "*" || r.metric == MetricName(m)) && std::regex_search(model, std::regex(r.model_regex))) {
+      t = r.percent;
+    }
+  }
+  return t;
+}
+
+void CompareOptions::Validate() const {
+  if (!(threshold_percent > 0)) throw std::invalid_argument("--threshold must be a positive percentage");
+  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("--alpha must be in (0, 1)");
+  if (window < 1) throw std::invalid_argument("--window must be >= 1");
+  if (persist < 1) throw std::invalid_argument("--persist must be >= 1");
+  if (memory_min_abs_bytes < 0) throw std::invalid_argument("memory floor must be >= 0");
+}
+
+std::size_t Comparison::CountVerdict(Verdict v, bool confirmed_only) const {
+  std::size_t n = 0;
+  for (const auto& p : platforms) {
+    for (const auto& c : p.changes) n += c.verdict == v && (!confirmed_only || c.confirmed);
+  }
+  return n;
+}
+
+std::size_t Comparison::WorseStatusCount() const {
+  std::size_t n = 0;
+  for (const auto& p : platforms) {
+    for (const auto& s : p.status_changes) n += s.worse;
+  }
+  return n;
+}
+
+bool Comparison::HasRegression() const {
+  return CountVerdict(Verdict::kRegression, true) > 0 || WorseStatusCount() > 0;
+}
+
+// ---------------------------------------------------------------- loading
+
+std::vector<std::string> ListPlatforms(const fs::path& results, const std::string& build_id) {
+  CheckSafeId(build_id, "build id");
+  std::vector<std::string> out;
+  const fs::path dir = results / build_id;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_directory() && IsSafeId(name) && fs::exists(ManifestPath(e.path()))) out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<BuildEntry> ListBuilds(const fs::path& results, const std::string& platform_id) {
+  CheckSafeId(platform_id, "platform id");
+  std::error_code ec;
+  if (!fs::is_directory(results, ec)) throw std::invalid_argument("results directory '" + results.string() + "' not found");
+  std::vector<BuildEntry> out;
+  for (const auto& e : fs::directory_iterator(results)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_directory() || !IsSafeId(name)) continue;
+    const fs::path manifest = ManifestPath(e.path() / platform_id);
+    if (!fs::exists(manifest)) continue;
+    json j = ReadJsonFile(manifest);
+    out.push_back({name, j.value("started_at", std::string())});
+  }
+  std::sort(out.begin(), out.end(), [](const BuildEntry& a, const BuildEntry& b) {
+    return std::tie(a.started_at, a.build_id) < std::tie(b.started_at, b.build_id);
+  });
+  return out;
+}
+
+RunSet LoadRunSet(const fs::path& results, const std::string& build_id, const std::string& platform_id) {
+  const fs::path dir = PlatformDir(results, build_id, platform_id);
+  const fs::path manifest = ManifestPath(dir);
+  if (!fs::exists(manifest)) {
+    throw std::invalid_argument("no results for build '" + build_id + "' on platform '" + platform_id + "' (" +
+                                manifest.string() + " not found)");
+  }
+  RunSet set;
+  set.build_id = build_id;
+  set.platform_id = platform_id;
+  set.manifest = ReadJsonFile(manifest);
+  CheckSchema(set.manifest, manifest, "torchgauge.manifest", kManifestSchemaVersion);
+  const fs::path runs = RunsDir(dir);
+  std::error_code ec;
+  if (!fs::is_directory(runs, ec)) return set;
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(runs)) {
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    RunResult r = RunResultFromJson(ReadJsonFile(f), f);
+    RunKey key{r.model.id, r.mode, r.backend, r.precision};
+    set.runs.insert_or_assign(key, std::move(r));
+  }
+  return set;
+}
+
+// ---------------------------------------------------------------- rules
+
+namespace {
+
+int StatusRank(const std::string& s) {
+  if (s == "ok") return 0;
+  if (s == "unsupported") return 1;
+  return 2;
+}
+
+std::vector<double> MetricSamples(const RunResult& r, Metric m) {
+  switch (m) {
+    case Metric::kTime:
+      if (r.timing) return r.timing->samples_ms;
+      break;
+    case Metric::kThroughput:
+      // Only where the collector reports throughput; each timed step of
+      // samples_per_step inputs gives one throughput sample.
+      if (r.timing && r.timing->throughput_per_s) {
+        std::vector<double> out;
+        for (double ms : r.timing->samples_ms) {
+          if (ms > 0) out.push_back(1000.0 * static_cast<double>(r.timing->samples_per_step) / ms);
+        }
+        return out;
+      }
+      break;
+    case Metric::kCpuMemory:
+      if (r.memory && r.memory->cpu_peak_rss_bytes) return {static_cast<double>(*r.memory->cpu_peak_rss_bytes)};
+      break;
+    case Metric::kGpuMemory:
+      if (r.memory && r.memory->gpu_peak_allocated_bytes) {
+        return {static_cast<double>(*r.memory->gpu_peak_allocated_bytes)};
+      }
+      break;
+  }
+  return {};
+}
+
+double Median(const std::vector<double>& v) { return Quantile(v, 0.5); }
+
+}  // namespace
+
+PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window, const RunSet& next,
+                                  const CompareOptions& options) {
+  if (base_window.empty()) throw std::invalid_argument("empty baseline window");
+  const RunSet& base = *base_window.back();
+  PlatformComparison pc;
+  pc.platform_id = next.platform_id;
+  for (const RunSet* b : base_window) pc.base_builds.push_back(b->build_id);
+  pc.new_build = next.build_id;
+  pc.streak = {next.build_id};
+  pc.base_manifest = base.manifest;
+  pc.new_manifest = next.manifest;
+
+  // Presence and status against the newest baseline build.
+  for (const auto& [key, r] : base.runs) {
+    if (!next.runs.count(key)) pc.presence.push_back({key, false, r.status});
+  }
+  for (const auto& [key, r] : next.runs) {
+    auto it = base.runs.find(key);
+    if (it == base.runs.end()) {
+      bool anywhere = false;
+      for (const RunSet* b : base_window) anywhere |= b->runs.count(key) > 0;
+      if (!anywhere) pc.presence.push_back({key, true, r.status});
+      continue;
+    }
+    if (it->second.status != r.status) {
+      pc.status_changes.push_back({key, r.batch_size, r.device, it->second.status, r.status, r.reason,
+                                   StatusRank(r.status) > StatusRank(it->second.status)});
+    }
+  }
+
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> time_ratios;
+  for (const auto& [key, r] : next.runs) {
+    if (r.status != "ok") continue;
+    for (Metric m : kMetrics) {
+      const std::vector<double> new_samples = MetricSamples(r, m);
+      if (new_samples.empty()) continue;
+      std::vector<double> pooled, per_build;
+      for (const RunSet* b : base_window) {
+        auto it = b->runs.find(key);
+        if (it == b->runs.end() || it->second.status != "ok") continue;
+        auto s = MetricSamples(it->second, m);
+        if (s.empty()) continue;
+        per_build.push_back(Median(s));
+        pooled.insert(pooled.end(), s.begin(), s.end());
+      }
+      if (per_build.empty()) continue;
+      MetricChange c;
+      c.key = key;
+      c.metric = m;
+      c.batch_size = r.batch_size;
+      c.device = r.device;
+      c.base_value = Median(per_build);
+      c.new_value = Median(new_samples);
+      c.n_base = pooled.size();
+      c.n_new = new_samples.size();
+      c.threshold_percent = options.ThresholdFor(m, key.model);
+      if (!(c.base_value > 0)) continue;  // a ratio needs a positive baseline
+      c.ratio = c.new_value / c.base_value;
+      c.delta_percent = (c.ratio - 1.0) * 100.0;
+      const bool worse = LowerIsBetter(m) ? c.ratio > 1 : c.ratio < 1;
+      const bool over = std::abs(c.delta_percent) >= c.threshold_percent;
+      if (m == Metric::kTime && c.new_value > 0) time_ratios[{key.mode, key.backend, key.precision}].push_back(c.ratio);
+
+      if (m == Metric::kCpuMemory || m == Metric::kGpuMemory) {
+        const bool big_enough =
+            std::abs(c.new_value - c.base_value) >= static_cast<double>(options.memory_min_abs_bytes);
+        c.verdict = over && big_enough ? (worse ? Verdict::kRegression : Verdict::kImprovement) : Verdict::kUnchanged;
+      } else {
+        const MannWhitneyResult t = MannWhitneyU(pooled, new_samples);
+        c.p_value = t.p_value;
+        c.exact = t.exact;
+        if (!over) {
+          c.verdict = Verdict::kUnchanged;
+        } else if (MinAchievablePValue(c.n_base, c.n_new) >= options.alpha) {
+          c.verdict = Verdict::kTooFewSamples;
+        } else if (t.p_value < options.alpha) {
+          c.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
+        } else {
+          c.verdict = Verdict::kNoise;
+        }
+      }
+      pc.changes.push_back(c);
+    }
+  }
+  for (const auto& [k, ratios] : time_ratios) {
+    pc.summary.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), ratios.size(), GeoMean(ratios)});
+  }
+  return pc;
+}
+
+Comparison CompareBuilds(const CompareRequest& req) {
+  req.options.Validate();
+  CheckSafeId(req.new_build, "--new build id");
+  if (req.base) CheckSafeId(*req.base, "--base build id");
+  Comparison out;
+  out.new_build = req.new_build;
+  out.options = req.options;
+
+  std::vector<std::string> platforms;
+  if (req.platform) {
+    CheckSafeId(*req.platform, "--platform");
+    platforms = {*req.platform};
+  } else {
+    platforms = ListPlatforms(req.results, req.new_build);
+    if (platforms.empty()) {
+      throw std::invalid_argument("build '" + req.new_build + "' has no results under '" + req.results.string() + "'");
+    }
+  }
+
+  for (const auto& platform : platforms) {
+    const auto builds = ListBuilds(req.results, platform);
+    auto index_of = [&](const std::string& id) -> long {
+      for (std::size_t i = 0; i < builds.size(); ++i) {
+        if (builds[i].build_id == id) return static_cast<long>(i);
+      }
+      return -1;
+    };
+    const long i_new = index_of(req.new_build);
+    if (i_new < 0) {
+      throw std::invalid_argument("build '" + req.new_build + "' has no results on platform '" + platform + "'");
+    }
+    long i_base;
+    if (req.base) {
+      i_base = index_of(*req.base);
+      if (i_base < 0) {
+        throw std::invalid_argument("build '" + *req.base + "' has no results on platform '" + platform + "'");
+      }
+      if (i_base == i_new) throw std::invalid_argument("--base and --new are the same build");
+    } else {
+      if (i_new == 0) {
+        throw std::invalid_argument("build '" + req.new_build + "' is the first build on platform '" + platform +
+                                    "': there is nothing to compare it with (pass --base)");
+      }
+      i_base = std::max(0L, i_new - req.options.persist);
+    }
+    const long i_first = std::max(0L, i_base - req.options.window + 1);
+
+    std::map<std::string, RunSet> cache;
+    auto load = [&](const std::string& id) -> const RunSet& {
+      auto it = cache.find(id);
+      if (it == cache.end()) it = cache.emplace(id, LoadRunSet(req.results, id, platform)).first;
+      return it->second;
+    };
+    std::vector<const RunSet*> window;
+    for (long i = i_first; i <= i_base; ++i) window.push_back(&load(builds[static_cast<std::size_t>(i)].build_id));
+    PlatformComparison pc = CompareRunSets(window, load(req.new_build), req.options);
+
+    // Persistence: the builds after the baseline, ending at --new, newest first.
+    std::vector<std::string> streak = {req.new_build};
+    for (long i = i_new - 1; i > i_base && static_cast<int>(streak.size()) < req.options.persist; --i) {
+      streak.push_back(builds[static_cast<std::size_t>(i)].build_id);
+    }
+    std::vector<std::set<std::pair<RunKey, Metric>>> flagged;  // per older streak build, newest first
+    for (std::size_t s = 1; s < streak.size(); ++s) {
+      PlatformComparison older = CompareRunSets(window, load(streak[s]), req.options);
+      std::set<std::pair<RunKey, Metric>> f;
+      for (const auto& c : older.changes) {
+        if (c.verdict == Verdict::kRegression) f.insert({c.key, c.metric});
+      }
+      flagged.push_back(std::move(f));
+    }
+    for (auto& c : pc.changes) {
+      if (c.verdict != Verdict::kRegression) continue;
+      c.seen_in = 1;
+      for (const auto& f : flagged) {
+        if (!f.count({c.key, c.metric})) break;
+        ++c.seen_in;
+      }
+      c.confirmed = c.seen_in >= req.options.persist;
+    }
+    pc.streak.assign(streak.rbegin(), streak.rend());
+    out.platforms.push_back(std::move(pc));
+  }
+
+  // The label names the baseline of the first platform (usually the only one).
+  const auto& bb = out.platforms.front().base_builds;
+  out.base_label = bb.size() == 1 ? bb.front() : "median of " + bb.front() + ".." + bb.back();
+  return out;
+}
+
+// ---------------------------------------------------------------- JSON
+
+namespace {
+
+json KeyJson(const RunKey& k) {
+  return {{"model", k.model}, {"mode", k.mode}, {"backend", k.backend}, {"precision", k.precision}};
+}
+
+}  // namespace
+
+json ToJson(const Comparison& c) {
+  json j;
+  j["schema_version"] = 1;
+  j["kind"] = "torchgauge.comparison";
+  j["base"] = c.base_label;
+  j["new"] = c.new_build;
+  j["options"] = {{"threshold_percent", c.options.threshold_percent},
+                  {"alpha", c.options.alpha},
+                  {"window", c.options.window},
+                  {"persist", c.options.persist},
+                  {"memory_min_abs_bytes", c.options.memory_min_abs_bytes},
+                  {"rules", json::array()}};
+  for (const auto& r : c.options.rules) {
+    j["options"]["rules"].push_back({{"metric", r.metric}, {"model_regex", r.model_regex}, {"percent", r.percent}});
+  }
+  j["regressions"] = c.CountVerdict(Verdict::kRegression, true);
+  j["unconfirmed_regressions"] = c.CountVerdict(Verdict::kRegression) - c.CountVerdict(Verdict::kRegression, true);
+  j["improvements"] = c.CountVerdict(Verdict::kImprovement);
+  j["worse_statuses"] = c.WorseStatusCount();
+  j["has_regression"] = c.HasRegression();
+  j["platforms"] = json::array();
+  for (const auto& p : c.platforms) {
+    json pj;
+    pj["platform_id"] = p.platform_id;
+    pj["base_builds"] = p.base_builds;
+    pj["new_build"] = p.new_build;
+    pj["streak"] = p.streak;
+    pj["base_manifest"] = p.base_manifest;
+    pj["new_manifest"] = p.new_manifest;
+    pj["changes"] = json::array();
+    for (const auto& m : p.changes) {
+      json mj = KeyJson(m.key);
+      mj["metric"] = MetricName(m.metric);
+      mj["unit"] = MetricUnit(m.metric);
+      mj["lower_is_better"] = LowerIsBetter(m.metric);
+      mj["batch_size"] = m.batch_size;
+      mj["device"] = m.device;
+      mj["base"] = m.base_value;
+      mj["new"] = m.new_value;
+      mj["ratio"] = m.ratio;
+      mj["delta_percent"] = m.delta_percent;
+      mj["threshold_percent"] = m.threshold_percent;
+      mj["p_value"] = m.p_value ? json(*m.p_value) : json(nullptr);
+      mj["exact_test"] = m.exact;
+      mj["n_base"] = m.n_base;
+      mj["n_new"] = m.n_new;
+      mj["verdict"] = VerdictName(m.verdict);
+      mj["confirmed"] = m.confirmed;
+      mj["seen_in"] = m.seen_in;
+      pj["changes"].push_back(mj);
+    }
+    pj["status_changes"] = json::array();
+    for (const auto& s : p.status_changes) {
+      json sj = KeyJson(s.key);
+      sj["batch_size"] = s.batch_size;
+      sj["device"] = s.device;
+      sj["base_status"] = s.base_status;
+      sj["new_status"] = s.new_status;
+      sj["reason"] = s.reason ? json(*s.reason) : json(nullptr);
+      sj["worse"] = s.worse;
+      pj["status_changes"].push_back(sj);
+    }
+    pj["presence"] = json::array();
+    for (const auto& s : p.presence) {
+      json sj = KeyJson(s.key);
+      sj["change"] = s.appeared ? "appeared" : "disappeared";
+      sj["status"] = s.status;
+      pj["presence"].push_back(sj);
+    }
+    pj["summary"] = json::array();
+    for (const auto& s : p.summary) {
+      pj["summary"].push_back({{"mode", s.mode}, {"backend", s.backend}, {"precision", s.precision},
+                               {"runs", s.runs}, {"geomean_time_ratio", s.geomean_time_ratio}});
+    }
+    j["platforms"].push_back(pj);
+  }
+  return j;
+}
+
+}  // namespace torchgauge::core

@@ -1,0 +1,36 @@
+// Reports of a build comparison (core/compare.h): a Markdown body ready for
+// a GitHub issue, a self-contained HTML page for the site, and the JSON for
+// tools (core::ToJson). Markdown and HTML are rendered from one document
+// model so they carry the same content; only the syntax differs.
+//
+// Markdown stays under ReportOptions::max_markdown_chars (GitHub's issue
+// body limit is 65,536): long tables are cut with a link to the full page.
+#pragma once
+
+#include <string>
+
+#include "core/compare.h"
+
+namespace torchgauge::reporter {
+
+struct ReportOptions {
+  std::string site_url;  // without trailing slash; empty: no links
+  std::size_t max_markdown_chars = 65536 - 536;  // headroom under GitHub's limit
+};
+
+// One line, no markup: "[TorchGauge] 2 regressions in b2 vs b1 (cpu-x86_64-2c)".
+std::string ComparisonTitle(const core::Comparison& c);
+
+// <site-url>/builds/<build>/models/<model>.html, or "" without a site url.
+std::string ModelPageUrl(const std::string& site_url, const std::string& build, const std::string& model);
+// <site-url>/builds/<build>/compare.html: where --html is published.
+std::string ComparePageUrl(const std::string& site_url, const std::string& build);
+
+// torchgauge-collect run --model '^<model>$' --mode <mode> --precision <p> --batch-size <b> --device <dev>
+// (plus --backend when it is not eager).
+std::string ReproduceCommand(const core::RunKey& key, int64_t batch_size, const std::string& device);
+
+std::string RenderCompareMarkdown(const core::Comparison& c, const ReportOptions& options);
+std::string RenderCompareHtml(const core::Comparison& c, const ReportOptions& options);
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# TorchGauge nightly entry point: one command runs a whole night for a build.
+#   1. collect the configured suite on this machine into the results tree
+#   2. render that build into the site (torchgauge-report build)
+#   3. compare it with the previous build (torchgauge-report compare)
+#   4. write the GitHub issue body (and title) when something regressed
+#   5. exit with the CI code: 0 nothing regressed, 1 regression, 2 bad input
+#      or a failed step.
+# See docs/nightly.md for the scheduled CI job and the cron example.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+Usage: tools/nightly.sh --build-id ID [options]
+  --build-id ID        the build being measured (a safe slug, e.g. 2.11.0-20261122)   [required]
+  --results DIR        results tree                                   (default: results)
+  --site DIR           published site directory                      (default: public)
+  --site-url URL       public URL of the site, for links in the issue  (default: none)
+  --suite NAME         suite to collect                               (default: smoke)
+  --config FILE        suite configuration file passed to the collector
+  --bin-dir DIR        where torchgauge-collect and torchgauge-report live
+                       (default: the repo's build/ tree, then PATH)
+  --base ID            baseline build (default: the previous build)
+  --window N           baseline = median of N builds                  (default: 1)
+  --persist N          confirm a regression after N builds            (default: 1)
+  --threshold PCT      relative threshold                             (default: 7)
+  --threshold-for R    'metric:regex=pct', repeatable
+  --alpha A            significance level                             (default: 0.05)
+  --issue-dir DIR      where issue.md / issue-title.txt / compare.json go
+                       (default: <results>/.nightly/<build-id>; hidden, so no loader takes it for a build)
+  --collect-arg ARG    extra argument for `torchgauge-collect run`, repeatable
+  --skip-collect       reuse results already collected for this build
+  --skip-site          do not run `torchgauge-report build`
+  --open-issue REPO    open the issue with `gh issue create -R REPO` when something regressed
+  -h, --help
+USAGE
+}
+
+die() { echo "nightly: $*" >&2; exit 2; }
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_id="" results="results" site="public" site_url="" suite="smoke" config="" bin_dir=""
+base="" window=1 persist=1 threshold=7 alpha=0.05 issue_dir="" open_issue=""
+skip_collect=0 skip_site=0
+threshold_for=() collect_args=()
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --build-id) build_id="${2:?}"; shift 2 ;;
+    --results) results="${2:?}"; shift 2 ;;
+    --site) site="${2:?}"; shift 2 ;;
+    --site-url) site_url="${2:?}"; shift 2 ;;
+    --suite) suite="${2:?}"; shift 2 ;;
+    --config) config="${2:?}"; shift 2 ;;
+    --bin-dir) bin_dir="${2:?}"; shift 2 ;;
+    --base) base="${2:?}"; shift 2 ;;
+    --window) window="${2:?}"; shift 2 ;;
+    --persist) persist="${2:?}"; shift 2 ;;
+    --threshold) threshold="${2:?}"; shift 2 ;;
+    --threshold-for) threshold_for+=("--threshold-for" "${2:?}"); shift 2 ;;
+    --alpha) alpha="${2:?}"; shift 2 ;;
+    --issue-dir) issue_dir="${2:?}"; shift 2 ;;
+    --collect-arg) collect_args+=("${2:?}"); shift 2 ;;
+    --skip-collect) skip_collect=1; shift ;;
+    --skip-site) skip_site=1; shift ;;
+    --open-issue) open_issue="${2:?}"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown option: $1" ;;
+  esac
+done
+[[ -n "$build_id" ]] || { usage >&2; die "--build-id is required"; }
+[[ "$build_id" =~ ^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$ ]] || die "build id '$build_id' is not a safe slug"
+
+find_bin() {  # name -> path
+  local name="$1" c
+  for c in ${bin_dir:+"$bin_dir/$name"} "$here/build/collector/$name" "$here/build/reporter/$name" "$here/build/$name"; do
+    [[ -x "$c" ]] && { echo "$c"; return; }
+  done
+  command -v "$name" || die "$name not found (build the project or pass --bin-dir)"
+}
+report="$(find_bin torchgauge-report)"
+issue_dir="${issue_dir:-$results/.nightly/$build_id}"
+start=$(date +%s)
+step() { echo "nightly [$(( $(date +%s) - start ))s] $*" >&2; }
+
+# 1. Collect.
+if [[ $skip_collect -eq 0 ]]; then
+  collect="$(find_bin torchgauge-collect)"
+  step "collecting suite '$suite' for build $build_id into $results"
+  args=(run --suite "$suite" --build-id "$build_id" --results "$results")
+  [[ -n "$config" ]] && args+=(--config "$config")
+  # A run that fails is recorded in its result file; only a collector that
+  # could not run at all stops the night.
+  "$collect" "${args[@]}" "${collect_args[@]}" || die "torchgauge-collect failed (exit $?)"
+fi
+[[ -d "$results/$build_id" ]] || die "no results for build $build_id under $results"
+
+# 2. Render the build into the site.
+if [[ $skip_site -eq 0 ]]; then
+  step "rendering build $build_id into $site"
+  "$report" build --build "$build_id" --results "$results" --site "$site" \
+      ${site_url:+--site-url "$site_url"} || die "torchgauge-report build failed (exit $?)"
+fi
+
+# 3. Compare with the previous build (the first build has nothing to compare with).
+others=$(find "$results" -mindepth 1 -maxdepth 1 -type d ! -name "$build_id" ! -name ".*" | wc -l)
+if [[ -z "$base" && "$others" -eq 0 ]]; then
+  step "first build in $results: nothing to compare with"
+  exit 0
+fi
+mkdir -p "$issue_dir"
+html_args=()
+if [[ $skip_site -eq 0 ]]; then
+  mkdir -p "$site/builds/$build_id"
+  html_args=(--html "$site/builds/$build_id/compare.html")
+fi
+step "comparing $build_id with ${base:-the previous build}"
+set +e
+"$report" compare --new "$build_id" --results "$results" ${base:+--base "$base"} \
+    --window "$window" --persist "$persist" --threshold "$threshold" --alpha "$alpha" \
+    "${threshold_for[@]}" ${site_url:+--site-url "$site_url"} \
+    --markdown "$issue_dir/report.md" --json "$issue_dir/compare.json" "${html_args[@]}"
+rc=$?
+set -e
+
+# 4. The issue body when something regressed.
+if [[ $rc -eq 1 ]]; then
+  cp "$issue_dir/report.md" "$issue_dir/issue.md"
+  # First line of the report, without the heading mark and Markdown escapes.
+  head -n 1 "$issue_dir/issue.md" | sed -e 's/^# //' -e 's/\\//g' > "$issue_dir/issue-title.txt"
+  step "regression: issue body in $issue_dir/issue.md ($(wc -c < "$issue_dir/issue.md") chars)"
+  if [[ -n "$open_issue" ]]; then
+    gh issue create -R "$open_issue" --title "$(cat "$issue_dir/issue-title.txt")" \
+        --body-file "$issue_dir/issue.md" --label performance || step "gh issue create failed"
+  fi
+elif [[ $rc -eq 0 ]]; then
+  step "no regression"
+else
+  step "compare failed (exit $rc)"
+fi
+step "done in $(( $(date +%s) - start ))s, exit $rc"
+exit "$rc"
