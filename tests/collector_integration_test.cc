@@ -14,6 +14,8 @@
 #include <string>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "core/json_io.h"
 #include "core/layout.h"
 #include "core/result.h"
