@@ -52,8 +52,7 @@ std::string MarkdownEscape(std::string_view in) {
   for (char c : s) {
     switch (c) {
       case '\\': case '`': case '*': case '_': case '[': case ']': case '<': case '>': case '|':
-      case '~': case '&': case '!': case '#': case '$': case '{': case '}': case '(': case ')':
-      case '"': case '\'':
+      case '~': case '&': case '!': case '#': case '$':
         out += '\\';
         out += c;
         break;

@@ -325,11 +325,14 @@ mu::data RunRow(const core::RunResult& r, const std::string& model_href) {
   return d;
 }
 
-mu::data Problems(const std::vector<Problem>& problems) {
+// Paths are shown relative to the results root, so pages do not depend on
+// where the results were when the site was rendered.
+mu::data Problems(const std::vector<Problem>& problems, const fs::path& root) {
   mu::data list = List();
+  const std::string prefix = root.string() + (root.string().ends_with("/") ? "" : "/");
   for (const auto& p : problems) {
     mu::data d;
-    d.set("file", p.file);
+    d.set("file", p.file.starts_with(prefix) ? p.file.substr(prefix.size()) : p.file);
     d.set("field", p.field.empty() ? Dash() : p.field);
     d.set("message", p.message);
     list.push_back(d);
@@ -374,15 +377,15 @@ mu::data SiteBuilder::BuildData(const BuildView& v, const Target& page, const st
   size_t problem_count = v.problems.size();
   d.set("has_problems", problem_count > 0);
   d.set("problem_count", std::to_string(problem_count));
-  d.set("problems", Problems(v.problems));
+  d.set("problems", Problems(v.problems, o_.results));
   mu::data platforms = List();
   for (const auto& p : v.platforms) {
     const Manifest& m = *p.manifest;
     mu::data pd;
     pd.set("id", p.id);
     pd.set("manifest_present", m.present);
-    pd.set("vendor", m.vendor.empty() ? Dash() : m.vendor);
-    pd.set("device", m.device_name.empty() ? Dash() : m.device_name);
+    pd.set("device", m.device_name.empty() ? Dash()
+                     : m.device_name.starts_with(m.vendor) ? m.device_name : m.vendor + " " + m.device_name);
     pd.set("libtorch", m.libtorch_version.empty() ? Dash() : m.libtorch_version);
     std::string runtime = !m.cuda_runtime.empty() ? "CUDA " + m.cuda_runtime : !m.hip_runtime.empty() ? "HIP " + m.hip_runtime : Dash();
     pd.set("runtime", runtime);
@@ -728,7 +731,7 @@ void SiteBuilder::WriteIndex(const History& history) {
     for (const auto& p : latest.platforms) {
       mu::data pd;
       pd.set("id", p.id);
-      pd.set("device", p.device.empty() ? Dash() : p.vendor + " " + p.device);
+      pd.set("device", p.device.empty() ? Dash() : p.device.starts_with(p.vendor) ? p.device : p.vendor + " " + p.device);
       pd.set("geomean_train", OptMs(p.geomean_train_ms));
       pd.set("geomean_eval", OptMs(p.geomean_eval_ms));
       pd.set("train_n", std::to_string(p.geomean_train_n));
@@ -882,10 +885,23 @@ SiteReport BuildSite(const SiteOptions& o) {
   fs::path bundle_version = o.out / SitePath({Kind::kAsset, "", "vega-bundle.version", ""});
   const std::string want_version = std::string("vega-lite ") + kVegaLiteVersion + "\n";
   bool have_bundle = fs::exists(bundle, ec) && fs::exists(bundle_version, ec) && ReadText(bundle_version) == want_version;
-  bool vl_ok = (!have_bundle || o.svg) && VlConvertAvailable(o);
+  bool vl_ok = o.svg && VlConvertAvailable(o);
   if (!have_bundle) {
+    // The bundle takes vl-convert seconds to make; keep one per version in the
+    // user's cache and copy it from there.
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    fs::path cache_dir = xdg && *xdg ? fs::path(xdg) / "torchgauge" : home && *home ? fs::path(home) / ".cache" / "torchgauge" : fs::path();
+    fs::path cached = cache_dir.empty() ? fs::path() : cache_dir / (std::string("vega-bundle-") + kVegaLiteVersion + ".js");
     std::string err;
-    if (vl_ok && RunHelper(o, "bundle " + ShellQuote(bundle.string()) + " " + kVegaLiteVersion, "", &err)) {
+    if (!cached.empty() && !fs::exists(cached, ec) && VlConvertAvailable(o)) {
+      fs::create_directories(cache_dir, ec);
+      RunHelper(o, "bundle " + ShellQuote(cached.string()) + " " + kVegaLiteVersion, "", &err);
+    }
+    if (!cached.empty() && fs::exists(cached, ec)) {
+      writer.Write(SitePath({Kind::kAsset, "", "vega-bundle.js", ""}), ReadText(cached));
+      writer.Write(SitePath({Kind::kAsset, "", "vega-bundle.version", ""}), want_version);
+    } else if (vl_ok && RunHelper(o, "bundle " + ShellQuote(bundle.string()) + " " + kVegaLiteVersion, "", &err)) {
       writer.Write(SitePath({Kind::kAsset, "", "vega-bundle.version", ""}), want_version);
       report.files_written++;
     } else {
