@@ -1,0 +1,304 @@
+#include "reporter/aggregate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "core/stats.h"
+
+using nlohmann::json;
+
+namespace torchgauge::reporter {
+
+const PaperRow* PaperTable2::Find(const std::string& domain) const {
+  for (const auto& r : rows) {
+    if (r.domain == domain) return &r;
+  }
+  return nullptr;
+}
+
+PaperTable2 PaperTable2FromJson(const json& j) {
+  PaperTable2 t;
+  t.citation = j.at("citation").get<std::string>();
+  for (const auto& r : j.at("rows")) {
+    PaperRow p;
+    p.domain = r.at("domain").get<std::string>();
+    p.label = r.at("label").get<std::string>();
+    const auto& tr = r.at("train");
+    const auto& ev = r.at("inference");
+    p.train_active = tr.at("gpu_active_pct").get<double>();
+    p.train_movement = tr.at("data_movement_pct").get<double>();
+    p.train_idle = tr.at("gpu_idle_pct").get<double>();
+    p.eval_active = ev.at("gpu_active_pct").get<double>();
+    p.eval_movement = ev.at("data_movement_pct").get<double>();
+    p.eval_idle = ev.at("gpu_idle_pct").get<double>();
+    t.rows.push_back(p);
+  }
+  return t;
+}
+
+std::string ConfigLabel(const std::string& mode, const std::string& backend, const std::string& precision,
+                        int64_t batch) {
+  return mode + "/" + backend + "/" + precision + "/bs" + std::to_string(batch);
+}
+std::string ConfigLabel(const core::RunResult& r) { return ConfigLabel(r.mode, r.backend, r.precision, r.batch_size); }
+
+namespace {
+bool Ok(const core::RunResult& r) { return r.status == "ok" && r.timing && r.timing->median_ms > 0; }
+}  // namespace
+
+std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*>& runs, const std::string& mode) {
+  std::vector<const core::RunResult*> picked;
+  std::map<std::string, int> per_model;
+  for (const auto* r : runs) {
+    if (r->mode == mode && r->backend == "eager" && r->status == "ok" && r->gpu_breakdown) {
+      picked.push_back(r);
+      per_model[r->model.id]++;
+    }
+  }
+  std::vector<BreakdownBar> bars;
+  for (const auto* r : picked) {
+    const auto& g = *r->gpu_breakdown;
+    BreakdownBar b;
+    b.model = r->model.id;
+    b.domain = r->model.domain;
+    b.label = per_model[r->model.id] > 1 ? r->model.id + " (" + r->precision + ", bs" + std::to_string(r->batch_size) + ")"
+                                         : r->model.id;
+    // Normalise so each bar is exactly 100% even if the parts do not add up.
+    double sum = g.active_fraction + g.data_movement_fraction + g.idle_fraction;
+    if (sum > 0) {
+      b.active = g.active_fraction / sum;
+      b.movement = g.data_movement_fraction / sum;
+      b.idle = g.idle_fraction / sum;
+    }
+    bars.push_back(b);
+  }
+  std::sort(bars.begin(), bars.end(), [](const BreakdownBar& a, const BreakdownBar& b) {
+    if (a.active != b.active) return a.active > b.active;
+    return a.label < b.label;
+  });
+  return bars;
+}
+
+std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult*>& runs, const std::string& mode,
+                                         const PaperTable2& paper) {
+  // domain -> model -> (sum of fractions, count)
+  struct Acc {
+    double a = 0, m = 0, i = 0;
+    int n = 0;
+  };
+  std::map<std::string, std::map<std::string, Acc>> acc;
+  for (const auto* r : runs) {
+    if (r->mode != mode || r->backend != "eager" || r->status != "ok" || !r->gpu_breakdown) continue;
+    auto& x = acc[r->model.domain][r->model.id];
+    x.a += r->gpu_breakdown->active_fraction;
+    x.m += r->gpu_breakdown->data_movement_fraction;
+    x.i += r->gpu_breakdown->idle_fraction;
+    x.n++;
+  }
+  std::vector<DomainBreakdown> out;
+  // The paper's domain order first, then any other domain alphabetically.
+  std::vector<std::string> order;
+  for (const auto& row : paper.rows) order.push_back(row.domain);
+  for (const auto& [d, _] : acc) {
+    if (std::find(order.begin(), order.end(), d) == order.end()) order.push_back(d);
+  }
+  for (const auto& d : order) {
+    DomainBreakdown db;
+    db.domain = d;
+    db.paper = paper.Find(d);
+    auto it = acc.find(d);
+    if (it != acc.end()) {
+      for (const auto& [model, x] : it->second) {
+        db.active += x.a / x.n;
+        db.movement += x.m / x.n;
+        db.idle += x.i / x.n;
+        db.models++;
+      }
+      db.active /= db.models;
+      db.movement /= db.models;
+      db.idle /= db.models;
+    }
+    out.push_back(db);
+  }
+  return out;
+}
+
+std::optional<double> SuiteGeomean(const std::vector<const core::RunResult*>& runs, const std::string& mode, int* n) {
+  std::vector<double> v;
+  for (const auto* r : runs) {
+    if (r->mode == mode && Ok(*r)) v.push_back(r->timing->median_ms);
+  }
+  if (n) *n = static_cast<int>(v.size());
+  if (v.empty()) return std::nullopt;
+  return core::GeoMean(v);
+}
+
+std::vector<CoverageRow> ApiCoverage(const std::vector<const core::RunResult*>& runs) {
+  std::map<std::string, std::set<std::string>> ops, models;
+  std::set<std::string> all_ops, all_models;
+  for (const auto* r : runs) {
+    if (!r->operators) continue;
+    auto& s = ops[r->model.domain];
+    s.insert(r->operators->begin(), r->operators->end());
+    all_ops.insert(r->operators->begin(), r->operators->end());
+    models[r->model.domain].insert(r->model.id);
+    all_models.insert(r->model.id);
+  }
+  std::vector<CoverageRow> out;
+  for (const auto& [d, s] : ops) out.push_back({d, static_cast<int>(models[d].size()), s.size()});
+  if (!ops.empty()) out.push_back({"all", static_cast<int>(all_models.size()), all_ops.size()});
+  return out;
+}
+
+namespace {
+std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*>& runs) {
+  std::map<std::tuple<std::string, std::string, std::string, int64_t>, const core::RunResult*> eager;
+  for (const auto* r : runs) {
+    if (r->backend == "eager" && Ok(*r)) eager[{r->model.id, r->mode, r->precision, r->batch_size}] = r;
+  }
+  std::vector<BackendRatio> out;
+  for (const auto* r : runs) {
+    if (r->backend == "eager" || !Ok(*r)) continue;
+    auto it = eager.find({r->model.id, r->mode, r->precision, r->batch_size});
+    if (it == eager.end()) continue;
+    double e = it->second->timing->median_ms, b = r->timing->median_ms;
+    out.push_back({r->model.id, r->mode, r->precision, r->backend, e, b, b / e});
+  }
+  return out;
+}
+}  // namespace
+
+BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper) {
+  BuildView v;
+  v.id = build.id;
+  v.started_at = build.started_at;
+  v.problems = build.problems;
+  std::set<std::string> models;
+  for (const auto& p : build.platforms) {
+    PlatformView pv;
+    pv.id = p.manifest.platform_id;
+    pv.manifest = &p.manifest;
+    pv.problems = p.problems;
+    for (const auto& r : p.runs) {
+      pv.runs.push_back(&r);
+      pv.status_counts[r.status]++;
+      if (r.status != "ok") pv.failures.push_back(&r);
+      if (r.gpu_breakdown) pv.has_gpu_breakdown = true;
+      models.insert(r.model.id);
+    }
+    pv.figure1_train = BreakdownBars(pv.runs, "train");
+    pv.figure2_eval = BreakdownBars(pv.runs, "eval");
+    pv.table2_train = DomainMeans(pv.runs, "train", paper);
+    pv.table2_eval = DomainMeans(pv.runs, "eval", paper);
+    pv.coverage = ApiCoverage(pv.runs);
+    pv.geomean_train_ms = SuiteGeomean(pv.runs, "train", &pv.geomean_train_n);
+    pv.geomean_eval_ms = SuiteGeomean(pv.runs, "eval", &pv.geomean_eval_n);
+    pv.backend_ratios = BackendRatios(pv.runs);
+    v.platforms.push_back(std::move(pv));
+  }
+  v.models.assign(models.begin(), models.end());
+  // Figure 5 room: the first NVIDIA and the first AMD platform of the build.
+  const PlatformView *nv = nullptr, *amd = nullptr;
+  for (const auto& p : v.platforms) {
+    if (!nv && p.manifest->vendor == "NVIDIA") nv = &p;
+    if (!amd && p.manifest->vendor == "AMD") amd = &p;
+  }
+  if (nv && amd) {
+    std::map<std::tuple<std::string, std::string, std::string, std::string, int64_t>, double> nv_ms;
+    for (const auto* r : nv->runs) {
+      if (Ok(*r)) nv_ms[{r->model.id, r->mode, r->backend, r->precision, r->batch_size}] = r->timing->median_ms;
+    }
+    for (const auto* r : amd->runs) {
+      if (!Ok(*r) || r->backend != "eager") continue;
+      auto it = nv_ms.find({r->model.id, r->mode, r->backend, r->precision, r->batch_size});
+      if (it != nv_ms.end()) v.vendor_ratios.push_back({r->model.id, r->mode, nv->id, amd->id, r->timing->median_ms / it->second});
+    }
+  }
+  return v;
+}
+
+BuildSummary Summarize(const BuildView& view) {
+  BuildSummary s;
+  s.id = view.id;
+  s.started_at = view.started_at;
+  s.problems = static_cast<int>(view.problems.size());
+  for (const auto& p : view.platforms) {
+    PlatformSummary ps;
+    ps.id = p.id;
+    ps.vendor = p.manifest->vendor;
+    ps.device = p.manifest->device_name;
+    ps.status_counts = p.status_counts;
+    ps.geomean_train_ms = p.geomean_train_ms;
+    ps.geomean_eval_ms = p.geomean_eval_ms;
+    ps.geomean_train_n = p.geomean_train_n;
+    ps.geomean_eval_n = p.geomean_eval_n;
+    for (const auto* r : p.runs) {
+      s.runs++;
+      if (Ok(*r)) {
+        s.ok++;
+        ps.medians.push_back({r->model.id, ConfigLabel(*r), r->timing->median_ms});
+      }
+    }
+    s.platforms.push_back(std::move(ps));
+  }
+  return s;
+}
+
+namespace {
+json OptNum(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+std::optional<double> GetOptNum(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<double>();
+}
+}  // namespace
+
+json ToJson(const BuildSummary& s) {
+  json j = {{"kind", "torchgauge.build_summary"}, {"summary_version", 1}, {"id", s.id},
+            {"started_at", s.started_at}, {"problems", s.problems}, {"runs", s.runs}, {"ok", s.ok}};
+  json plats = json::array();
+  for (const auto& p : s.platforms) {
+    json med = json::array();
+    for (const auto& m : p.medians) med.push_back({m.model, m.config, m.median_ms});
+    plats.push_back({{"id", p.id}, {"vendor", p.vendor}, {"device", p.device}, {"status_counts", p.status_counts},
+                     {"geomean_train_ms", OptNum(p.geomean_train_ms)}, {"geomean_eval_ms", OptNum(p.geomean_eval_ms)},
+                     {"geomean_train_n", p.geomean_train_n}, {"geomean_eval_n", p.geomean_eval_n},
+                     {"medians", med}});
+  }
+  j["platforms"] = plats;
+  return j;
+}
+
+BuildSummary BuildSummaryFromJson(const json& j) {
+  if (j.value("kind", "") != "torchgauge.build_summary" || j.value("summary_version", 0) != 1) {
+    throw std::runtime_error("not a build summary of version 1");
+  }
+  BuildSummary s;
+  s.id = j.at("id").get<std::string>();
+  s.started_at = j.at("started_at").get<std::string>();
+  s.problems = j.at("problems").get<int>();
+  s.runs = j.at("runs").get<int>();
+  s.ok = j.at("ok").get<int>();
+  for (const auto& p : j.at("platforms")) {
+    PlatformSummary ps;
+    ps.id = p.at("id").get<std::string>();
+    ps.vendor = p.at("vendor").get<std::string>();
+    ps.device = p.at("device").get<std::string>();
+    ps.status_counts = p.at("status_counts").get<std::map<std::string, int>>();
+    ps.geomean_train_ms = GetOptNum(p, "geomean_train_ms");
+    ps.geomean_eval_ms = GetOptNum(p, "geomean_eval_ms");
+    ps.geomean_train_n = p.at("geomean_train_n").get<int>();
+    ps.geomean_eval_n = p.at("geomean_eval_n").get<int>();
+    for (const auto& m : p.at("medians")) {
+      ps.medians.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>(), m.at(2).get<double>()});
+    }
+    s.platforms.push_back(std::move(ps));
+  }
+  return s;
+}
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,131 @@
+// Stage 2 of the pipeline: aggregate loaded results into views, the plain
+// structs that the writer formats. Nothing here formats text or touches disk
+// (except the summary cache's JSON conversion), so every number on the site
+// can be unit-tested here.
+//
+// A BuildSummary is the small per-build digest (status counts, suite geomeans,
+// per-run medians) that the index and the trend charts read. The writer caches
+// it as builds/<id>/data/summary.json so re-rendering one build does not
+// re-parse every other build's results.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "reporter/load.h"
+
+namespace torchgauge::reporter {
+
+// The paper's published A100 breakdown (reporter/data/paper_table2.json).
+struct PaperRow {
+  std::string domain;  // our domain id: vision, nlp, ...
+  std::string label;   // the paper's row label
+  double train_active = 0, train_movement = 0, train_idle = 0;  // percent
+  double eval_active = 0, eval_movement = 0, eval_idle = 0;
+};
+struct PaperTable2 {
+  std::string citation;
+  std::vector<PaperRow> rows;
+  const PaperRow* Find(const std::string& domain) const;
+};
+PaperTable2 PaperTable2FromJson(const nlohmann::json& j);
+
+// "train/eager/fp32/bs32": one run configuration of a model.
+std::string ConfigLabel(const core::RunResult& r);
+std::string ConfigLabel(const std::string& mode, const std::string& backend, const std::string& precision,
+                        int64_t batch);
+
+struct BreakdownBar {
+  std::string model, label, domain;
+  double active = 0, movement = 0, idle = 0;  // fractions summing to ~1
+};
+
+struct DomainBreakdown {
+  std::string domain;
+  int models = 0;
+  double active = 0, movement = 0, idle = 0;  // fractions, mean over models
+  const PaperRow* paper = nullptr;
+};
+
+struct CoverageRow {
+  std::string domain;  // "all" for the union row
+  int models = 0;
+  size_t distinct_ops = 0;
+};
+
+// Figures 3/4 room: time of a non-eager backend relative to eager.
+struct BackendRatio {
+  std::string model, mode, precision, backend;
+  double eager_ms = 0, backend_ms = 0, ratio = 0;  // backend / eager; < 1 means faster
+};
+
+struct PlatformView {
+  std::string id;
+  const Manifest* manifest = nullptr;
+  std::vector<const core::RunResult*> runs;      // sorted as loaded
+  std::vector<const core::RunResult*> failures;  // status != ok
+  std::map<std::string, int> status_counts;
+  bool has_gpu_breakdown = false;
+  std::vector<BreakdownBar> figure1_train, figure2_eval;  // sorted by active share, descending
+  std::vector<DomainBreakdown> table2_train, table2_eval;
+  std::vector<CoverageRow> coverage;  // per domain, then the union row
+  std::optional<double> geomean_train_ms, geomean_eval_ms;
+  int geomean_train_n = 0, geomean_eval_n = 0;
+  std::vector<BackendRatio> backend_ratios;
+  std::vector<Problem> problems;
+};
+
+// Figure 5 room: per model, time on an AMD platform over time on an NVIDIA one.
+struct VendorRatio {
+  std::string model, mode, nvidia_platform, amd_platform;
+  double ratio = 0;
+};
+
+struct BuildView {
+  std::string id, started_at;
+  std::vector<PlatformView> platforms;
+  std::vector<std::string> models;  // sorted model ids
+  std::vector<Problem> problems;
+  std::vector<VendorRatio> vendor_ratios;
+};
+
+BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper);
+
+// Per-domain means of the GPU breakdown, for one mode. Configurations of one
+// model are averaged first so each model counts once, as in the paper.
+std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult*>& runs, const std::string& mode,
+                                         const PaperTable2& paper);
+// Bars for Figures 1/2: eager runs with a GPU breakdown, sorted by active share
+// (descending), then label.
+std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*>& runs, const std::string& mode);
+// Geomean of median_ms over ok runs of one mode; nullopt when there are none.
+std::optional<double> SuiteGeomean(const std::vector<const core::RunResult*>& runs, const std::string& mode, int* n);
+std::vector<CoverageRow> ApiCoverage(const std::vector<const core::RunResult*>& runs);
+
+struct ConfigMedian {
+  std::string model, config;
+  double median_ms = 0;
+};
+struct PlatformSummary {
+  std::string id, vendor, device;
+  std::map<std::string, int> status_counts;
+  std::optional<double> geomean_train_ms, geomean_eval_ms;
+  int geomean_train_n = 0, geomean_eval_n = 0;
+  std::vector<ConfigMedian> medians;  // ok runs, sorted by (model, config)
+};
+struct BuildSummary {
+  std::string id, started_at;
+  int problems = 0;
+  int runs = 0, ok = 0;
+  std::vector<PlatformSummary> platforms;
+};
+BuildSummary Summarize(const BuildView& view);
+nlohmann::json ToJson(const BuildSummary& s);
+// Throws on a malformed cache (the caller then recomputes from results).
+BuildSummary BuildSummaryFromJson(const nlohmann::json& j);
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,143 @@
+#include "reporter/aggregate.h"
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+using namespace torchgauge;
+using namespace torchgauge::reporter;
+
+namespace {
+core::RunResult Run(const std::string& model, const std::string& domain, const std::string& mode, double median,
+                    std::optional<std::array<double, 3>> breakdown = std::nullopt, const std::string& backend = "eager",
+                    const std::string& precision = "fp32") {
+  core::RunResult r;
+  r.model = {model, model, domain, "t", "r"};
+  r.mode = mode;
+  r.backend = backend;
+  r.precision = precision;
+  r.timing = core::Timing{};
+  r.timing->samples_ms = {median};
+  r.timing->median_ms = median;
+  if (breakdown) {
+    core::GpuBreakdown g;
+    g.active_fraction = (*breakdown)[0];
+    g.data_movement_fraction = (*breakdown)[1];
+    g.idle_fraction = (*breakdown)[2];
+    r.gpu_breakdown = g;
+  }
+  return r;
+}
+PaperTable2 Paper() {
+  PaperTable2 p;
+  p.rows.push_back({"vision", "Computer Vision", 53.1, 2.1, 44.8, 62.8, 1.4, 35.7});
+  p.rows.push_back({"nlp", "NLP", 84.9, 1.3, 13.8, 64.7, 0.8, 34.5});
+  return p;
+}
+}  // namespace
+
+TEST_CASE("DomainMeans averages configurations per model, then models per domain") {
+  std::vector<core::RunResult> runs = {
+      Run("a", "vision", "train", 1, {{0.6, 0.1, 0.3}}),
+      Run("a", "vision", "train", 1, {{0.8, 0.1, 0.1}}, "eager", "tf32"),  // model a: 0.7
+      Run("b", "vision", "train", 1, {{0.3, 0.0, 0.7}}),                   // model b: 0.3
+      Run("c", "nlp", "train", 1, {{0.9, 0.0, 0.1}}),
+      Run("c", "nlp", "eval", 1, {{0.1, 0.0, 0.9}}),                        // other mode: ignored
+      Run("d", "nlp", "train", 1, {{0.1, 0.0, 0.9}}, "cudagraph"),         // not eager: ignored
+      Run("e", "rl", "train", 1, {{0.2, 0.2, 0.6}}),                        // not in the paper: last
+  };
+  std::vector<const core::RunResult*> ptrs;
+  for (const auto& r : runs) ptrs.push_back(&r);
+  PaperTable2 paper = Paper();
+  auto rows = DomainMeans(ptrs, "train", paper);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].domain == "vision");
+  CHECK(rows[0].models == 2);
+  CHECK(rows[0].active == doctest::Approx(0.5));
+  CHECK(rows[0].idle == doctest::Approx(0.45));
+  CHECK(rows[0].paper->train_active == doctest::Approx(53.1));
+  CHECK(rows[1].domain == "nlp");
+  CHECK(rows[1].models == 1);
+  CHECK(rows[1].active == doctest::Approx(0.9));
+  CHECK(rows[2].domain == "rl");
+  CHECK(rows[2].paper == nullptr);
+}
+
+TEST_CASE("BreakdownBars sorts by active share and normalises") {
+  std::vector<core::RunResult> runs = {Run("low", "rl", "eval", 1, {{0.2, 0.0, 0.6}}),
+                                       Run("high", "nlp", "eval", 1, {{0.9, 0.05, 0.05}}),
+                                       Run("mid", "vision", "eval", 1, {{0.5, 0.1, 0.4}}),
+                                       Run("cpu", "vision", "eval", 1)};
+  std::vector<const core::RunResult*> ptrs;
+  for (const auto& r : runs) ptrs.push_back(&r);
+  auto bars = BreakdownBars(ptrs, "eval");
+  REQUIRE(bars.size() == 3);
+  CHECK(bars[0].model == "high");
+  CHECK(bars[1].model == "mid");
+  CHECK(bars[2].model == "low");
+  CHECK(bars[2].active == doctest::Approx(0.25));  // 0.2 / 0.8
+  CHECK(bars[2].active + bars[2].movement + bars[2].idle == doctest::Approx(1.0));
+}
+
+TEST_CASE("SuiteGeomean uses ok runs of one mode") {
+  std::vector<core::RunResult> runs = {Run("a", "vision", "train", 2), Run("b", "vision", "train", 8),
+                                       Run("c", "vision", "eval", 100)};
+  runs.push_back(Run("d", "vision", "train", 1000));
+  runs.back().status = "error";
+  std::vector<const core::RunResult*> ptrs;
+  for (const auto& r : runs) ptrs.push_back(&r);
+  int n = 0;
+  auto g = SuiteGeomean(ptrs, "train", &n);
+  REQUIRE(g);
+  CHECK(*g == doctest::Approx(4.0));
+  CHECK(n == 2);
+  CHECK_FALSE(SuiteGeomean({}, "eval", &n));
+}
+
+TEST_CASE("ApiCoverage counts distinct ops per domain and the union") {
+  std::vector<core::RunResult> runs = {Run("a", "vision", "train", 1), Run("b", "vision", "eval", 1),
+                                       Run("c", "nlp", "train", 1)};
+  runs[0].operators = std::vector<std::string>{"aten::mm", "aten::add.Tensor"};
+  runs[1].operators = std::vector<std::string>{"aten::mm", "aten::relu"};
+  runs[2].operators = std::vector<std::string>{"aten::mm", "aten::softmax"};
+  std::vector<const core::RunResult*> ptrs;
+  for (const auto& r : runs) ptrs.push_back(&r);
+  auto rows = ApiCoverage(ptrs);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0].domain == "nlp");
+  CHECK(rows[0].distinct_ops == 2);
+  CHECK(rows[1].domain == "vision");
+  CHECK(rows[1].distinct_ops == 3);
+  CHECK(rows[1].models == 2);
+  CHECK(rows[2].domain == "all");
+  CHECK(rows[2].distinct_ops == 4);
+}
+
+TEST_CASE("Build ordering: started_at, then id") {
+  CHECK(BuildBefore("2026-01-01T00:00:00Z", "b", "2026-01-02T00:00:00Z", "a"));
+  CHECK(BuildBefore("2026-01-01T00:00:00Z", "a", "2026-01-01T00:00:00Z", "b"));
+  CHECK_FALSE(BuildBefore("2026-01-03T00:00:00Z", "a", "2026-01-02T00:00:00Z", "z"));
+}
+
+TEST_CASE("BuildSummary round-trips through JSON") {
+  BuildSummary s;
+  s.id = "b1";
+  s.started_at = "2026-01-01T00:00:00Z";
+  s.runs = 3;
+  s.ok = 2;
+  PlatformSummary p;
+  p.id = "cpu";
+  p.vendor = "CPU";
+  p.geomean_train_ms = 1.5;
+  p.status_counts = {{"ok", 2}, {"oom", 1}};
+  p.medians = {{"m", "train/eager/fp32/bs1", 1.5}};
+  s.platforms.push_back(p);
+  BuildSummary t = BuildSummaryFromJson(ToJson(s));
+  CHECK(t.id == "b1");
+  CHECK(t.platforms[0].geomean_train_ms == 1.5);
+  CHECK_FALSE(t.platforms[0].geomean_eval_ms);
+  CHECK(t.platforms[0].medians[0].config == "train/eager/fp32/bs1");
+}

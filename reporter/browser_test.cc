@@ -1,0 +1,148 @@
+// Browser test: headless Chromium loads the index and a build page from the
+// `serve` server and checks that every chart rendered (an SVG with marks in
+// each chart container) and that the console stayed silent. Screenshots are
+// kept in the build dir as artifacts:
+//   <build>/reporter/browser_test_index.png, browser_test_build.png
+#include <doctest/doctest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "reporter/fixtures.h"
+#include "reporter/site.h"
+
+namespace fs = std::filesystem;
+using namespace torchgauge::reporter;
+
+namespace {
+std::string Read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t pos = 0; (pos = text.find(needle, pos)) != std::string::npos; pos += needle.size()) ++n;
+  return n;
+}
+
+// The `serve` subcommand as a child process; killed (by its pid) on scope exit.
+class Server {
+ public:
+  explicit Server(const fs::path& site) {
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    pid_ = ::fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+      ::dup2(fds[1], 1);
+      ::close(fds[0]);
+      ::execl(TORCHGAUGE_REPORT_EXE, TORCHGAUGE_REPORT_EXE, "serve", site.c_str(), "--port", "0", nullptr);
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    std::string line;
+    char c;
+    while (::read(fds[0], &c, 1) == 1 && c != '\n') line += c;
+    ::close(fds[0]);
+    auto pos = line.find("http://127.0.0.1:");
+    REQUIRE_MESSAGE(pos != std::string::npos, "serve said: " << line);
+    url_ = line.substr(pos, line.find('/', pos + 17) - pos + 1);
+  }
+  ~Server() {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  const std::string& url() const { return url_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string url_;
+};
+
+struct PageResult {
+  std::string dom, log;
+};
+PageResult Load(const std::string& url, const fs::path& work, const std::string& name) {
+  fs::path dom = work / (name + ".dom.html"), log = work / (name + ".log");
+  fs::path shot = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter" / ("browser_test_" + name + ".png");
+  const std::string common = "chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0 "
+                             "--user-data-dir=" + (work / ("profile-" + name)).string() + " --virtual-time-budget=20000 ";
+  std::string cmd = "timeout 180 " + common + "--dump-dom '" + url + "' >" + dom.string() + " 2>" + log.string();
+  CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "chromium failed: " << cmd);
+  std::string shot_cmd = "timeout 180 " + common + "--window-size=1280,2400 --screenshot=" + shot.string() + " '" + url +
+                         "' >/dev/null 2>&1";
+  CHECK(std::system(shot_cmd.c_str()) == 0);
+  MESSAGE("screenshot: " << shot.string());
+  return {Read(dom), Read(log)};
+}
+// Console messages (including uncaught exceptions) appear in Chromium's log
+// as "CONSOLE" lines; the pages are expected to log nothing at all.
+std::string ConsoleLines(const std::string& log) {
+  std::string out, line;
+  std::istringstream in(log);
+  while (std::getline(in, line)) {
+    if (line.find(":CONSOLE") != std::string::npos) out += line + "\n";
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("browser: charts render in headless Chromium with no console output") {
+  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
+    MESSAGE("skipped: chromium not installed");
+    return;
+  }
+  fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser";
+  fs::remove_all(work);
+  FixtureSpec spec;
+  spec.builds = 3;
+  spec.models = 8;
+  spec.configs = 6;
+  GenerateFixtureTree(work / "results", spec);
+  SiteOptions o;
+  o.results = work / "results";
+  o.out = work / "site";
+  o.templates = fs::path(TORCHGAUGE_SOURCE_DIR) / "templates";
+  o.static_dir = fs::path(TORCHGAUGE_SOURCE_DIR) / "site";
+  o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
+  o.python = TORCHGAUGE_PYTHON;
+  o.svg = false;
+  SiteReport report = BuildSite(o);
+  if (!fs::exists(o.out / "assets" / "vega-bundle.js")) {
+    MESSAGE("skipped: no vega bundle (vl-convert-python not available to " << o.python << ")");
+    return;
+  }
+  Server server(o.out);
+  const std::string build = FixtureBuildId(spec, 2);
+  struct Case {
+    std::string name, path;
+    size_t min_charts;
+  };
+  for (const Case& c : {Case{"index", "index.html", 1}, Case{"build", "builds/" + build + "/index.html", 3},
+                        Case{"model", "builds/" + build + "/models/resnet50.html", 2}}) {
+    SUBCASE(c.name.c_str()) {
+      PageResult r = Load(server.url() + c.path, work, c.name);
+      size_t containers = Count(r.dom, "class=\"vega-chart");
+      size_t svgs = Count(r.dom, "class=\"marks\"");
+      INFO("page " << c.path << ": " << containers << " chart containers, " << svgs << " rendered SVGs");
+      CHECK(containers >= c.min_charts);
+      CHECK(svgs == containers);
+      CHECK(r.dom.find("Chart failed") == std::string::npos);
+      if (c.name == "build") {
+        CHECK(Count(r.dom, "mark-rect") >= 2);  // Figures 1 and 2 bars
+        CHECK(r.dom.find("Paper A100") != std::string::npos);
+        CHECK(r.dom.find("not measured on this platform") != std::string::npos);  // the CPU platform
+      }
+      CHECK_MESSAGE(ConsoleLines(r.log).empty(), "console output:\n" << ConsoleLines(r.log));
+    }
+  }
+}

@@ -1,0 +1,108 @@
+#include "reporter/charts.h"
+
+using nlohmann::json;
+
+namespace torchgauge::reporter {
+
+namespace {
+const json kCategoryPalette = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"};
+
+json Base(const std::string& title) {
+  return {{"$schema", kVegaLiteSchema},
+          {"title", {{"text", title}, {"anchor", "start"}}},
+          {"config", {{"font", "sans-serif"}, {"axis", {{"labelFontSize", 11}, {"titleFontSize", 12}}},
+                      {"legend", {{"labelFontSize", 11}}}, {"view", {{"stroke", nullptr}}}}},
+          {"background", "white"}};
+}
+double Round(double v, double scale) { return std::round(v * scale) / scale; }
+}  // namespace
+
+json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& title) {
+  json spec = Base(title);
+  json values = json::array();
+  json order = json::array();
+  for (const auto& b : bars) {
+    order.push_back(b.label);
+    const std::pair<const char*, double> parts[] = {{"GPU active", b.active}, {"Data movement", b.movement}, {"GPU idle", b.idle}};
+    int i = 0;
+    for (const auto& [part, share] : parts) {
+      values.push_back({{"model", b.label}, {"domain", b.domain}, {"part", part}, {"k", i++}, {"share", Round(share * 100, 10)}});
+    }
+  }
+  spec["data"] = {{"values", values}};
+  spec["width"] = 520;
+  spec["height"] = {{"step", 14}};
+  spec["mark"] = {{"type", "bar"}};
+  spec["encoding"] = {
+      {"y", {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", "Model (sorted by GPU active share)"}}},
+      {"x", {{"field", "share"}, {"type", "quantitative"}, {"stack", "normalize"},
+             {"title", "Share of step time (%)"}, {"axis", {{"format", ".0%"}}}}},
+      {"color", {{"field", "part"}, {"type", "nominal"}, {"title", "Step time"},
+                 {"scale", {{"domain", {"GPU active", "Data movement", "GPU idle"}},
+                            {"range", {kActiveColor, kMovementColor, kIdleColor}}}},
+                 {"legend", {{"orient", "top"}}}}},
+      {"order", {{"field", "k"}, {"type", "quantitative"}}},
+      {"tooltip", {{{"field", "model"}, {"title", "Model"}}, {{"field", "domain"}, {"title", "Domain"}},
+                   {{"field", "part"}, {"title", "Part"}}, {{"field", "share"}, {"title", "Share (%)"}}}}};
+  return spec;
+}
+
+json TrendChart(const std::vector<TrendPoint>& points, const std::string& title, const std::string& y_title) {
+  json spec = Base(title);
+  json values = json::array();
+  for (const auto& p : points) {
+    values.push_back({{"build", p.build}, {"t", p.started_at}, {"series", p.series}, {"ms", Round(p.value_ms, 1e4)}});
+  }
+  spec["data"] = {{"values", values}};
+  spec["width"] = 560;
+  spec["height"] = 240;
+  spec["mark"] = {{"type", "line"}, {"point", true}};
+  spec["encoding"] = {
+      {"x", {{"field", "t"}, {"type", "temporal"}, {"title", "Build start (UTC)"}, {"scale", {{"type", "utc"}}},
+             {"axis", {{"format", "%Y-%m-%d"}, {"labelAngle", -30}}}}},
+      {"y", {{"field", "ms"}, {"type", "quantitative"}, {"title", y_title}, {"scale", {{"type", "log"}}}}},
+      {"color", {{"field", "series"}, {"type", "nominal"}, {"title", "Series"},
+                 {"scale", {{"range", kCategoryPalette}}}, {"legend", {{"orient", "bottom"}, {"columns", 2}}}}},
+      {"tooltip", {{{"field", "build"}, {"title", "Build"}}, {{"field", "series"}, {"title", "Series"}},
+                   {{"field", "ms"}, {"title", "Time (ms)"}, {"format", ".4g"}}}}};
+  return spec;
+}
+
+json SamplesChart(const std::vector<SamplePoint>& samples, const std::string& title) {
+  json spec = Base(title);
+  json values = json::array();
+  for (const auto& s : samples) values.push_back({{"config", s.config}, {"ms", Round(s.ms, 1e4)}});
+  spec["data"] = {{"values", values}};
+  spec["width"] = 520;
+  spec["height"] = {{"step", 22}};
+  json y = {{"field", "config"}, {"type", "nominal"}, {"title", "Configuration"}};
+  json x = {{"field", "ms"}, {"type", "quantitative"}, {"title", "Step time (ms)"}, {"scale", {{"zero", false}}}};
+  spec["layer"] = {
+      {{"mark", {{"type", "boxplot"}, {"extent", "min-max"}, {"color", kActiveColor}, {"opacity", 0.35}}},
+       {"encoding", {{"y", y}, {"x", x}}}},
+      {{"mark", {{"type", "tick"}, {"color", "#000000"}, {"thickness", 1}}},
+       {"encoding", {{"y", y}, {"x", x}, {"tooltip", {{{"field", "config"}}, {{"field", "ms"}, {"title", "ms"}}}}}}}};
+  return spec;
+}
+
+json RatioChart(const std::vector<BackendRatio>& ratios, const std::string& title) {
+  json spec = Base(title);
+  json values = json::array();
+  for (const auto& r : ratios) {
+    values.push_back({{"model", r.model + " (" + r.mode + ", " + r.precision + ")"}, {"backend", r.backend},
+                      {"ratio", Round(r.ratio, 1e4)}});
+  }
+  spec["data"] = {{"values", values}};
+  spec["width"] = 520;
+  spec["height"] = {{"step", 14}};
+  spec["mark"] = {{"type", "point"}, {"filled", true}};
+  spec["encoding"] = {
+      {"y", {{"field", "model"}, {"type", "nominal"}, {"title", "Model"}}},
+      {"x", {{"field", "ratio"}, {"type", "quantitative"}, {"title", "Time relative to eager (x, < 1 is faster)"},
+             {"scale", {{"type", "log"}}}}},
+      {"color", {{"field", "backend"}, {"type", "nominal"}, {"title", "Backend"}, {"scale", {{"range", kCategoryPalette}}}}},
+      {"tooltip", {{{"field", "model"}}, {{"field", "backend"}}, {{"field", "ratio"}, {"format", ".3f"}}}}};
+  return spec;
+}
+
+}  // namespace torchgauge::reporter

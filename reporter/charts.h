@@ -1,0 +1,44 @@
+// Vega-Lite specs for every chart on the site. The same spec is embedded in
+// the HTML page (vega-embed) and rendered to SVG by vl-convert for Markdown.
+// Specs carry their data inline so they render offline and from file://.
+// Colours: one fixed, colour-blind-safe mapping for the GPU breakdown
+// (Okabe-Ito blue / vermillion / grey, as the paper's blue / red / grey) and
+// the Okabe-Ito palette for categories.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reporter/aggregate.h"
+
+namespace torchgauge::reporter {
+
+inline constexpr const char* kVegaLiteSchema = "https://vega.github.io/schema/vega-lite/v6.json";
+inline constexpr const char* kVegaLiteVersion = "6.4";  // pinned for vl-convert and the JS bundle
+inline constexpr const char* kActiveColor = "#0072B2";
+inline constexpr const char* kMovementColor = "#D55E00";
+inline constexpr const char* kIdleColor = "#999999";
+
+// Figures 1 and 2: 100% stacked horizontal bars per model.
+nlohmann::json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& title);
+
+struct TrendPoint {
+  std::string build, started_at, series;
+  double value_ms = 0;
+};
+// Line chart across builds (time axis in UTC, log-scale milliseconds).
+nlohmann::json TrendChart(const std::vector<TrendPoint>& points, const std::string& title, const std::string& y_title);
+
+struct SamplePoint {
+  std::string config;
+  double ms = 0;
+};
+// Per-configuration distribution of timing samples (box plot plus ticks).
+nlohmann::json SamplesChart(const std::vector<SamplePoint>& samples, const std::string& title);
+
+// Figures 3/4 room: backend / eager time ratios per model (log scale, 1 = parity).
+nlohmann::json RatioChart(const std::vector<BackendRatio>& ratios, const std::string& title);
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,235 @@
+#include "reporter/fixtures.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/layout.h"
+#include "core/result.h"
+#include "core/stats.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace torchgauge::reporter {
+
+namespace {
+
+struct Rng {
+  uint64_t s;
+  uint64_t Next() {  // splitmix64
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  double Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+};
+
+uint64_t Mix(uint64_t a, uint64_t b) {
+  Rng r{a * 0x100000001B3ull ^ b};
+  return r.Next();
+}
+
+const char* kModelNames[] = {"resnet50", "hf_bert", "dlrm", "soft_actor_critic", "speech_transformer", "pyhpc_eos",
+                             "vgg16", "hf_gpt2", "timm_vit", "drq", "tacotron2", "mobilenet_v3"};
+const char* kDomainsCycle[] = {"vision", "nlp", "recommendation", "rl", "speech", "other"};
+// Per-domain (active, movement) centres, roughly the paper's Table 2.
+const double kCentres[][2] = {{0.55, 0.02}, {0.8, 0.013}, {0.7, 0.004}, {0.15, 0.06}, {0.35, 0.003}, {0.5, 0.01}};
+
+struct Config {
+  const char* mode;
+  const char* backend;
+  const char* precision;
+};
+const Config kConfigs[] = {{"train", "eager", "fp32"},     {"eval", "eager", "fp32"},
+                           {"train", "eager", "tf32"},     {"eval", "eager", "tf32"},
+                           {"train", "cudagraph", "fp32"}, {"eval", "cudagraph", "fp32"},
+                           {"train", "eager", "amp-bf16"}, {"eval", "eager", "amp-bf16"}};
+
+std::vector<std::string> OpPool() {
+  const char* base[] = {"aten::addmm", "aten::mm", "aten::bmm", "aten::convolution", "aten::_convolution",
+                        "aten::cudnn_convolution", "aten::relu", "aten::relu_", "aten::gelu", "aten::softmax",
+                        "aten::_softmax", "aten::layer_norm", "aten::native_layer_norm", "aten::batch_norm",
+                        "aten::native_batch_norm", "aten::add", "aten::add_", "aten::mul", "aten::mul_", "aten::div",
+                        "aten::sum", "aten::mean", "aten::view", "aten::reshape", "aten::permute", "aten::transpose",
+                        "aten::t", "aten::contiguous", "aten::copy_", "aten::to", "aten::embedding",
+                        "aten::embedding_backward", "aten::dropout", "aten::max_pool2d", "aten::adaptive_avg_pool2d",
+                        "aten::cat", "aten::stack", "aten::slice", "aten::select", "aten::index", "aten::index_put_",
+                        "aten::lstm", "aten::tanh", "aten::sigmoid", "aten::zeros", "aten::ones", "aten::empty",
+                        "aten::fill_", "aten::zero_", "aten::nll_loss", "aten::cross_entropy_loss", "aten::mse_loss",
+                        "aten::_foreach_add_", "aten::_foreach_mul_", "aten::_foreach_zero_", "aten::sqrt", "aten::rsqrt",
+                        "aten::pow", "aten::exp", "aten::log"};
+  std::vector<std::string> pool;
+  for (const char* b : base) {
+    pool.push_back(std::string(b) + ".Tensor");
+    pool.push_back(std::string(b));
+  }
+  return pool;
+}
+
+std::string Date(int day_offset, int hour) {
+  using namespace std::chrono;
+  sys_days d = sys_days(year{2026} / January / 1) + days(day_offset);
+  year_month_day ymd{d};
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:00:00Z", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), hour);
+  return buf;
+}
+
+void WriteText(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw std::runtime_error(p.string() + ": write failed");
+}
+
+json Manifest(const std::string& build, const std::string& platform, bool gpu, const std::string& start,
+              const std::string& end) {
+  json m = {{"schema_version", 1}, {"kind", "torchgauge.manifest"}, {"build_id", build}, {"platform_id", platform},
+            {"collector", {{"version", "0.1.0"}, {"git_sha", "fixture"}}},
+            {"libtorch", {{"version", "2.11.0"}, {"cuda_runtime", gpu ? json("13.0") : json(nullptr)},
+                          {"cudnn", gpu ? json("9.10") : json(nullptr)}, {"cuda_available", gpu}}},
+            {"cpu", {{"model", "Synthetic CPU @ 2.0GHz"}, {"logical_cores", 2}, {"torch_threads", 2}}},
+            {"host", {{"hostname", "fixture-host"}, {"os", "Linux"}, {"kernel", "6.1"}}},
+            {"started_at", start}, {"finished_at", end}, {"interrupted", false},
+            {"suite", {{"name", "fixture"}}}};
+  if (gpu) {
+    m["device"] = {{"vendor", "NVIDIA"}, {"name", "NVIDIA A100-SXM4-40GB"}, {"compute_capability", "8.0"},
+                   {"multiprocessor_count", 108}, {"memory_bytes", 42505273344LL}, {"driver", "580.00"}};
+  } else {
+    m["device"] = {{"vendor", "CPU"}, {"name", "Synthetic CPU"}};
+  }
+  return m;
+}
+
+}  // namespace
+
+std::string FixtureBuildId(const FixtureSpec& spec, int index) {
+  std::string d = Date(spec.first_day + index, 2);
+  return "2.11.0-" + d.substr(0, 4) + d.substr(5, 2) + d.substr(8, 2);
+}
+
+size_t GenerateFixtureTree(const fs::path& root, const FixtureSpec& spec) {
+  if (spec.configs < 1 || spec.configs > 8) throw std::invalid_argument("configs must be 1..8");
+  const auto pool = OpPool();
+  size_t files = 0;
+  struct Platform {
+    std::string id;
+    bool gpu;
+  };
+  std::vector<Platform> platforms = {{"nvidia-a100-40gb-cu130", true}};
+  if (spec.cpu_platform) platforms.push_back({"cpu-x86_64-2c", false});
+  for (int b = 0; b < spec.builds; ++b) {
+    const std::string build = FixtureBuildId(spec, b);
+    for (size_t pi = 0; pi < platforms.size(); ++pi) {
+      const auto& plat = platforms[pi];
+      fs::path dir = core::PlatformDir(root, build, plat.id);
+      fs::create_directories(core::RunsDir(dir));
+      const std::string start = Date(spec.first_day + b, 2 + static_cast<int>(pi));
+      WriteText(core::ManifestPath(dir), Manifest(build, plat.id, plat.gpu, start, Date(spec.first_day + b, 3 + static_cast<int>(pi))).dump(2) + "\n");
+      for (int m = 0; m < spec.models; ++m) {
+        const int nnames = static_cast<int>(std::size(kModelNames));
+        std::string id = m < nnames ? kModelNames[m] : "model_" + std::to_string(m);
+        const int dom = m % 6;
+        // Per-model constants (stable across builds) and per-build drift.
+        Rng mr{Mix(spec.seed, static_cast<uint64_t>(m))};
+        const double base_ms = 2.0 + 200.0 * mr.Uniform();
+        const double active = std::clamp(kCentres[dom][0] + 0.25 * (mr.Uniform() - 0.5), 0.02, 0.97);
+        const double movement = std::clamp(kCentres[dom][1] * (0.5 + mr.Uniform()), 0.0, 0.2);
+        std::vector<std::string> ops;
+        for (int k = 0; k < spec.ops_per_model; ++k) ops.push_back(pool[(mr.Next() % pool.size())]);
+        std::sort(ops.begin(), ops.end());
+        ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+        for (int c = 0; c < spec.configs; ++c) {
+          const Config& cfg = kConfigs[c];
+          Rng rr{Mix(Mix(spec.seed, static_cast<uint64_t>(m * 16 + c)), static_cast<uint64_t>(b * 4 + pi))};
+          core::RunResult r;
+          r.build_id = build;
+          r.platform_id = plat.id;
+          r.model = {id, id, kDomainsCycle[dom], dom == 0 ? "image classification" : "synthetic task",
+                     "fixture generator"};
+          r.mode = cfg.mode;
+          r.backend = cfg.backend;
+          r.precision = cfg.precision;
+          r.batch_size = std::string(cfg.mode) == "train" ? 32 : 64;
+          r.device = plat.gpu ? "cuda:0" : "cpu";
+          r.started_at = start;
+          r.duration_s = 5.0 + rr.Uniform();
+          r.settings = core::RunSettings{};
+          uint64_t fail = Mix(static_cast<uint64_t>(m * 31 + c), static_cast<uint64_t>(b + 7 * pi)) % 53;
+          if (fail == 0) {
+            r.status = "oom";
+            r.reason = "CUDA out of memory. Tried to allocate 2.00 GiB";
+          } else if (fail == 1 && std::string(cfg.backend) == "cudagraph") {
+            r.status = "unsupported";
+            r.reason = "model has data-dependent control flow";
+          } else {
+            double scale = (plat.gpu ? 1.0 : 40.0) * (std::string(cfg.mode) == "train" ? 3.0 : 1.0) *
+                           (std::string(cfg.backend) == "cudagraph" ? 0.8 : 1.0) *
+                           (std::string(cfg.precision) == "fp32" ? 1.0 : 0.7) * (1.0 + 0.01 * std::sin(b * 0.3 + m));
+            std::vector<double> samples;
+            for (int s = 0; s < spec.samples; ++s) {
+              samples.push_back(std::round(base_ms * scale * (1.0 + 0.03 * (rr.Uniform() - 0.5)) * 1e4) / 1e4);
+            }
+            auto sm = core::Summarize(samples);
+            core::Timing t;
+            t.samples_ms = samples;
+            t.median_ms = sm.median;
+            t.min_ms = sm.min;
+            t.max_ms = sm.max;
+            t.mean_ms = sm.mean;
+            t.stdev_ms = sm.stdev;
+            t.iqr_ms = sm.iqr;
+            t.cov = sm.cov;
+            t.warmup_iterations = 3;
+            t.repetitions = spec.samples;
+            t.clock = plat.gpu ? "cuda_event" : "steady_clock";
+            t.samples_per_step = r.batch_size;
+            t.throughput_per_s = r.batch_size * 1000.0 / sm.median;
+            r.timing = t;
+            core::Memory mem;
+            mem.cpu_peak_rss_bytes = static_cast<int64_t>(5e8 + 1e9 * mr.Uniform());
+            if (plat.gpu) mem.gpu_peak_allocated_bytes = static_cast<int64_t>(1e9 + 8e9 * rr.Uniform());
+            r.memory = mem;
+            core::Flops f;
+            f.analytic_flops_per_iter = base_ms * 1e9;
+            f.achieved_tflops_analytic = *f.analytic_flops_per_iter / (sm.median * 1e-3) / 1e12;
+            r.flops = f;
+            r.operators = ops;
+            if (plat.gpu) {
+              core::GpuBreakdown g;
+              g.iterations = 5;
+              g.wall_ms = sm.median;
+              double a = std::clamp(active + 0.02 * (rr.Uniform() - 0.5), 0.0, 1.0);
+              double mv = std::clamp(movement, 0.0, 1.0 - a);
+              g.active_fraction = a;
+              g.data_movement_fraction = mv;
+              g.idle_fraction = std::max(0.0, 1.0 - a - mv);
+              g.active_ms = a * sm.median;
+              g.data_movement_ms = mv * sm.median;
+              g.idle_ms = g.idle_fraction * sm.median;
+              g.kernel_count = 100 + (mr.Next() % 900);
+              g.mean_kernel_us = g.active_ms * 1000.0 / g.kernel_count;
+              g.top_kernels = {{"ampere_sgemm_128x64_tn", g.active_ms * 0.4, 12},
+                               {"void at::native::vectorized_elementwise_kernel<4>", g.active_ms * 0.2, 40}};
+              r.gpu_breakdown = g;
+            }
+          }
+          fs::path file = core::RunPath(dir, {r.model.id, r.mode, r.backend, r.precision});
+          WriteText(file, core::ToJson(r).dump(1) + "\n");
+          ++files;
+        }
+      }
+    }
+  }
+  return files;
+}
+
+}  // namespace torchgauge::reporter

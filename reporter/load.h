@@ -1,0 +1,92 @@
+// Stage 1 of the pipeline: load and validate a results tree
+// (results/<build-id>/<platform-id>/{manifest.json, runs/*.json}).
+// Parsing goes through core::RunResultFromJson; on top of it the loader checks
+// the layout contract (ids safe and matching their directories, file names
+// matching the run key) and the value ranges of the schema that the parser
+// does not enforce. A bad file becomes a Problem naming file and field; it is
+// skipped (the build page reports it missing) or, with strict, fails the load.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "core/result.h"
+
+namespace torchgauge::reporter {
+
+struct Problem {
+  std::string file;   // path as given on the command line, joined with the tree path
+  std::string field;  // dotted field path; empty for whole-file problems
+  std::string message;
+  std::string ToString() const;
+  bool operator<(const Problem& o) const;
+};
+
+// The manifest fields the reporter shows.
+struct Manifest {
+  std::string build_id, platform_id, started_at, finished_at;
+  std::string collector_version, git_sha, libtorch_version, cuda_runtime, hip_runtime;
+  std::string vendor, device_name, driver, cpu_model, hostname, os, suite;
+  int logical_cores = 0;
+  bool interrupted = false;
+  bool present = false;  // false when manifest.json was missing or unreadable
+};
+// Parses and checks a manifest; throws core::FileError naming file and field.
+Manifest ManifestFromJson(const nlohmann::json& j, const std::filesystem::path& file);
+
+struct PlatformResults {
+  Manifest manifest;
+  std::vector<core::RunResult> runs;  // sorted by (model, mode, backend, precision, batch)
+  std::vector<Problem> problems;      // each one a result the build page reports missing
+};
+
+struct BuildResults {
+  std::string id;
+  std::string started_at;                  // earliest manifest started_at ("" if none)
+  std::vector<PlatformResults> platforms;  // sorted by platform id
+  std::vector<Problem> problems;           // all problems of this build, sorted
+};
+
+struct LoadOptions {
+  bool strict = false;
+  std::set<std::string> only_builds;  // empty: every build
+  int threads = 0;                    // 0: hardware concurrency
+};
+
+struct LoadedResults {
+  std::vector<BuildResults> builds;  // oldest first: by started_at, then id
+  std::vector<Problem> problems;     // tree-level problems (unsafe directory names, ...)
+  size_t ProblemCount() const;
+};
+
+class StrictError : public std::runtime_error {
+ public:
+  explicit StrictError(std::vector<Problem> problems);
+  const std::vector<Problem>& problems() const { return problems_; }
+ private:
+  std::vector<Problem> problems_;
+};
+
+// Build ids found under `root` (safe ids only), unordered.
+std::vector<std::string> ListBuildIds(const std::filesystem::path& root, std::vector<Problem>* problems);
+
+// Loads the tree. With options.strict, throws StrictError listing every
+// problem; otherwise problems are recorded and the bad files skipped.
+// Throws std::runtime_error only when `root` is not a readable directory.
+LoadedResults LoadResults(const std::filesystem::path& root, const LoadOptions& options);
+
+// Orders builds oldest first by (started_at, id).
+bool BuildBefore(const std::string& started_a, const std::string& id_a, const std::string& started_b,
+                 const std::string& id_b);
+
+// Loads one run result file with every check; throws core::FileError.
+core::RunResult LoadRunFile(const std::filesystem::path& file, const std::string& build_id,
+                            const std::string& platform_id);
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,930 @@
+#include "reporter/site.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <kainjow/mustache.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/json_io.h"
+#include "core/layout.h"
+#include "reporter/charts.h"
+#include "reporter/escape.h"
+#include "reporter/markdown.h"
+#include "reporter/paper_data.h"
+#include "reporter/site_paths.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+namespace mu = kainjow::mustache;
+
+namespace torchgauge::reporter {
+
+// ---------------------------------------------------------------- defaults
+
+namespace {
+fs::path ExeDir() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : p.parent_path();
+}
+fs::path Installed(const char* sub, const char* source_default) {
+  fs::path inst = ExeDir() / ".." / "share" / "torchgauge" / sub;
+  std::error_code ec;
+  if (fs::exists(inst, ec)) return inst.lexically_normal();
+  return source_default;
+}
+}  // namespace
+
+std::string DefaultPython() {
+  if (const char* e = std::getenv("TORCHGAUGE_PYTHON"); e && *e) return e;
+  std::string baked = TORCHGAUGE_REPORTER_PYTHON;
+  return baked.empty() ? "python3" : baked;
+}
+fs::path DefaultTemplatesDir() {
+  if (const char* e = std::getenv("TORCHGAUGE_TEMPLATES"); e && *e) return e;
+  return Installed("templates", TORCHGAUGE_REPORTER_TEMPLATES);
+}
+fs::path DefaultStaticDir() { return Installed("site", TORCHGAUGE_REPORTER_STATIC); }
+fs::path DefaultHelper() { return Installed("vl_render.py", TORCHGAUGE_REPORTER_HELPER); }
+
+namespace {
+
+// ---------------------------------------------------------------- formatting
+
+std::string Num(double v, const char* fmt) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+// Milliseconds with about four significant digits, never in exponent form.
+std::string Ms(double v) {
+  double a = std::fabs(v);
+  return Num(v, a >= 1000 ? "%.0f" : a >= 100 ? "%.1f" : a >= 10 ? "%.2f" : "%.3f");
+}
+std::string Pct(double fraction) { return Num(fraction * 100, "%.1f"); }
+std::string MiB(const std::optional<int64_t>& b) {
+  return b ? Num(static_cast<double>(*b) / (1024.0 * 1024.0), "%.1f") : "—";
+}
+std::string OptMs(const std::optional<double>& v) { return v ? Ms(*v) : "—"; }
+std::string Dash() { return "—"; }
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw std::runtime_error(p.string() + ": cannot read");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string DumpJson(const json& j, int indent = -1) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+// ---------------------------------------------------------------- writer
+
+class Writer {
+ public:
+  Writer(fs::path root, SiteReport* report) : root_(std::move(root)), report_(report) {}
+
+  // Writes only when the bytes differ, so untouched outputs keep their mtime.
+  void Write(const std::string& rel, const std::string& contents) {
+    fs::path path = root_ / rel;
+    report_->bytes += contents.size();
+    std::error_code ec;
+    auto size = fs::file_size(path, ec);
+    if (!ec && size == contents.size()) {
+      std::ifstream in(path, std::ios::binary);
+      std::string old(contents.size(), '\0');
+      if (in.read(old.data(), static_cast<std::streamsize>(old.size())) && old == contents) {
+        report_->files_unchanged++;
+        return;
+      }
+    }
+    fs::path dir = path.parent_path();
+    if (!created_.count(dir.string())) {
+      fs::create_directories(dir);
+      created_.insert(dir.string());
+    }
+    // Temp file and rename, as core::WriteFileAtomic, without its fsync: a
+    // site is re-renderable, and thousands of fsyncs would dominate the time.
+    fs::path tmp = dir / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()));
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+      if (!out) throw std::runtime_error(tmp.string() + ": write failed");
+    }
+    fs::rename(tmp, path);
+    report_->files_written++;
+  }
+  fs::path Abs(const std::string& rel) const { return root_ / rel; }
+
+ private:
+  fs::path root_;
+  SiteReport* report_;
+  std::set<std::string> created_;
+};
+
+// ---------------------------------------------------------------- templates
+
+struct Templates {
+  std::string layout, index, build, model, chart;
+  static Templates Load(const fs::path& dir) {
+    Templates t;
+    t.layout = ReadText(dir / "layout.html.mustache");
+    t.index = ReadText(dir / "index.md.mustache");
+    t.build = ReadText(dir / "build.md.mustache");
+    t.model = ReadText(dir / "model.md.mustache");
+    t.chart = ReadText(dir / "chart.mustache");
+    return t;
+  }
+};
+
+class Renderer {
+ public:
+  explicit Renderer(const Templates& t)
+      : chart_partial_(t.chart), layout_(t.layout), index_(t.index), build_(t.build), model_(t.model) {
+    for (auto* m : {&index_, &build_, &model_}) {
+      m->set_custom_escape([](const std::string& s) { return MarkdownEscape(s); });
+    }
+    layout_.set_custom_escape([](const std::string& s) { return HtmlEscape(s); });
+    for (auto* m : {&layout_, &index_, &build_, &model_}) {
+      if (!m->is_valid()) throw std::runtime_error("template error: " + m->error_message());
+    }
+  }
+
+  // Renders one page as Markdown and, from the same template, as HTML.
+  void Page(Writer& w, mu::mustache& tmpl, mu::data data, const Target& md, const Target& html,
+            const std::string& title, std::string* md_out = nullptr) {
+    std::string partial = chart_partial_;
+    data.set("chart", mu::data(mu::partial([partial] { return partial; })));
+    data.set("html", false);
+    std::string markdown = tmpl.render(data);
+    if (!tmpl.is_valid()) throw std::runtime_error("template error: " + tmpl.error_message());
+    w.Write(SitePath(md), markdown);
+    if (md_out) *md_out = markdown;
+    data.set("html", true);
+    std::string body = MarkdownToHtml(tmpl.render(data));
+    mu::data page;
+    page.set("title", title);
+    page.set("body", body);
+    page.set("css", Href(html, {Kind::kAsset, "", "torchgauge.css", ""}));
+    page.set("bundle", Href(html, {Kind::kAsset, "", "vega-bundle.js", ""}));
+    page.set("js", Href(html, {Kind::kAsset, "", "torchgauge.js", ""}));
+    page.set("home", Href(html, {Kind::kIndexPage, "", "", "html"}));
+    page.set("markdown", Href(html, md));
+    w.Write(SitePath(html), layout_.render(page));
+  }
+  mu::mustache& index() { return index_; }
+  mu::mustache& build() { return build_; }
+  mu::mustache& model() { return model_; }
+  // Renders the build template once more as Markdown with another link base.
+  std::string Markdown(mu::mustache& tmpl, mu::data data) {
+    std::string partial = chart_partial_;
+    data.set("chart", mu::data(mu::partial([partial] { return partial; })));
+    data.set("html", false);
+    return tmpl.render(data);
+  }
+
+ private:
+  std::string chart_partial_;
+  mu::mustache layout_, index_, build_, model_;
+};
+
+// ---------------------------------------------------------------- charts
+
+struct FigureJob {
+  fs::path spec, svg;
+};
+
+class Charts {
+ public:
+  Charts(Writer& w, SiteReport* report) : w_(w), report_(report) {}
+  // Writes the spec file, queues its SVG, and returns the template data that
+  // places the chart on `page` (embedded for HTML, an SVG image for Markdown).
+  mu::data Place(const Target& page, const Target& figure, const json& spec, const std::string& title,
+                 const std::string& link_base = "") {
+    Target vl = figure, svg = figure;
+    vl.ext = "vl.json";
+    svg.ext = "svg";
+    std::string text = DumpJson(spec);
+    if (seen_.insert(SitePath(vl)).second) {
+      w_.Write(SitePath(vl), text + "\n");
+      jobs_.push_back({w_.Abs(SitePath(vl)), w_.Abs(SitePath(svg))});
+      report_->figures++;
+    }
+    std::string id = "spec-" + figure.name;
+    mu::data d;
+    d.set("title", title);
+    d.set("svg", link_base + Href(page, svg));
+    d.set("spec", link_base + Href(page, vl));
+    // Built here, not in the template: the JSON must be escaped for <script>.
+    d.set("embed_html", "<figure class=\"chart\"><div class=\"vega-chart\" data-spec=\"" + HtmlEscape(id) +
+                            "\" role=\"img\" aria-label=\"" + HtmlEscape(title) + "\"></div><script type=\"application/json\" id=\"" +
+                            HtmlEscape(id) + "\">" + JsonForScript(text) + "</script><figcaption>" + HtmlEscape(title) +
+                            " · <a href=\"" + HtmlEscape(Href(page, vl)) + "\">Vega-Lite spec</a> · <a href=\"" +
+                            HtmlEscape(Href(page, svg)) + "\">SVG</a></figcaption></figure>");
+    return d;
+  }
+  const std::vector<FigureJob>& jobs() const { return jobs_; }
+
+ private:
+  Writer& w_;
+  SiteReport* report_;
+  std::vector<FigureJob> jobs_;
+  std::set<std::string> seen_;
+};
+
+// ---------------------------------------------------------------- page data
+
+mu::data List() { return mu::data(mu::data::type::list); }
+
+std::string DomainLabel(const std::string& domain, const PaperTable2& paper) {
+  const PaperRow* p = paper.Find(domain);
+  return p ? p->label : domain;
+}
+
+std::string StatusText(const std::map<std::string, int>& counts) {
+  std::string out;
+  for (const char* s : core::kStatuses) {
+    auto it = counts.find(s);
+    if (it == counts.end()) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(it->second) + " " + s;
+  }
+  return out.empty() ? "no runs" : out;
+}
+
+mu::data Table2Rows(const std::vector<DomainBreakdown>& rows, bool train, const PaperTable2& paper) {
+  mu::data list = List();
+  for (const auto& d : rows) {
+    if (d.models == 0 && !d.paper) continue;
+    mu::data r;
+    r.set("domain", DomainLabel(d.domain, paper));
+    r.set("models", std::to_string(d.models));
+    r.set("active", d.models ? Pct(d.active) : Dash());
+    r.set("movement", d.models ? Pct(d.movement) : Dash());
+    r.set("idle", d.models ? Pct(d.idle) : Dash());
+    if (d.paper) {
+      r.set("paper_active", Num(train ? d.paper->train_active : d.paper->eval_active, "%.1f"));
+      r.set("paper_movement", Num(train ? d.paper->train_movement : d.paper->eval_movement, "%.1f"));
+      r.set("paper_idle", Num(train ? d.paper->train_idle : d.paper->eval_idle, "%.1f"));
+    } else {
+      r.set("paper_active", Dash());
+      r.set("paper_movement", Dash());
+      r.set("paper_idle", Dash());
+    }
+    list.push_back(r);
+  }
+  return list;
+}
+
+std::optional<double> Tflops(const core::RunResult& r) {
+  if (!r.flops) return std::nullopt;
+  return r.flops->achieved_tflops_profiler ? r.flops->achieved_tflops_profiler : r.flops->achieved_tflops_analytic;
+}
+
+mu::data RunRow(const core::RunResult& r, const std::string& model_href) {
+  mu::data d;
+  d.set("model", r.model.id);
+  d.set("model_href", model_href);
+  d.set("domain", r.model.domain);
+  d.set("mode", r.mode);
+  d.set("backend", r.backend);
+  d.set("precision", r.precision);
+  d.set("config", ConfigLabel(r));
+  d.set("batch", std::to_string(r.batch_size));
+  const bool timed = r.timing.has_value();
+  d.set("median", timed ? Ms(r.timing->median_ms) : Dash());
+  d.set("min", timed ? Ms(r.timing->min_ms) : Dash());
+  d.set("max", timed ? Ms(r.timing->max_ms) : Dash());
+  d.set("throughput", timed && r.timing->throughput_per_s ? Num(*r.timing->throughput_per_s, "%.1f") : Dash());
+  d.set("cov", timed ? Pct(r.timing->cov) : Dash());
+  d.set("cpu_mib", r.memory ? MiB(r.memory->cpu_peak_rss_bytes) : Dash());
+  d.set("gpu_mib", r.memory ? MiB(r.memory->gpu_peak_allocated_bytes) : Dash());
+  auto tf = Tflops(r);
+  d.set("tflops", tf ? Num(*tf, "%.2f") : Dash());
+  double flops = 0;
+  if (r.flops) flops = r.flops->profiler_flops_per_iter.value_or(r.flops->analytic_flops_per_iter.value_or(0));
+  d.set("gflops", flops > 0 ? Num(flops / 1e9, "%.2f") : Dash());
+  d.set("kernels", r.gpu_breakdown ? Num(r.gpu_breakdown->kernel_count, "%.0f") : Dash());
+  d.set("status", r.status);
+  d.set("reason", r.reason.value_or(r.signal ? "signal " + std::to_string(*r.signal) : ""));
+  return d;
+}
+
+// Paths are shown relative to the results root, so pages do not depend on
+// where the results were when the site was rendered.
+mu::data Problems(const std::vector<Problem>& problems, const fs::path& root) {
+  mu::data list = List();
+  const std::string prefix = root.string() + (root.string().ends_with("/") ? "" : "/");
+  for (const auto& p : problems) {
+    mu::data d;
+    d.set("file", p.file.starts_with(prefix) ? p.file.substr(prefix.size()) : p.file);
+    d.set("field", p.field.empty() ? Dash() : p.field);
+    d.set("message", p.message);
+    list.push_back(d);
+  }
+  return list;
+}
+
+// Summaries of every build, oldest first, as the index and the trends read them.
+struct History {
+  std::vector<BuildSummary> builds;
+};
+
+// ---------------------------------------------------------------- build pages
+
+class SiteBuilder {
+ public:
+  SiteBuilder(const SiteOptions& o, Writer& w, Renderer& r, Charts& c, const PaperTable2& paper)
+      : o_(o), w_(w), r_(r), c_(c), paper_(paper) {}
+
+  void WriteBuild(const BuildView& v, const BuildResults& results, const History& history);
+  void WriteIndex(const History& history);
+
+ private:
+  mu::data BuildData(const BuildView& v, const Target& page, const std::string& base);
+  void WriteModel(const BuildView& v, const std::string& model, const History& history);
+  void WriteTables(const BuildView& v);
+
+  const SiteOptions& o_;
+  Writer& w_;
+  Renderer& r_;
+  Charts& c_;
+  const PaperTable2& paper_;
+};
+
+mu::data SiteBuilder::BuildData(const BuildView& v, const Target& page, const std::string& base) {
+  mu::data d;
+  d.set("build_id", v.id);
+  d.set("started_at", v.started_at.empty() ? Dash() : v.started_at);
+  d.set("home", base.empty() ? Href(page, {Kind::kIndexPage, "", "", page.ext}) : base + "../../index.html");
+  d.set("summary_md", base + "summary.md");
+  d.set("citation", paper_.citation);
+  size_t problem_count = v.problems.size();
+  d.set("has_problems", problem_count > 0);
+  d.set("problem_count", std::to_string(problem_count));
+  d.set("problems", Problems(v.problems, o_.results));
+  mu::data platforms = List();
+  for (const auto& p : v.platforms) {
+    const Manifest& m = *p.manifest;
+    mu::data pd;
+    pd.set("id", p.id);
+    pd.set("manifest_present", m.present);
+    pd.set("device", m.device_name.empty() ? Dash()
+                     : m.device_name.starts_with(m.vendor) ? m.device_name : m.vendor + " " + m.device_name);
+    pd.set("libtorch", m.libtorch_version.empty() ? Dash() : m.libtorch_version);
+    std::string runtime = !m.cuda_runtime.empty() ? "CUDA " + m.cuda_runtime : !m.hip_runtime.empty() ? "HIP " + m.hip_runtime : Dash();
+    pd.set("runtime", runtime);
+    pd.set("cpu", m.cpu_model.empty() ? Dash() : m.cpu_model + " (" + std::to_string(m.logical_cores) + " logical cores)");
+    pd.set("host", m.hostname.empty() ? Dash() : m.hostname + ", " + m.os);
+    pd.set("suite", m.suite.empty() ? Dash() : m.suite);
+    pd.set("collector", m.collector_version.empty() ? Dash() : m.collector_version + " (" + m.git_sha + ")");
+    pd.set("window", m.started_at.empty() ? Dash() : m.started_at + " – " + (m.finished_at.empty() ? "?" : m.finished_at));
+    pd.set("interrupted", m.interrupted);
+    pd.set("status_text", StatusText(p.status_counts));
+    pd.set("geomean_train", OptMs(p.geomean_train_ms));
+    pd.set("geomean_eval", OptMs(p.geomean_eval_ms));
+    pd.set("geomean_train_n", std::to_string(p.geomean_train_n));
+    pd.set("geomean_eval_n", std::to_string(p.geomean_eval_n));
+    pd.set("has_breakdown", p.has_gpu_breakdown);
+    if (p.has_gpu_breakdown) {
+      Target f1{Kind::kFigure, v.id, "fig1-train." + p.id, ""};
+      Target f2{Kind::kFigure, v.id, "fig2-eval." + p.id, ""};
+      if (!p.figure1_train.empty()) {
+        pd.set("fig1", c_.Place(page, f1, BreakdownChart(p.figure1_train, "Figure 1 (train): GPU time breakdown, " + p.id),
+                                "Figure 1: training step time breakdown on " + p.id, base));
+      }
+      if (!p.figure2_eval.empty()) {
+        pd.set("fig2", c_.Place(page, f2, BreakdownChart(p.figure2_eval, "Figure 2 (eval): GPU time breakdown, " + p.id),
+                                "Figure 2: inference step time breakdown on " + p.id, base));
+      }
+      pd.set("table2_train", Table2Rows(p.table2_train, true, paper_));
+      pd.set("table2_eval", Table2Rows(p.table2_eval, false, paper_));
+    }
+    if (!p.backend_ratios.empty()) {
+      Target fr{Kind::kFigure, v.id, "backend-ratio." + p.id, ""};
+      mu::data ratios;
+      ratios.set("chart_data", c_.Place(page, fr, RatioChart(p.backend_ratios, "Backend time relative to eager, " + p.id),
+                                        "Backend time relative to eager on " + p.id, base));
+      mu::data rows = List();
+      for (const auto& br : p.backend_ratios) {
+        mu::data rr;
+        rr.set("model", br.model);
+        rr.set("mode", br.mode);
+        rr.set("precision", br.precision);
+        rr.set("backend", br.backend);
+        rr.set("eager", Ms(br.eager_ms));
+        rr.set("other", Ms(br.backend_ms));
+        rr.set("ratio", Num(br.ratio, "%.3f"));
+        rows.push_back(rr);
+      }
+      ratios.set("rows", rows);
+      pd.set("backend_ratios", ratios);
+    }
+    mu::data runs = List();
+    for (const auto* r : p.runs) {
+      std::string href = base + Href(page, {Kind::kModelPage, v.id, r->model.id, page.ext});
+      runs.push_back(RunRow(*r, href));
+    }
+    pd.set("runs", runs);
+    mu::data failures = List();
+    for (const auto* r : p.failures) failures.push_back(RunRow(*r, ""));
+    pd.set("has_failures", !p.failures.empty());
+    pd.set("failures", failures);
+    mu::data coverage = List();
+    for (const auto& c : p.coverage) {
+      mu::data cd;
+      cd.set("domain", c.domain == "all" ? std::string("All domains (union)") : DomainLabel(c.domain, paper_));
+      cd.set("models", std::to_string(c.models));
+      cd.set("ops", std::to_string(c.distinct_ops));
+      coverage.push_back(cd);
+    }
+    pd.set("coverage", coverage);
+    pd.set("has_coverage", !p.coverage.empty());
+    mu::data tables = List();
+    for (std::string name : {"runs", "table2", "coverage"}) {
+      if (name == "table2" && !p.has_gpu_breakdown) continue;
+      mu::data t;
+      t.set("name", name);
+      t.set("csv", base + Href(page, {Kind::kTable, v.id, name + "." + p.id, "csv"}));
+      t.set("tex", base + Href(page, {Kind::kTable, v.id, name + "." + p.id, "tex"}));
+      tables.push_back(t);
+    }
+    pd.set("tables", tables);
+    platforms.push_back(pd);
+  }
+  d.set("platforms", platforms);
+  if (!v.vendor_ratios.empty()) {
+    mu::data vr = List();
+    for (const auto& r : v.vendor_ratios) {
+      mu::data x;
+      x.set("model", r.model);
+      x.set("mode", r.mode);
+      x.set("nvidia", r.nvidia_platform);
+      x.set("amd", r.amd_platform);
+      x.set("ratio", Num(r.ratio, "%.3f"));
+      vr.push_back(x);
+    }
+    d.set("vendor_ratios", vr);
+  }
+  d.set("has_vendor_ratios", !v.vendor_ratios.empty());
+  if (o_.regressions) {
+    if (auto reg = o_.regressions(v)) {
+      mu::data rd;
+      rd.set("baseline", reg->value("baseline", std::string()));
+      rd.set("summary", reg->value("summary", std::string()));
+      mu::data rows = List();
+      if (reg->contains("rows") && reg->at("rows").is_array()) {
+        for (const auto& row : reg->at("rows")) {
+          mu::data x;
+          for (const char* k : {"platform", "model", "config", "baseline_ms", "current_ms", "ratio", "verdict"}) {
+            const json& val = row.contains(k) ? row.at(k) : json();
+            x.set(k, val.is_string() ? val.get<std::string>() : val.is_number() ? Num(val.get<double>(), "%.4g") : Dash());
+          }
+          rows.push_back(x);
+        }
+      }
+      rd.set("rows", rows);
+      d.set("regressions", rd);
+    }
+  }
+  mu::data models = List();
+  for (const auto& m : v.models) {
+    mu::data md;
+    md.set("id", m);
+    md.set("href", base + Href(page, {Kind::kModelPage, v.id, m, page.ext}));
+    models.push_back(md);
+  }
+  d.set("models", models);
+  d.set("runs_json", base + Href(page, {Kind::kData, v.id, "runs", ""}));
+  return d;
+}
+
+void SiteBuilder::WriteTables(const BuildView& v) {
+  for (const auto& p : v.platforms) {
+    std::string csv = "model,domain,mode,backend,precision,batch_size,median_ms,throughput_per_s,cov,cpu_peak_mib,gpu_peak_mib,tflops,status,reason\n";
+    std::string tex = "% " + TexEscape("Per-run results, build " + v.id + ", platform " + p.id) +
+                      "\n\\begin{tabular}{llllrrrrl}\n\\hline\nModel & Mode & Backend & Precision & Batch & Median (ms) & CoV (\\%) & TFLOP/s & Status \\\\\n\\hline\n";
+    for (const auto* r : p.runs) {
+      mu::data unused;
+      auto tf = Tflops(*r);
+      const bool t = r->timing.has_value();
+      csv += CsvField(r->model.id) + "," + CsvField(r->model.domain) + "," + r->mode + "," + r->backend + "," + r->precision +
+             "," + std::to_string(r->batch_size) + "," + (t ? Num(r->timing->median_ms, "%.6g") : "") + "," +
+             (t && r->timing->throughput_per_s ? Num(*r->timing->throughput_per_s, "%.6g") : "") + "," +
+             (t ? Num(r->timing->cov, "%.6g") : "") + "," +
+             (r->memory && r->memory->cpu_peak_rss_bytes ? MiB(r->memory->cpu_peak_rss_bytes) : "") + "," +
+             (r->memory && r->memory->gpu_peak_allocated_bytes ? MiB(r->memory->gpu_peak_allocated_bytes) : "") + "," +
+             (tf ? Num(*tf, "%.4g") : "") + "," + r->status + "," + CsvField(r->reason.value_or("")) + "\n";
+      tex += TexEscape(r->model.id) + " & " + r->mode + " & " + r->backend + " & " + r->precision + " & " +
+             std::to_string(r->batch_size) + " & " + (t ? Ms(r->timing->median_ms) : "--") + " & " +
+             (t ? Pct(r->timing->cov) : "--") + " & " + (tf ? Num(*tf, "%.2f") : "--") + " & " + r->status + " \\\\\n";
+    }
+    tex += "\\hline\n\\end{tabular}\n";
+    w_.Write(SitePath({Kind::kTable, v.id, "runs." + p.id, "csv"}), csv);
+    w_.Write(SitePath({Kind::kTable, v.id, "runs." + p.id, "tex"}), tex);
+
+    if (p.has_gpu_breakdown) {
+      std::string c2 = "mode,domain,models,gpu_active_pct,data_movement_pct,gpu_idle_pct,paper_gpu_active_pct,paper_data_movement_pct,paper_gpu_idle_pct\n";
+      std::string t2 = "% " + TexEscape("Table 2 reproduction, build " + v.id + ", platform " + p.id + "; paper: " + paper_.citation) +
+                       "\n\\begin{tabular}{lrrrrrrrrrrrr}\n\\hline\n & \\multicolumn{6}{c}{Train} & \\multicolumn{6}{c}{Inference} \\\\\n"
+                       "Domain & Active & (A100) & Movement & (A100) & Idle & (A100) & Active & (A100) & Movement & (A100) & Idle & (A100) \\\\\n\\hline\n";
+      auto cell = [](bool has, double v) { return has ? Pct(v) : std::string("--"); };
+      auto pcell = [](const PaperRow* r, double PaperRow::*f) { return r ? Num(r->*f, "%.1f") : std::string("--"); };
+      for (size_t i = 0; i < p.table2_train.size(); ++i) {
+        const auto& tr = p.table2_train[i];
+        const auto& ev = p.table2_eval[i];
+        if (tr.models == 0 && ev.models == 0 && !tr.paper) continue;
+        for (const auto* d : {&tr, &ev}) {
+          bool train = d == &tr;
+          c2 += std::string(train ? "train" : "eval") + "," + d->domain + "," + std::to_string(d->models) + "," +
+                (d->models ? Pct(d->active) + "," + Pct(d->movement) + "," + Pct(d->idle) : ",,") + "," +
+                (d->paper ? Num(train ? d->paper->train_active : d->paper->eval_active, "%.1f") + "," +
+                                Num(train ? d->paper->train_movement : d->paper->eval_movement, "%.1f") + "," +
+                                Num(train ? d->paper->train_idle : d->paper->eval_idle, "%.1f")
+                          : ",,") + "\n";
+        }
+        t2 += TexEscape(DomainLabel(tr.domain, paper_)) + " & " + cell(tr.models, tr.active) + " & " +
+              pcell(tr.paper, &PaperRow::train_active) + " & " + cell(tr.models, tr.movement) + " & " +
+              pcell(tr.paper, &PaperRow::train_movement) + " & " + cell(tr.models, tr.idle) + " & " +
+              pcell(tr.paper, &PaperRow::train_idle) + " & " + cell(ev.models, ev.active) + " & " +
+              pcell(ev.paper, &PaperRow::eval_active) + " & " + cell(ev.models, ev.movement) + " & " +
+              pcell(ev.paper, &PaperRow::eval_movement) + " & " + cell(ev.models, ev.idle) + " & " +
+              pcell(ev.paper, &PaperRow::eval_idle) + " \\\\\n";
+      }
+      t2 += "\\hline\n\\end{tabular}\n";
+      w_.Write(SitePath({Kind::kTable, v.id, "table2." + p.id, "csv"}), c2);
+      w_.Write(SitePath({Kind::kTable, v.id, "table2." + p.id, "tex"}), t2);
+    }
+    std::string c3 = "domain,models,distinct_aten_ops\n";
+    std::string t3 = "\\begin{tabular}{lrr}\n\\hline\nDomain & Models & Distinct ATen ops \\\\\n\\hline\n";
+    for (const auto& c : p.coverage) {
+      c3 += c.domain + "," + std::to_string(c.models) + "," + std::to_string(c.distinct_ops) + "\n";
+      t3 += TexEscape(c.domain == "all" ? "All (union)" : DomainLabel(c.domain, paper_)) + " & " + std::to_string(c.models) +
+            " & " + std::to_string(c.distinct_ops) + " \\\\\n";
+    }
+    t3 += "\\hline\n\\end{tabular}\n";
+    w_.Write(SitePath({Kind::kTable, v.id, "coverage." + p.id, "csv"}), c3);
+    w_.Write(SitePath({Kind::kTable, v.id, "coverage." + p.id, "tex"}), t3);
+  }
+}
+
+void SiteBuilder::WriteModel(const BuildView& v, const std::string& model, const History& history) {
+  Target md{Kind::kModelPage, v.id, model, "md"}, html{Kind::kModelPage, v.id, model, "html"};
+  mu::data d;
+  d.set("build_id", v.id);
+  d.set("model", model);
+  d.set("build_href", Href(md, {Kind::kBuildPage, v.id, "", "md"}));
+  d.set("home", Href(md, {Kind::kIndexPage, "", "", "md"}));
+  bool identity_set = false;
+  mu::data platforms = List();
+  std::vector<SamplePoint> unused;
+  for (const auto& p : v.platforms) {
+    std::vector<const core::RunResult*> runs;
+    for (const auto* r : p.runs) {
+      if (r->model.id == model) runs.push_back(r);
+    }
+    if (runs.empty()) continue;
+    if (!identity_set) {
+      d.set("paper_name", runs[0]->model.paper_name);
+      d.set("domain", runs[0]->model.domain);
+      d.set("task", runs[0]->model.task);
+      d.set("reference", runs[0]->model.reference);
+      identity_set = true;
+    }
+    mu::data pd;
+    pd.set("id", p.id);
+    pd.set("device", p.manifest->device_name.empty() ? Dash() : p.manifest->device_name);
+    mu::data rows = List(), kernels = List();
+    std::vector<SamplePoint> samples;
+    bool has_kernels = false;
+    for (const auto* r : runs) {
+      rows.push_back(RunRow(*r, ""));
+      if (r->timing) {
+        for (double s : r->timing->samples_ms) samples.push_back({ConfigLabel(*r), s});
+      }
+      if (r->gpu_breakdown) {
+        for (const auto& k : r->gpu_breakdown->top_kernels) {
+          mu::data kd;
+          kd.set("config", ConfigLabel(*r));
+          kd.set("name", k.name);
+          kd.set("total_ms", Ms(k.total_ms));
+          kd.set("count", std::to_string(k.count));
+          kernels.push_back(kd);
+          has_kernels = true;
+        }
+      }
+    }
+    pd.set("runs", rows);
+    pd.set("kernels", kernels);
+    pd.set("has_kernels", has_kernels);
+    if (!samples.empty()) {
+      pd.set("samples", c_.Place(md, {Kind::kFigure, v.id, model + ".samples." + p.id, ""},
+                                 SamplesChart(samples, model + ": step time samples, " + p.id),
+                                 "Step time samples of " + model + " on " + p.id));
+    }
+    platforms.push_back(pd);
+  }
+  d.set("platforms", platforms);
+  // Trend: the last trend_builds builds up to and including this one.
+  std::vector<TrendPoint> points;
+  size_t end = 0;
+  for (size_t i = 0; i < history.builds.size(); ++i) {
+    if (history.builds[i].id == v.id) end = i + 1;
+  }
+  size_t begin = end > static_cast<size_t>(o_.trend_builds) ? end - o_.trend_builds : 0;
+  for (size_t i = begin; i < end; ++i) {
+    const auto& b = history.builds[i];
+    if (b.started_at.empty()) continue;
+    for (const auto& p : b.platforms) {
+      auto lo = std::lower_bound(p.medians.begin(), p.medians.end(), model,
+                                 [](const ConfigMedian& m, const std::string& id) { return m.model < id; });
+      for (auto it = lo; it != p.medians.end() && it->model == model; ++it) {
+        points.push_back({b.id, b.started_at, p.id + " " + it->config, it->median_ms});
+      }
+    }
+  }
+  if (!points.empty()) {
+    d.set("trend", c_.Place(md, {Kind::kFigure, v.id, model + ".trend", ""},
+                            TrendChart(points, model + ": median step time across builds", "Median step time (ms, log scale)"),
+                            "Median step time of " + model + " across builds"));
+  }
+  r_.Page(w_, r_.model(), d, md, html, model + " · " + v.id + " · TorchGauge");
+}
+
+void SiteBuilder::WriteBuild(const BuildView& v, const BuildResults& results, const History& history) {
+  (void)results;
+  Target md{Kind::kBuildPage, v.id, "", "md"}, html{Kind::kBuildPage, v.id, "", "html"};
+  mu::data d = BuildData(v, md, "");
+  std::string markdown;
+  r_.Page(w_, r_.build(), d, md, html, "Build " + v.id + " · TorchGauge", &markdown);
+  // summary.md: the build page for pasting into a GitHub issue, under the
+  // comment limit; with --site-url its links are absolute.
+  std::string summary = markdown;
+  std::string full = "index.md";
+  if (!o_.site_url.empty()) {
+    std::string base = o_.site_url + (o_.site_url.ends_with("/") ? "" : "/") + SitePath(md).substr(0, SitePath(md).rfind('/') + 1);
+    summary = r_.Markdown(r_.build(), BuildData(v, md, base));
+    full = base + "index.html";
+  }
+  w_.Write(SitePath({Kind::kBuildSummary, v.id, "", ""}), TruncateMarkdown(summary, kGitHubCommentLimit, full));
+  WriteTables(v);
+  for (const auto& m : v.models) WriteModel(v, m, history);
+  // The data the tables show, for scripts.
+  json runs = json::array();
+  for (const auto& p : v.platforms) {
+    for (const auto* r : p.runs) {
+      json row = {{"platform", p.id}, {"model", r->model.id}, {"domain", r->model.domain}, {"mode", r->mode},
+                  {"backend", r->backend}, {"precision", r->precision}, {"batch_size", r->batch_size},
+                  {"status", r->status}};
+      if (r->timing) row["median_ms"] = r->timing->median_ms;
+      if (r->gpu_breakdown) {
+        row["gpu_active_fraction"] = r->gpu_breakdown->active_fraction;
+        row["data_movement_fraction"] = r->gpu_breakdown->data_movement_fraction;
+        row["gpu_idle_fraction"] = r->gpu_breakdown->idle_fraction;
+      }
+      runs.push_back(row);
+    }
+  }
+  w_.Write(SitePath({Kind::kData, v.id, "runs", ""}), DumpJson(runs, 1) + "\n");
+}
+
+void SiteBuilder::WriteIndex(const History& history) {
+  Target md{Kind::kIndexPage, "", "", "md"}, html{Kind::kIndexPage, "", "", "html"};
+  mu::data d;
+  mu::data builds = List();
+  for (auto it = history.builds.rbegin(); it != history.builds.rend(); ++it) {
+    const auto& b = *it;
+    mu::data bd;
+    bd.set("id", b.id);
+    bd.set("href", Href(md, {Kind::kBuildPage, b.id, "", "md"}));
+    bd.set("started_at", b.started_at.empty() ? Dash() : b.started_at);
+    std::string plats;
+    for (const auto& p : b.platforms) plats += (plats.empty() ? "" : ", ") + p.id;
+    bd.set("platforms", plats.empty() ? Dash() : plats);
+    bd.set("runs", std::to_string(b.runs));
+    bd.set("ok", std::to_string(b.ok));
+    bd.set("problems", std::to_string(b.problems));
+    builds.push_back(bd);
+  }
+  d.set("builds", builds);
+  d.set("has_builds", !history.builds.empty());
+  if (!history.builds.empty()) {
+    const auto& latest = history.builds.back();
+    d.set("latest_id", latest.id);
+    d.set("latest_href", Href(md, {Kind::kBuildPage, latest.id, "", "md"}));
+    mu::data plats = List();
+    for (const auto& p : latest.platforms) {
+      mu::data pd;
+      pd.set("id", p.id);
+      pd.set("device", p.device.empty() ? Dash() : p.device.starts_with(p.vendor) ? p.device : p.vendor + " " + p.device);
+      pd.set("geomean_train", OptMs(p.geomean_train_ms));
+      pd.set("geomean_eval", OptMs(p.geomean_eval_ms));
+      pd.set("train_n", std::to_string(p.geomean_train_n));
+      pd.set("eval_n", std::to_string(p.geomean_eval_n));
+      pd.set("status_text", StatusText(p.status_counts));
+      plats.push_back(pd);
+    }
+    d.set("latest_platforms", plats);
+  }
+  std::vector<TrendPoint> points;
+  for (const auto& b : history.builds) {
+    if (b.started_at.empty()) continue;
+    for (const auto& p : b.platforms) {
+      if (p.geomean_train_ms) points.push_back({b.id, b.started_at, p.id + " train", *p.geomean_train_ms});
+      if (p.geomean_eval_ms) points.push_back({b.id, b.started_at, p.id + " eval", *p.geomean_eval_ms});
+    }
+  }
+  if (!points.empty()) {
+    d.set("trend", c_.Place(md, {Kind::kIndexFigure, "", "index-trend", ""},
+                            TrendChart(points, "Suite geomean of median step time per platform and mode",
+                                       "Geomean of median step time (ms, log scale)"),
+                            "Suite geomean of median step time across builds"));
+  }
+  r_.Page(w_, r_.index(), d, md, html, "TorchGauge results");
+}
+
+// ---------------------------------------------------------------- vl-convert
+
+bool VlConvertAvailable(const SiteOptions& o) {
+  std::string cmd = ShellQuote(o.python) + " " + ShellQuote(o.helper.string()) + " check >/dev/null 2>&1";
+  return std::system(cmd.c_str()) == 0;
+}
+
+bool RunHelper(const SiteOptions& o, const std::string& args, const std::string& input, std::string* err) {
+  char tmpl[] = "/tmp/torchgauge-vl-XXXXXX";
+  int fd = ::mkstemp(tmpl);
+  if (fd < 0) return false;
+  ::close(fd);
+  { std::ofstream(tmpl, std::ios::binary) << input; }
+  std::string errfile = std::string(tmpl) + ".err";
+  std::string cmd = ShellQuote(o.python) + " " + ShellQuote(o.helper.string()) + " " + args + " <" + ShellQuote(tmpl) +
+                    " 2>" + ShellQuote(errfile);
+  int rc = std::system(cmd.c_str());
+  std::ifstream ef(errfile);
+  std::stringstream ss;
+  ss << ef.rdbuf();
+  *err = ss.str();
+  std::remove(tmpl);
+  std::remove(errfile.c_str());
+  return rc == 0;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- driver
+
+namespace {
+struct BuildRef {
+  std::string id, started_at;
+};
+// Reads only the manifests, to order the builds before loading any results.
+std::vector<BuildRef> ScanBuilds(const fs::path& root) {
+  std::vector<BuildRef> refs;
+  for (const auto& id : ListBuildIds(root, nullptr)) {
+    BuildRef ref{id, ""};
+    std::error_code ec;
+    for (fs::directory_iterator it(root / id, ec), end; !ec && it != end; it.increment(ec)) {
+      std::string pid = it->path().filename().string();
+      if (!core::IsSafeId(pid) || !it->is_directory(ec)) continue;
+      try {
+        fs::path mp = core::ManifestPath(it->path());
+        Manifest m = ManifestFromJson(core::ReadJsonFile(mp), mp);
+        if (m.build_id != id || m.platform_id != pid) continue;
+        if (ref.started_at.empty() || m.started_at < ref.started_at) ref.started_at = m.started_at;
+      } catch (const std::exception&) {
+        // Reported when the build is loaded.
+      }
+    }
+    refs.push_back(ref);
+  }
+  std::sort(refs.begin(), refs.end(),
+            [](const BuildRef& a, const BuildRef& b) { return BuildBefore(a.started_at, a.id, b.started_at, b.id); });
+  return refs;
+}
+}  // namespace
+
+SiteReport BuildSite(const SiteOptions& o) {
+  SiteReport report;
+  std::error_code ec;
+  if (!fs::is_directory(o.results, ec)) throw std::runtime_error(o.results.string() + ": not a results directory");
+  const PaperTable2 paper = PaperTable2FromJson(json::parse(kPaperTable2Json));
+  Templates templates = Templates::Load(o.templates);
+  Renderer renderer(templates);
+  fs::create_directories(o.out);
+  Writer writer(o.out, &report);
+  Charts charts(writer, &report);
+  SiteBuilder builder(o, writer, renderer, charts, paper);
+
+  std::vector<BuildRef> refs = ScanBuilds(o.results);
+  for (const auto& b : o.builds) {
+    if (!core::IsSafeId(b)) throw std::runtime_error("--build '" + b + "' is not a safe build id");
+    if (std::none_of(refs.begin(), refs.end(), [&](const BuildRef& r) { return r.id == b; })) {
+      throw std::runtime_error("--build '" + b + "': no such build under " + o.results.string());
+    }
+  }
+  History history;
+  LoadOptions lo;
+  lo.strict = o.strict;
+  lo.threads = o.threads;
+  for (const auto& ref : refs) {
+    bool selected = o.builds.empty() || o.builds.count(ref.id);
+    if (!selected) {
+      // A published build: read its cached summary; fall back to the results.
+      try {
+        fs::path cache = o.out / SitePath({Kind::kData, ref.id, "summary", ""});
+        BuildSummary s = BuildSummaryFromJson(core::ReadJsonFile(cache));
+        if (s.id == ref.id && s.started_at == ref.started_at) {
+          history.builds.push_back(std::move(s));
+          continue;
+        }
+      } catch (const std::exception&) {
+      }
+      LoadOptions quiet = lo;
+      quiet.strict = false;
+      quiet.only_builds = {ref.id};
+      LoadedResults loaded = LoadResults(o.results, quiet);
+      for (const auto& b : loaded.builds) history.builds.push_back(Summarize(AggregateBuild(b, paper)));
+      continue;
+    }
+    lo.only_builds = {ref.id};
+    LoadedResults loaded = LoadResults(o.results, lo);
+    for (const auto& b : loaded.builds) {
+      BuildView view = AggregateBuild(b, paper);
+      BuildSummary summary = Summarize(view);
+      history.builds.push_back(summary);
+      builder.WriteBuild(view, b, history);
+      writer.Write(SitePath({Kind::kData, b.id, "summary", ""}), DumpJson(ToJson(summary), 1) + "\n");
+      report.problems.insert(report.problems.end(), b.problems.begin(), b.problems.end());
+      report.builds_rendered++;
+    }
+    report.problems.insert(report.problems.end(), loaded.problems.begin(), loaded.problems.end());
+  }
+  builder.WriteIndex(history);
+  report.index = o.out / SitePath({Kind::kIndexPage, "", "", "html"});
+
+  // Static files: CSS and JS from site/, and the Vega bundle once.
+  for (const char* name : {"torchgauge.css", "torchgauge.js"}) {
+    writer.Write(SitePath({Kind::kAsset, "", name, ""}), ReadText(o.static_dir / name));
+  }
+  fs::path bundle = o.out / SitePath({Kind::kAsset, "", "vega-bundle.js", ""});
+  fs::path bundle_version = o.out / SitePath({Kind::kAsset, "", "vega-bundle.version", ""});
+  const std::string want_version = std::string("vega-lite ") + kVegaLiteVersion + "\n";
+  bool have_bundle = fs::exists(bundle, ec) && fs::exists(bundle_version, ec) && ReadText(bundle_version) == want_version;
+  bool vl_ok = o.svg && VlConvertAvailable(o);
+  if (!have_bundle) {
+    // The bundle takes vl-convert seconds to make; keep one per version in the
+    // user's cache and copy it from there.
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    fs::path cache_dir = xdg && *xdg ? fs::path(xdg) / "torchgauge" : home && *home ? fs::path(home) / ".cache" / "torchgauge" : fs::path();
+    fs::path cached = cache_dir.empty() ? fs::path() : cache_dir / (std::string("vega-bundle-") + kVegaLiteVersion + ".js");
+    std::string err;
+    if (!cached.empty() && !fs::exists(cached, ec) && VlConvertAvailable(o)) {
+      fs::create_directories(cache_dir, ec);
+      RunHelper(o, "bundle " + ShellQuote(cached.string()) + " " + kVegaLiteVersion, "", &err);
+    }
+    if (!cached.empty() && fs::exists(cached, ec)) {
+      writer.Write(SitePath({Kind::kAsset, "", "vega-bundle.js", ""}), ReadText(cached));
+      writer.Write(SitePath({Kind::kAsset, "", "vega-bundle.version", ""}), want_version);
+    } else if (vl_ok && RunHelper(o, "bundle " + ShellQuote(bundle.string()) + " " + kVegaLiteVersion, "", &err)) {
+      writer.Write(SitePath({Kind::kAsset, "", "vega-bundle.version", ""}), want_version);
+      report.files_written++;
+    } else {
+      report.skipped.push_back("assets/vega-bundle.js: vl-convert-python is not available to " + o.python +
+                               " (charts in HTML pages will not render; install vl-convert-python or pass --python)");
+    }
+  }
+  if (o.svg && !charts.jobs().empty()) {
+    if (!vl_ok) {
+      report.skipped.push_back(std::to_string(charts.jobs().size()) + " SVG figures: vl-convert-python is not available to " +
+                               o.python + " (Markdown pages link to missing images)");
+    } else {
+      std::string jobs, err;
+      for (const auto& j : charts.jobs()) jobs += j.spec.string() + "\t" + j.svg.string() + "\n";
+      if (!RunHelper(o, std::string("svg ") + kVegaLiteVersion, jobs, &err)) {
+        report.skipped.push_back("some SVG figures failed to render:\n" + err);
+      }
+      report.svg_rendered = charts.jobs().size();
+    }
+  } else if (!o.svg) {
+    report.skipped.push_back(std::to_string(charts.jobs().size()) + " SVG figures: --no-svg");
+  }
+  return report;
+}
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,62 @@
+#include "reporter/site_paths.h"
+
+#include <stdexcept>
+
+#include "core/layout.h"
+
+namespace torchgauge::reporter {
+
+namespace {
+std::string Ext(const Target& t, const char* fallback) {
+  const std::string& e = t.ext.empty() ? std::string(fallback) : t.ext;
+  if (e != "html" && e != "md" && e != "json" && e != "vl.json" && e != "svg" && e != "csv" && e != "tex") {
+    throw std::invalid_argument("unknown output extension '" + e + "'");
+  }
+  return "." + e;
+}
+std::string Build(const Target& t) {
+  core::CheckSafeId(t.build, "build id");
+  return "builds/" + t.build + "/";
+}
+// Figure and table names combine ids (e.g. "fig1-train.<platform>"), so they
+// may be longer than one id; the character set is the same.
+std::string Name(const Target& t, const char* what) {
+  if (t.name.size() <= 128) {
+    core::CheckSafeId(t.name, what);
+  } else if (t.name.size() > 255 || !core::IsSafeId(t.name.substr(0, 128)) || !core::IsSafeId("x" + t.name.substr(128))) {
+    throw std::invalid_argument(std::string(what) + " '" + t.name + "' is not safe");
+  }
+  return t.name;
+}
+}  // namespace
+
+std::string SitePath(const Target& t) {
+  switch (t.kind) {
+    case Kind::kIndexPage: return "index" + Ext(t, "html");
+    case Kind::kIndexFigure: return "figures/" + Name(t, "figure name") + Ext(t, "vl.json");
+    case Kind::kBuildPage: return Build(t) + "index" + Ext(t, "html");
+    case Kind::kBuildSummary: return Build(t) + "summary.md";
+    case Kind::kModelPage: return Build(t) + "models/" + Name(t, "model id") + Ext(t, "html");
+    case Kind::kFigure: return Build(t) + "figures/" + Name(t, "figure name") + Ext(t, "vl.json");
+    case Kind::kTable: return Build(t) + "tables/" + Name(t, "table name") + Ext(t, "csv");
+    case Kind::kData: return Build(t) + "data/" + Name(t, "data name") + ".json";
+    case Kind::kAsset: return "assets/" + Name(t, "asset name");
+  }
+  throw std::invalid_argument("unknown target kind");
+}
+
+std::string Href(const Target& from, const Target& to) {
+  const std::string a = SitePath(from), b = SitePath(to);
+  // Strip the common directory prefix, then climb out of what is left of `from`.
+  size_t common = 0;
+  for (size_t i = 0; i < a.size() && i < b.size() && a[i] == b[i]; ++i) {
+    if (a[i] == '/') common = i + 1;
+  }
+  std::string up;
+  for (size_t i = common; i < a.size(); ++i) {
+    if (a[i] == '/') up += "../";
+  }
+  return up + b.substr(common);
+}
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,44 @@
+// Every output path and URL of the site, computed in one place (like asv's
+// single path function). A Target names one output file; SitePath gives its
+// path relative to the site root, and Href the relative URL from one page to
+// another, so the site works from any static host or from disk.
+//
+//   index.{html,md}                        figures/index-*.{vl.json,svg}
+//   builds/<build>/index.{html,md}         builds/<build>/summary.md
+//   builds/<build>/models/<model>.{html,md}
+//   builds/<build>/figures/<name>.{vl.json,svg}
+//   builds/<build>/tables/<name>.{csv,tex}
+//   builds/<build>/data/<name>.json
+//   assets/<name>
+#pragma once
+
+#include <string>
+
+namespace torchgauge::reporter {
+
+enum class Kind {
+  kIndexPage,     // ext: html | md
+  kIndexFigure,   // name, ext: vl.json | svg
+  kBuildPage,     // build, ext: html | md
+  kBuildSummary,  // build (Markdown summary for pasting in issues)
+  kModelPage,     // build, name = model id, ext
+  kFigure,        // build, name, ext
+  kTable,         // build, name, ext: csv | tex
+  kData,          // build, name (ext json)
+  kAsset,         // name (with extension)
+};
+
+struct Target {
+  Kind kind;
+  std::string build;  // build id (safe id) where the kind is per build
+  std::string name;   // model id, figure/table/data/asset name
+  std::string ext;    // without the dot
+};
+
+// Path relative to the site root, '/'-separated. Throws std::invalid_argument
+// when an id is not safe (core::IsSafeId), so no target can leave the site.
+std::string SitePath(const Target& t);
+// Relative URL from page `from` to `to`.
+std::string Href(const Target& from, const Target& to);
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,32 @@
+#include "reporter/site_paths.h"
+
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+
+using namespace torchgauge::reporter;
+
+TEST_CASE("SitePath computes every output path") {
+  CHECK(SitePath({Kind::kIndexPage, "", "", "html"}) == "index.html");
+  CHECK(SitePath({Kind::kBuildPage, "2.11.0-20261122", "", "md"}) == "builds/2.11.0-20261122/index.md");
+  CHECK(SitePath({Kind::kModelPage, "b1", "resnet50", "html"}) == "builds/b1/models/resnet50.html");
+  CHECK(SitePath({Kind::kFigure, "b1", "fig1-train.nvidia-a100", "svg"}) == "builds/b1/figures/fig1-train.nvidia-a100.svg");
+  CHECK(SitePath({Kind::kTable, "b1", "runs.cpu", "tex"}) == "builds/b1/tables/runs.cpu.tex");
+  CHECK(SitePath({Kind::kData, "b1", "summary", ""}) == "builds/b1/data/summary.json");
+  CHECK(SitePath({Kind::kAsset, "", "vega-bundle.js", ""}) == "assets/vega-bundle.js");
+}
+
+TEST_CASE("SitePath refuses ids that could escape the site") {
+  CHECK_THROWS_AS(SitePath({Kind::kBuildPage, "../etc", "", "html"}), std::invalid_argument);
+  CHECK_THROWS_AS(SitePath({Kind::kBuildPage, "..", "", "html"}), std::invalid_argument);
+  CHECK_THROWS_AS(SitePath({Kind::kModelPage, "b", "a/b", "html"}), std::invalid_argument);
+  CHECK_THROWS_AS(SitePath({Kind::kModelPage, "b", "m", "exe"}), std::invalid_argument);
+}
+
+TEST_CASE("Href is relative between pages") {
+  Target model{Kind::kModelPage, "b1", "m", "html"};
+  CHECK(Href(model, {Kind::kAsset, "", "torchgauge.css", ""}) == "../../../assets/torchgauge.css");
+  CHECK(Href(model, {Kind::kBuildPage, "b1", "", "html"}) == "../index.html");
+  CHECK(Href({Kind::kIndexPage, "", "", "html"}, {Kind::kBuildPage, "b2", "", "html"}) == "builds/b2/index.html");
+  CHECK(Href({Kind::kBuildPage, "b1", "", "md"}, {Kind::kFigure, "b1", "f", "svg"}) == "figures/f.svg");
+}

@@ -1,0 +1,295 @@
+// Integration tests of the whole pipeline on fixture trees: golden files,
+// determinism, incremental rendering, hostile input, --strict, and schema
+// validity of the generated fixtures.
+//
+// Regenerate the goldens after an intended output change:
+//   TORCHGAUGE_UPDATE_GOLDEN=1 ./build/reporter/reporter_site_test -tc='golden*'
+// then review `git diff tests/data/golden` and commit.
+#include "reporter/site.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/layout.h"
+#include "reporter/fixtures.h"
+
+namespace fs = std::filesystem;
+using namespace torchgauge;
+using namespace torchgauge::reporter;
+
+namespace {
+fs::path Tmp(const std::string& name) {
+  fs::path p = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+std::string Read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+void Write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+SiteOptions Options(const fs::path& results, const fs::path& out, bool svg = false) {
+  SiteOptions o;
+  o.results = results;
+  o.out = out;
+  o.templates = fs::path(TORCHGAUGE_SOURCE_DIR) / "templates";
+  o.static_dir = fs::path(TORCHGAUGE_SOURCE_DIR) / "site";
+  o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
+  o.python = TORCHGAUGE_PYTHON;
+  o.svg = svg;
+  o.threads = 2;
+  return o;
+}
+// Every regular file under root, relative path -> bytes.
+std::map<std::string, std::string> Snapshot(const fs::path& root, bool with_bundle = false) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file()) continue;
+    std::string rel = fs::relative(e.path(), root).generic_string();
+    if (!with_bundle && rel == "assets/vega-bundle.js") continue;
+    out[rel] = Read(e.path());
+  }
+  return out;
+}
+// The small fixture behind the goldens: 3 builds x 4 models x 4 configs on a
+// GPU-style and a CPU platform, plus one truncated result file.
+fs::path SmallTree(const std::string& name) {
+  fs::path root = Tmp(name);
+  FixtureSpec spec;
+  spec.builds = 3;
+  spec.models = 4;
+  spec.configs = 6;
+  GenerateFixtureTree(root / "results", spec);
+  fs::path bad = core::RunPath(core::PlatformDir(root / "results", FixtureBuildId(spec, 2), "cpu-x86_64-2c"),
+                               {"dlrm", "eval", "eager", "fp32"});
+  std::string text = Read(bad);
+  Write(bad, text.substr(0, text.size() / 3));
+  return root;
+}
+}  // namespace
+
+TEST_CASE("golden: a small fixture tree renders byte-for-byte as tests/data/golden") {
+  fs::path root = SmallTree("golden");
+  SiteOptions o = Options(root / "results", root / "site");
+  SiteReport r = BuildSite(o);
+  CHECK(r.builds_rendered == 3);
+  CHECK(r.problems.size() == 1);
+  auto got = Snapshot(root / "site");
+  // Problem paths name the results dir; make them independent of the build dir.
+  fs::path golden = fs::path(TORCHGAUGE_SOURCE_DIR) / "tests" / "data" / "golden" / "site";
+  const std::string prefix = (root / "results").string();
+  for (auto& [rel, text] : got) {
+    for (size_t pos; (pos = text.find(prefix)) != std::string::npos;) text.replace(pos, prefix.size(), "RESULTS");
+  }
+  if (std::getenv("TORCHGAUGE_UPDATE_GOLDEN")) {
+    fs::remove_all(golden);
+    for (const auto& [rel, text] : got) {
+      if (rel.starts_with("assets/vega-bundle")) continue;
+      Write(golden / rel, text);
+    }
+    MESSAGE("goldens regenerated under " << golden.string());
+  }
+  auto want = Snapshot(golden);
+  for (const auto& [rel, text] : want) {
+    INFO("file: " << rel);
+    REQUIRE(got.count(rel));
+    CHECK(got[rel] == text);
+  }
+  for (const auto& [rel, text] : got) {
+    if (rel.starts_with("assets/vega-bundle")) continue;
+    INFO("unexpected file: " << rel);
+    CHECK(want.count(rel));
+  }
+}
+
+TEST_CASE("determinism: rendering twice gives identical bytes, and the second writes nothing") {
+  fs::path root = SmallTree("determinism");
+  BuildSite(Options(root / "results", root / "a"));
+  BuildSite(Options(root / "results", root / "b"));
+  CHECK(Snapshot(root / "a") == Snapshot(root / "b"));
+  SiteReport again = BuildSite(Options(root / "results", root / "a"));
+  CHECK(again.files_written == 0);
+}
+
+TEST_CASE("incremental: rendering one build leaves other published builds untouched") {
+  fs::path root = Tmp("incremental");
+  FixtureSpec spec;
+  spec.builds = 3;
+  spec.models = 3;
+  spec.configs = 2;
+  GenerateFixtureTree(root / "results", spec);
+  BuildSite(Options(root / "results", root / "site"));
+  auto before = Snapshot(root / "site");
+  auto mtime = fs::last_write_time(root / "site" / "builds" / FixtureBuildId(spec, 0) / "index.html");
+  // A new build arrives; render only it.
+  FixtureSpec next = spec;
+  next.builds = 1;
+  next.first_day = 3;
+  GenerateFixtureTree(root / "results", next);
+  SiteOptions o = Options(root / "results", root / "site");
+  o.builds = {FixtureBuildId(next, 0)};
+  SiteReport r = BuildSite(o);
+  CHECK(r.builds_rendered == 1);
+  auto after = Snapshot(root / "site");
+  for (const auto& [rel, text] : before) {
+    if (rel.starts_with("builds/")) {
+      INFO(rel);
+      CHECK(after[rel] == text);
+    }
+  }
+  CHECK(fs::last_write_time(root / "site" / "builds" / FixtureBuildId(spec, 0) / "index.html") == mtime);
+  CHECK(after["index.md"].find(FixtureBuildId(next, 0)) != std::string::npos);
+  // The same site rendered in full from scratch is identical.
+  BuildSite(Options(root / "results", root / "full"));
+  CHECK(Snapshot(root / "full") == after);
+}
+
+TEST_CASE("hostile strings are escaped in every context and ids cannot escape the site") {
+  fs::path root = Tmp("hostile");
+  FixtureSpec spec;
+  spec.builds = 1;
+  spec.models = 1;
+  spec.configs = 2;
+  spec.cpu_platform = false;
+  GenerateFixtureTree(root / "results", spec);
+  fs::path dir = core::PlatformDir(root / "results", FixtureBuildId(spec, 0), "nvidia-a100-40gb-cu130");
+  fs::path f = core::RunPath(dir, {"resnet50", "train", "eager", "fp32"});
+  auto j = nlohmann::json::parse(Read(f));
+  const std::string evil = "<script>alert(\"x\")</script> | ../../etc/passwd ' \" ` *em* [a](javascript:alert(1)) ünï©ødé \xE2\x80\xA8";
+  j["model"]["paper_name"] = evil;
+  j["model"]["task"] = evil;
+  j["status"] = "error";
+  j["reason"] = evil + "\n# heading\n</script><img src=x onerror=alert(1)>";
+  j["gpu_breakdown"]["top_kernels"][0]["name"] = evil;
+  Write(f, j.dump());
+  // A result whose model id tries to climb out of the site.
+  auto k = j;
+  k["model"]["id"] = "../../../pwned";
+  Write(dir / "runs" / "pwned.json", k.dump());
+  // A platform directory that is not a safe id.
+  fs::create_directories(root / "results" / FixtureBuildId(spec, 0) / "bad platform" / "runs");
+  SiteReport r = BuildSite(Options(root / "results", root / "site"));
+  CHECK(r.problems.size() == 2);
+  for (const auto& [rel, text] : Snapshot(root / "site")) {
+    INFO(rel);
+    CHECK(rel.find("pwned") == std::string::npos);
+    if (rel.ends_with(".html")) {
+      // Only our own script elements: the bundle, the page script, and specs.
+      size_t scripts = 0;
+      for (size_t pos = 0; (pos = text.find("<script", pos)) != std::string::npos; ++pos) ++scripts;
+      size_t specs = 0;
+      for (size_t pos = 0; (pos = text.find("<script type=\"application/json\"", pos)) != std::string::npos; ++pos) ++specs;
+      CHECK(scripts == specs + 2);
+      CHECK(text.find("<img") == std::string::npos);
+      CHECK(text.find("href=\"javascript:") == std::string::npos);
+      CHECK(text.find("<em>em</em>") == std::string::npos);
+    }
+    if (rel.ends_with(".md")) {
+      CHECK(text.find("<script>") == std::string::npos);
+      CHECK(text.find("\n# heading") == std::string::npos);
+    }
+    if (rel.ends_with(".vl.json") || rel.ends_with(".json")) {
+      CHECK_NOTHROW((void)nlohmann::json::parse(text));
+    }
+  }
+  CHECK(!fs::exists(root / "pwned.html"));
+  CHECK(!fs::exists(root / "site" / ".." / "pwned.html"));
+}
+
+TEST_CASE("--strict fails on a bad file; default skips it and the build page says so") {
+  fs::path root = SmallTree("strict");
+  SiteOptions o = Options(root / "results", root / "site");
+  o.strict = true;
+  CHECK_THROWS_AS(BuildSite(o), StrictError);
+  o.strict = false;
+  SiteReport r = BuildSite(o);
+  REQUIRE(r.problems.size() == 1);
+  CHECK(r.problems[0].file.find("dlrm.eval.eager.fp32.json") != std::string::npos);
+  std::string page = Read(root / "site" / "builds" / FixtureBuildId(FixtureSpec{}, 2) / "index.md");
+  CHECK(page.find("could not be read") != std::string::npos);
+  CHECK(page.find("dlrm.eval.eager.fp32.json") != std::string::npos);
+}
+
+TEST_CASE("no input crashes the reporter: garbage files of every kind") {
+  fs::path root = Tmp("garbage");
+  FixtureSpec spec;
+  spec.builds = 1;
+  spec.models = 1;
+  spec.configs = 1;
+  GenerateFixtureTree(root / "results", spec);
+  fs::path dir = core::PlatformDir(root / "results", FixtureBuildId(spec, 0), "cpu-x86_64-2c");
+  const char* bodies[] = {"", "null", "[]", "42", "{", "{\"schema_version\": 99, \"kind\": \"torchgauge.run\"}",
+                          "{\"schema_version\": 1, \"kind\": \"torchgauge.run\", \"model\": 3}", "\xFF\xFE garbage"};
+  int i = 0;
+  for (const char* b : bodies) Write(dir / "runs" / ("g" + std::to_string(i++) + ".json"), b);
+  Write(core::ManifestPath(dir), "{\"schema_version\": 1}");
+  SiteReport r;
+  CHECK_NOTHROW(r = BuildSite(Options(root / "results", root / "site")));
+  CHECK(r.problems.size() == std::size(bodies) + 1);
+  CHECK(fs::exists(root / "site" / "index.html"));
+}
+
+TEST_CASE("summary.md stays under GitHub's comment limit") {
+  fs::path root = Tmp("summary");
+  FixtureSpec spec;
+  spec.builds = 1;
+  spec.models = 60;
+  spec.configs = 8;
+  GenerateFixtureTree(root / "results", spec);
+  SiteOptions o = Options(root / "results", root / "site");
+  o.site_url = "https://example.org/torchgauge";
+  BuildSite(o);
+  fs::path b = root / "site" / "builds" / FixtureBuildId(spec, 0);
+  std::string full = Read(b / "index.md"), summary = Read(b / "summary.md");
+  CHECK(full.size() > 65536);
+  CHECK(summary.size() < 65536);
+  CHECK(summary.find("https://example.org/torchgauge/builds/" + FixtureBuildId(spec, 0) + "/index.html") != std::string::npos);
+}
+
+TEST_CASE("generated fixtures are valid against the JSON schemas (jsonschema)") {
+  std::string python = TORCHGAUGE_PYTHON;
+  if (python.empty() || std::system((python + " -c 'import jsonschema' 2>/dev/null").c_str()) != 0) {
+    MESSAGE("skipped: no python with jsonschema (set TORCHGAUGE_PYTHON)");
+    return;
+  }
+  fs::path root = Tmp("schema");
+  FixtureSpec spec;
+  spec.builds = 2;
+  spec.models = 6;
+  spec.configs = 8;
+  GenerateFixtureTree(root / "results", spec);
+  fs::path script = root / "validate.py";
+  Write(script, R"py(
+import json, pathlib, sys
+import jsonschema
+schemas = pathlib.Path(sys.argv[1])
+run = json.loads((schemas / "run_result.schema.json").read_text())
+man = json.loads((schemas / "manifest.schema.json").read_text())
+cls = jsonschema.Draft202012Validator
+n = 0
+bad = 0
+for p in sorted(pathlib.Path(sys.argv[2]).rglob("*.json")):
+    schema = man if p.name == "manifest.json" else run
+    for e in cls(schema, format_checker=cls.FORMAT_CHECKER).iter_errors(json.loads(p.read_text())):
+        print(p, "/".join(map(str, e.absolute_path)), e.message)
+        bad += 1
+    n += 1
+print(n, "files,", bad, "errors")
+sys.exit(1 if bad or n == 0 else 0)
+)py");
+  std::string cmd = python + " " + script.string() + " " + (fs::path(TORCHGAUGE_SOURCE_DIR) / "schemas").string() + " " +
+                    (root / "results").string();
+  CHECK(std::system(cmd.c_str()) == 0);
+}
