@@ -15,7 +15,7 @@ json RunSpec::ToJson() const {
           {"batch_size", batch_size}, {"device", device}, {"warmup", warmup}, {"repeat", repeat},
           {"profile_iterations", profile_iterations}, {"seed", seed}, {"timeout_s", timeout_s},
           {"trace", trace}, {"build_id", build_id}, {"platform_id", platform_id},
-          {"platform_dir", platform_dir}, {"slowdown", slowdown}};
+          {"platform_dir", platform_dir}, {"slowdown", slowdown}, {"smoke", smoke}};
 }
 
 RunSpec RunSpec::FromJson(const json& j) {
@@ -36,6 +36,7 @@ RunSpec RunSpec::FromJson(const json& j) {
   s.platform_id = j.at("platform_id");
   s.platform_dir = j.at("platform_dir");
   s.slowdown = j.value("slowdown", 0.0);
+  s.smoke = j.value("smoke", false);
   return s;
 }
 
@@ -99,6 +100,7 @@ std::vector<RunSpec> BuildPlan(const SuiteConfig& suite, const PlanFilters& filt
           s.profile_iterations = suite.profile_iterations;
           s.seed = suite.seed;
           s.timeout_s = suite.timeout_s;
+          s.smoke = suite.batch_sizes == "smoke";
           plan.push_back(s);
         }
       }

@@ -50,7 +50,7 @@ core::RunResult ResultSkeleton(const RunSpec& spec) {
   if (const auto* info = models::FindModel(spec.model)) {
     r.model = {info->id, info->paper_name, models::DomainName(info->domain), info->task, info->reference};
   }
-  r.settings = core::RunSettings{spec.warmup, spec.repeat, spec.seed, spec.timeout_s, spec.profile_iterations};
+  r.settings = core::RunSettings{spec.warmup, spec.repeat, spec.seed, spec.timeout_s, spec.profile_iterations, spec.smoke};
   return r;
 }
 
@@ -90,6 +90,7 @@ core::RunResult RunWorker(const RunSpec& spec) {
     opt.device = gpu ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
     opt.batch_size = spec.batch_size;
     opt.seed = spec.seed;
+    opt.smoke = spec.smoke;
     models::SeedAll(spec.seed);
     auto workload = info->create(opt);
     ApplyPrecision(spec.precision, *workload);

@@ -118,7 +118,7 @@ json ToJson(const RunResult& r) {
   if (r.settings) {
     const auto& s = *r.settings;
     j["settings"] = {{"warmup", s.warmup}, {"repeat", s.repeat}, {"seed", s.seed}, {"timeout_s", s.timeout_s},
-                     {"profile_iterations", s.profile_iterations}};
+                     {"profile_iterations", s.profile_iterations}, {"smoke", s.smoke}};
   }
   if (r.precision_flags) {
     const auto& p = *r.precision_flags;
@@ -229,6 +229,7 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     rs.seed = s.GetOr<uint64_t>("seed", rs.seed);
     rs.timeout_s = s.GetOr<double>("timeout_s", rs.timeout_s);
     rs.profile_iterations = s.GetOr<int>("profile_iterations", 0);
+    rs.smoke = s.GetOr<bool>("smoke", false);
     r.settings = rs;
   }
   if (in.Has("precision_flags")) {

@@ -36,6 +36,7 @@ struct RunSettings {
   uint64_t seed = 0;
   double timeout_s = 600;
   int profile_iterations = 0;
+  bool smoke = false;  // smoke suite: small inputs where the model allows (WorkloadOptions::smoke)
 };
 
 struct PrecisionFlags {

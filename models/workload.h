@@ -48,6 +48,10 @@ struct WorkloadOptions {
   torch::Device device = torch::kCPU;
   int64_t batch_size = 1;
   uint64_t seed = 0;
+  // Smoke runs (a quick health check on small CPUs): a model may shrink input
+  // dimensions that are not part of its architecture (the spatial size of a
+  // fully convolutional network, say). The result records it as smoke.
+  bool smoke = false;
 };
 
 class Workload {

@@ -1,5 +1,8 @@
 #include "reporter/cli.h"
 
+#include "core/version.h"
+#include "reporter/compare_command.h"
+
 #include <chrono>
 #include <iostream>
 
@@ -107,10 +110,11 @@ std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   auto app = std::make_unique<CLI::App>("torchgauge-report: TorchGauge results -> static site with the paper's figures and tables",
                                         "torchgauge-report");
   app->require_subcommand(1);
-  app->set_version_flag("--version", TORCHGAUGE_VERSION);
+  app->set_version_flag("--version", std::string(core::Version()) + " (" + core::GitSha() + ")");
   AddBuildCommand(*app, state);
   AddValidateCommand(*app, state);
   AddServeCommand(*app, state);
+  AddCompareCommand(*app);
   return app;
 }
 
@@ -119,6 +123,9 @@ int RunCli(int argc, char** argv) {
   auto app = MakeApp(state);
   try {
     app->parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    // `compare` reports its verdict (0 none, 1 regression, 2 bad input) this way.
+    return e.get_exit_code();
   } catch (const CLI::ParseError& e) {
     int rc = app->exit(e);
     return rc == 0 ? 0 : 2;
