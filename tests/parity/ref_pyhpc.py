@@ -16,6 +16,7 @@ import argparse
 import sys
 
 import numpy as np
+import torch.jit._pickle  # noqa: F401  (restore_type_tag, for torch::pickle_save files)
 import torch
 
 # GSW 48-term specific volume coefficients v01..v48 (TEOS-10, gsw_specvol).
@@ -295,7 +296,10 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--inputs", required=True, help="dict of input tensors saved by the C++ test")
     args = parser.parse_args()
-    loaded = torch.load(args.inputs)
+    # torch::pickle_save tags container types with this helper; the file is
+    # the test's own output, so allow just that global and stay weights_only.
+    with torch.serialization.safe_globals([torch.jit._pickle.restore_type_tag]):
+        loaded = torch.load(args.inputs)
     inputs = {k: v.numpy() for k, v in loaded.items()}
     for k, a in inputs.items():
         assert a.dtype == np.float64, f"{k}: expected float64 as in TorchBench, got {a.dtype}"
