@@ -264,7 +264,7 @@ void AddPyhpcIsoneutralMixingModels(std::vector<ModelInfo>& out) {
   // torchbenchmark/models/pyhpc_isoneutral_mixing/__init__.py:
   // DEFAULT_EVAL_BSIZE = 1048576 (2^20 from pyhpc-benchmarks' run.py sizes).
   info.default_batch = {1048576, 1048576};
-  info.smoke_batch = {65536, 65536};
+  info.smoke_batch = {16384, 16384};
   info.supports_train = false;
   info.unsupported_reason = "pyhpc kernels have no trainable parameters; TorchBench defines eval only";
   info.create = [](const WorkloadOptions& opt) { return std::make_unique<IsoneutralMixingWorkload>(opt); };
