@@ -202,7 +202,7 @@ void AddPyhpcEquationOfStateModels(std::vector<ModelInfo>& out) {
   // no train batch, as TorchBench defines no training. The train entries
   // below are never used because supports_train is false.
   info.default_batch = {1048576, 1048576};
-  // Smoke: a few ms per step on one core. At 2^16 we measured ~30x more CPU
+  // Smoke: a few ms per step on one core. At 2^16 we measured 12-38x more CPU
   // for 4x the cells: page faults on freshly mapped temporaries dominated.
   info.smoke_batch = {16384, 16384};
   info.supports_train = false;

@@ -264,7 +264,7 @@ void AddPyhpcIsoneutralMixingModels(std::vector<ModelInfo>& out) {
   // torchbenchmark/models/pyhpc_isoneutral_mixing/__init__.py:
   // DEFAULT_EVAL_BSIZE = 1048576 (2^20 from pyhpc-benchmarks' run.py sizes).
   info.default_batch = {1048576, 1048576};
-  // Smoke: a few ms per step on one core. At 2^16 we measured ~30x more CPU
+  // Smoke: a few ms per step on one core. At 2^16 we measured 12-38x more CPU
   // for 4x the cells: page faults on freshly mapped temporaries dominated.
   info.smoke_batch = {16384, 16384};
   info.supports_train = false;
