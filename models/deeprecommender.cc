@@ -21,15 +21,15 @@ struct AutoEncoderImpl : torch::nn::Module {
     for (size_t i = 0; i + 1 < n; ++i) {
       auto w = torch::empty({kLayerSizes[i + 1], kLayerSizes[i]});
       torch::nn::init::xavier_uniform_(w);
-      encode_w->append(w);
-      encode_b->append(torch::zeros({kLayerSizes[i + 1]}));
+      encode_w->append(w.requires_grad_());
+      encode_b->append(torch::zeros({kLayerSizes[i + 1]}).requires_grad_());
     }
     // The decoder mirrors the encoder's sizes with its own weights.
     for (size_t i = n - 1; i > 0; --i) {
       auto w = torch::empty({kLayerSizes[i - 1], kLayerSizes[i]});
       torch::nn::init::xavier_uniform_(w);
-      decode_w->append(w);
-      decode_b->append(torch::zeros({kLayerSizes[i - 1]}));
+      decode_w->append(w.requires_grad_());
+      decode_b->append(torch::zeros({kLayerSizes[i - 1]}).requires_grad_());
     }
   }
 

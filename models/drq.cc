@@ -108,7 +108,7 @@ struct DrqNetImpl : torch::nn::Module {
     }
     // tie_weights: the actor's convolutions are the critic's (same tensors).
     actor->encoder->convs = actor->encoder->replace_module("convs", critic->encoder->convs);
-    log_alpha = register_parameter("log_alpha", torch::full({}, std::log(kInitTemperature)));
+    log_alpha = register_parameter("log_alpha", torch::scalar_tensor(std::log(kInitTemperature), torch::kFloat));
   }
   Actor actor;
   Critic critic, critic_target;
@@ -121,13 +121,13 @@ TORCH_MODULE(DrqNet);
 struct Squashed {
   torch::Tensor pre_tanh, action;
 };
-Squashed RSample(const torch::Tensor& mu, const torch::Tensor& std) {
-  auto x = mu + std * torch::randn_like(mu);
+Squashed RSample(const torch::Tensor& mu, const torch::Tensor& sigma) {
+  auto x = mu + sigma * torch::randn_like(mu);
   return {x, torch::tanh(x)};
 }
-torch::Tensor LogProb(const Squashed& s, const torch::Tensor& mu, const torch::Tensor& std) {
+torch::Tensor LogProb(const Squashed& s, const torch::Tensor& mu, const torch::Tensor& sigma) {
   const double half_log_2pi = 0.5 * std::log(2.0 * M_PI);
-  auto normal = -(s.pre_tanh - mu).pow(2) / (2 * std.pow(2)) - std.log() - half_log_2pi;
+  auto normal = -(s.pre_tanh - mu).pow(2) / (2 * sigma.pow(2)) - sigma.log() - half_log_2pi;
   return normal - 2.0 * (std::log(2.0) - s.pre_tanh - F::softplus(-2.0 * s.pre_tanh));
 }
 
@@ -225,8 +225,8 @@ class DrqWorkload : public Workload {
       torch::NoGradGuard g;
       net_->actor->eval();
       inputs_["obs"].copy_(host_obs_.to(torch::kFloat));
-      auto [mu, std] = net_->actor->forward(inputs_["obs"]);
-      action = RSample(mu, std).action.clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).reshape({-1});
+      auto [mu, sigma] = net_->actor->forward(inputs_["obs"]);
+      action = RSample(mu, sigma).action.clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).reshape({-1});
       net_->actor->train();
     }
     auto loss = Update();
@@ -289,9 +289,9 @@ class DrqWorkload : public Workload {
     {
       torch::NoGradGuard g;
       auto target = [&](const torch::Tensor& next) {
-        auto [mu, std] = net_->actor->forward(next);
-        auto s = RSample(mu, std);
-        auto log_prob = LogProb(s, mu, std).sum(-1, true);
+        auto [mu, sigma] = net_->actor->forward(next);
+        auto s = RSample(mu, sigma);
+        auto log_prob = LogProb(s, mu, sigma).sum(-1, true);
         auto [q1, q2] = net_->critic_target->forward(next, s.action);
         auto v = torch::min(q1, q2) - alpha.detach() * log_prob;
         return b.reward + b.not_done * kDiscount * v;
@@ -307,9 +307,9 @@ class DrqWorkload : public Workload {
     critic_opt_->step();
 
     if (step_ % kActorUpdateFrequency == 0) {
-      auto [mu, std] = net_->actor->forward(obs, /*detach_encoder=*/true);
-      auto s = RSample(mu, std);
-      auto log_prob = LogProb(s, mu, std).sum(-1, true);
+      auto [mu, sigma] = net_->actor->forward(obs, /*detach_encoder=*/true);
+      auto s = RSample(mu, sigma);
+      auto log_prob = LogProb(s, mu, sigma).sum(-1, true);
       auto [aq1, aq2] = net_->critic->forward(obs, s.action, /*detach_encoder=*/true);
       auto actor_loss = (alpha.detach() * log_prob - torch::min(aq1, aq2)).mean();
       actor_opt_->zero_grad();
@@ -357,7 +357,7 @@ void AddDrqModels(std::vector<ModelInfo>& out) {
   // batch element (1, as TorchBench).
   info.default_batch = {128, 1};
   info.cpu_batch = BatchSizes{16, 1};
-  info.smoke_batch = {2, 1};
+  info.smoke_batch = {1, 1};
   info.create = [](const WorkloadOptions& opt) { return std::make_unique<DrqWorkload>(opt); };
   out.push_back(std::move(info));
 }

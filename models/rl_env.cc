@@ -165,9 +165,10 @@ ReplayBuffer::ReplayBuffer(int64_t capacity, std::vector<int64_t> obs_shape, tor
   TORCH_CHECK(capacity > 0, "replay buffer capacity must be positive");
   std::vector<int64_t> shape{capacity};
   shape.insert(shape.end(), obs_shape.begin(), obs_shape.end());
-  // Pinned host memory lets the batch copy overlap like a DataLoader's would;
-  // torch::empty leaves pages untouched until a transition is written.
-  auto host = torch::TensorOptions().device(torch::kCPU).pinned_memory(device.is_cuda());
+  // Pageable host memory, like TorchBench's NumPy arrays: the batch copy to
+  // the device is synchronous, as it is there. torch::empty leaves pages
+  // untouched until a transition is written.
+  auto host = torch::TensorOptions().device(torch::kCPU);
   obs_ = torch::empty(shape, host.dtype(obs_dtype));
   next_obs_ = torch::empty(shape, host.dtype(obs_dtype));
   action_ = torch::empty({capacity, act_dim}, host.dtype(torch::kFloat));
@@ -190,9 +191,7 @@ ReplayBuffer::Batch ReplayBuffer::Sample(int64_t batch_size, torch::ScalarType f
   TORCH_CHECK(size() > 0, "cannot sample from an empty replay buffer");
   auto idx = torch::randint(0, size(), {batch_size}, torch::TensorOptions().dtype(torch::kLong));
   auto to_device = [&](const torch::Tensor& src, bool keep_dtype) {
-    auto host = src.index_select(0, idx);
-    if (device_.is_cuda()) host = host.pin_memory();
-    auto out = host.to(device_, /*non_blocking=*/true);
+    auto out = src.index_select(0, idx).to(device_);
     return keep_dtype ? out : out.to(float_dtype);
   };
   const bool pixels = obs_.scalar_type() == torch::kByte;

@@ -102,8 +102,9 @@ class CartpoleSwingupEnv {
 
 // A replay buffer on the host, as in TorchBench (NumPy arrays for
 // soft_actor_critic and drq): transitions are written in place into
-// preallocated tensors; Sample() gathers a batch on the host and copies it to
-// the device, the host-to-device traffic of every real off-policy learner.
+// preallocated pageable tensors; Sample() gathers a batch on the host and
+// copies it to the device, the host-to-device traffic of every real
+// off-policy learner.
 // Observations keep their dtype (float states, uint8 pixels).
 class ReplayBuffer {
  public:

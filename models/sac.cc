@@ -88,13 +88,13 @@ TORCH_MODULE(SacNet);
 struct Squashed {
   torch::Tensor pre_tanh, action;
 };
-Squashed RSample(const torch::Tensor& mu, const torch::Tensor& std) {
-  auto x = mu + std * torch::randn_like(mu);
+Squashed RSample(const torch::Tensor& mu, const torch::Tensor& sigma) {
+  auto x = mu + sigma * torch::randn_like(mu);
   return {x, torch::tanh(x)};
 }
-torch::Tensor LogProb(const Squashed& s, const torch::Tensor& mu, const torch::Tensor& std) {
+torch::Tensor LogProb(const Squashed& s, const torch::Tensor& mu, const torch::Tensor& sigma) {
   const double half_log_2pi = 0.5 * std::log(2.0 * M_PI);
-  auto normal = -(s.pre_tanh - mu).pow(2) / (2 * std.pow(2)) - std.log() - half_log_2pi;
+  auto normal = -(s.pre_tanh - mu).pow(2) / (2 * sigma.pow(2)) - sigma.log() - half_log_2pi;
   auto log_det = 2.0 * (std::log(2.0) - s.pre_tanh - F::softplus(-2.0 * s.pre_tanh));
   return normal - log_det;
 }
@@ -153,7 +153,7 @@ class SacWorkload : public Workload {
   // Deterministic policy (tanh of the Gaussian mean) on inputs()["state"], as
   // SACAgent.forward acts in evaluation.
   torch::Tensor Forward() override {
-    auto [mu, std] = net_->actor->forward(inputs_["state"]);
+    auto [mu, sigma] = net_->actor->forward(inputs_["state"]);
     return torch::tanh(mu);
   }
 
@@ -167,8 +167,8 @@ class SacWorkload : public Workload {
       torch::NoGradGuard g;
       net_->actor->eval();
       inputs_["state"].copy_(host_obs_, /*non_blocking=*/false);
-      auto [mu, std] = net_->actor->forward(inputs_["state"]);
-      action = RSample(mu, std).action.clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).reshape({-1});
+      auto [mu, sigma] = net_->actor->forward(inputs_["state"]);
+      action = RSample(mu, sigma).action.clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).reshape({-1});
       net_->actor->train();
     }
     EnvStepAndStore(action);
@@ -259,9 +259,9 @@ class SacWorkload : public Workload {
     critic_loss.backward();
     critic_opt_->step();
     if (update_policy) {
-      auto [mu, std] = net_->actor->forward(batch.obs);
-      auto s = RSample(mu, std);
-      auto logp_a = LogProb(s, mu, std).sum(-1, true);
+      auto [mu, sigma] = net_->actor->forward(batch.obs);
+      auto s = RSample(mu, sigma);
+      auto logp_a = LogProb(s, mu, sigma).sum(-1, true);
       auto q = torch::min(net_->critic1->forward(batch.obs, s.action), net_->critic2->forward(batch.obs, s.action));
       auto actor_loss = -(q - alpha.detach() * logp_a).mean();
       actor_opt_->zero_grad();
@@ -303,7 +303,7 @@ void AddSacModels(std::vector<ModelInfo>& out) {
   // in one environment whatever the batch; here the eval batch is the number
   // of environments stepped together (1 reproduces TorchBench exactly).
   info.default_batch = {256, 256};
-  info.smoke_batch = {32, 4};
+  info.smoke_batch = {16, 4};
   info.create = [](const WorkloadOptions& opt) { return std::make_unique<SacWorkload>(opt); };
   out.push_back(std::move(info));
 }
