@@ -62,7 +62,11 @@ void Smoke(const std::string& id) {
   const auto* info = models::FindModel(id);
   REQUIRE(info != nullptr);
   if (info->supports_train) {
+    auto t0 = std::chrono::steady_clock::now();
     auto w = Build(id, models::Mode::kTrain, info->smoke_batch.train);
+    std::cout << "smoke " << id << " train build: "
+              << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() << " ms"
+              << std::endl;
     w->net().train();
     w->Step(models::Mode::kTrain);  // warm-up
     double ms = TimeSteps(*w, models::Mode::kTrain, 2);
