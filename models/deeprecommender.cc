@@ -1,0 +1,113 @@
+#include "models/deeprecommender.h"
+
+#include <torch/torch.h>
+
+#include <memory>
+
+namespace torchgauge::models {
+namespace {
+
+constexpr int64_t kItems = 197951;
+const std::vector<int64_t> kLayerSizes = {kItems, 512, 512, 1024};
+constexpr double kDropProb = 0.8, kLr = 0.005, kMomentum = 0.9, kRatingDensity = 0.02;
+
+struct AutoEncoderImpl : torch::nn::Module {
+  AutoEncoderImpl() {
+    encode_w = register_module("encode_w", torch::nn::ParameterList());
+    encode_b = register_module("encode_b", torch::nn::ParameterList());
+    decode_w = register_module("decode_w", torch::nn::ParameterList());
+    decode_b = register_module("decode_b", torch::nn::ParameterList());
+    const size_t n = kLayerSizes.size();
+    for (size_t i = 0; i + 1 < n; ++i) {
+      auto w = torch::empty({kLayerSizes[i + 1], kLayerSizes[i]});
+      torch::nn::init::xavier_uniform_(w);
+      encode_w->append(w.requires_grad_());
+      encode_b->append(torch::zeros({kLayerSizes[i + 1]}).requires_grad_());
+    }
+    // The decoder mirrors the encoder's sizes with its own weights.
+    for (size_t i = n - 1; i > 0; --i) {
+      auto w = torch::empty({kLayerSizes[i - 1], kLayerSizes[i]});
+      torch::nn::init::xavier_uniform_(w);
+      decode_w->append(w.requires_grad_());
+      decode_b->append(torch::zeros({kLayerSizes[i - 1]}).requires_grad_());
+    }
+  }
+
+  torch::Tensor forward(torch::Tensor x) {
+    for (size_t i = 0; i < encode_w->size(); ++i) x = torch::selu(torch::linear(x, encode_w[i], encode_b[i]));
+    // Dropout on the code layer only; active in train mode.
+    x = torch::dropout(x, kDropProb, is_training());
+    for (size_t i = 0; i < decode_w->size(); ++i) x = torch::selu(torch::linear(x, decode_w[i], decode_b[i]));
+    return x;
+  }
+
+  torch::nn::ParameterList encode_w, encode_b, decode_w, decode_b;
+};
+TORCH_MODULE(AutoEncoder);
+
+class DeepRecommenderWorkload : public Workload {
+ public:
+  explicit DeepRecommenderWorkload(const WorkloadOptions& opt) : batch_(opt.batch_size) {
+    TORCH_CHECK(opt.batch_size >= 1, "nvidia_deeprecommender: batch size must be >= 1");
+    net_->to(opt.device);
+    auto dev = torch::TensorOptions().device(opt.device);
+    auto ratings = torch::randint(1, 6, {opt.batch_size, kItems}, dev);
+    auto rated = torch::rand({opt.batch_size, kItems}, dev) < kRatingDensity;
+    inputs_["ratings"] = ratings * rated;
+    samples_per_step_ = opt.batch_size;
+    if (opt.mode == Mode::kTrain) {
+      optimizer_ = std::make_unique<torch::optim::SGD>(net_->parameters(),
+                                                       torch::optim::SGDOptions(kLr).momentum(kMomentum));
+    }
+  }
+
+  torch::nn::Module& net() override { return *net_; }
+
+  torch::Tensor Forward() override { return net_->forward(inputs_["ratings"]); }
+
+  // nvtrain.py's toy-mode train(): the autoencoder reconstructs its input;
+  // the loss only counts rated items.
+  torch::Tensor TrainStep() override {
+    TORCH_CHECK(optimizer_, "nvidia_deeprecommender: TrainStep needs a workload built in train mode");
+    const auto& targets = inputs_["ratings"];
+    optimizer_->zero_grad();
+    auto outputs = Forward();
+    auto mask = (targets != 0).to(outputs.scalar_type());
+    auto num_ratings = mask.sum();
+    auto loss = torch::mse_loss(outputs * mask, targets, at::Reduction::Sum) / num_ratings;
+    loss.backward();
+    optimizer_->step();
+    return loss.detach();
+  }
+
+  std::optional<double> AnalyticFlops(Mode mode) const override {
+    double macs = 0;
+    for (size_t i = 0; i + 1 < kLayerSizes.size(); ++i) macs += 2.0 * kLayerSizes[i] * kLayerSizes[i + 1];
+    const double fwd = 2.0 * macs * static_cast<double>(batch_);
+    return mode == Mode::kEval ? fwd : 3.0 * fwd;
+  }
+
+ private:
+  int64_t batch_;
+  AutoEncoder net_;
+  std::unique_ptr<torch::optim::SGD> optimizer_;
+};
+
+}  // namespace
+
+void AddDeepRecommenderModels(std::vector<ModelInfo>& out) {
+  ModelInfo info;
+  info.id = "nvidia_deeprecommender";
+  info.paper_name = "nvidia_deeprecommender";
+  info.domain = Domain::kRecommendation;
+  info.task = "recommendation";
+  info.reference = "NVIDIA DeepRecommender (Kuchaiev & Ginsburg 2017), TorchBench nvidia_deeprecommender";
+  // TorchBench nvidia_deeprecommender/__init__.py: DEFAULT_TRAIN_BSIZE = 256,
+  // DEFAULT_EVAL_BSIZE = 256.
+  info.default_batch = {256, 256};
+  info.smoke_batch = {2, 2};
+  info.create = [](const WorkloadOptions& opt) { return std::make_unique<DeepRecommenderWorkload>(opt); };
+  out.push_back(std::move(info));
+}
+
+}  // namespace torchgauge::models
