@@ -41,8 +41,9 @@ DenseLayerImpl::DenseLayerImpl(int64_t num_input_features, int64_t growth_rate, 
 torch::Tensor DenseLayerImpl::forward(const std::vector<torch::Tensor>& prev_features) {
   // The concatenation is what makes DenseNet dense (and memory-hungry): every
   // layer re-reads all earlier outputs of its block.
-  auto bottleneck = conv1(torch::relu(norm1(torch::cat(prev_features, 1))));
-  auto out = conv2(torch::relu(norm2(bottleneck)));
+  // In-place ReLUs, as torchvision's, save one activation-sized buffer each.
+  auto bottleneck = conv1(norm1(torch::cat(prev_features, 1)).relu_());
+  auto out = conv2(norm2(bottleneck).relu_());
   if (drop_rate > 0) {
     out = torch::nn::functional::dropout(out, torch::nn::functional::DropoutFuncOptions().p(drop_rate).training(
                                                   is_training()));
@@ -117,7 +118,7 @@ DenseNetImpl::DenseNetImpl(const DenseNetConfig& config) {
 }
 
 torch::Tensor DenseNetImpl::forward(torch::Tensor x) {
-  auto out = torch::relu(features->forward(x));
+  auto out = features->forward(x).relu_();
   out = torch::nn::functional::adaptive_avg_pool2d(out, torch::nn::functional::AdaptiveAvgPool2dFuncOptions(1));
   return classifier(torch::flatten(out, 1));
 }

@@ -5,6 +5,7 @@
 #include <torch/nn/init.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/batchnorm.h>
+#include <torch/nn/modules/container/functional.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/optim/adam.h>
 
@@ -25,7 +26,8 @@ int64_t MakeDivisible(double v, int64_t divisor) {
 }
 
 // torchvision's Conv2dNormActivation with ReLU6: "<i>.0" conv (no bias, the
-// BN supplies it), "<i>.1" BN, "<i>.2" ReLU6. A Sequential subclass with a
+// BN supplies it), "<i>.1" BN, "<i>.2" ReLU6 (through aten::relu6, as in
+// Python; LibTorch's ReLU6 module calls hardtanh directly). A Sequential subclass with a
 // plain forward, because LibTorch cannot nest a bare Sequential in another.
 struct ConvBnReLU6Impl : torch::nn::SequentialImpl {
   using SequentialImpl::SequentialImpl;
@@ -40,7 +42,7 @@ ConvBnReLU6 MakeConvBnReLU6(int64_t in, int64_t out, int64_t kernel, int64_t str
                             .padding((kernel - 1) / 2)
                             .groups(groups)
                             .bias(false)),
-      torch::nn::BatchNorm2d(out), torch::nn::ReLU6());
+      torch::nn::BatchNorm2d(out), torch::nn::Functional([](torch::Tensor x) { return torch::relu6(x); }));
 }
 
 }  // namespace

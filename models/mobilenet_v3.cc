@@ -24,8 +24,14 @@ int64_t MakeDivisible(double v, int64_t divisor) {
 
 enum class Act { kNone, kReLU, kHardswish };
 
+// LibTorch has no Hardswish module. torchvision's blocks use the out-of-place
+// op and its classifier the in-place one; both are kept so that the same ATen
+// operators run.
 torch::nn::Functional HardswishLayer() {
-  return torch::nn::Functional(static_cast<torch::Tensor (*)(const torch::Tensor&)>(&torch::hardswish));
+  return torch::nn::Functional([](torch::Tensor x) { return torch::hardswish(x); });
+}
+torch::nn::Functional HardswishInplaceLayer() {
+  return torch::nn::Functional([](torch::Tensor x) { return torch::hardswish_(x); });
 }
 
 // torchvision's Conv2dNormActivation with MobileNetV3's BatchNorm settings
@@ -95,7 +101,7 @@ MobileNetV3InvertedResidualImpl::MobileNetV3InvertedResidualImpl(const MobileNet
 
 torch::Tensor MobileNetV3InvertedResidualImpl::forward(torch::Tensor x) {
   auto result = block->forward(x);
-  if (use_res_connect) result = result + x;
+  if (use_res_connect) result += x;
   return result;
 }
 
@@ -112,7 +118,7 @@ MobileNetV3Impl::MobileNetV3Impl(const std::vector<MobileNetV3BlockConfig>& sett
   features = register_module("features", f);
   avgpool = register_module("avgpool", torch::nn::AdaptiveAvgPool2d(1));
   classifier = register_module(
-      "classifier", torch::nn::Sequential(torch::nn::Linear(lastconv_out, last_channel), HardswishLayer(),
+      "classifier", torch::nn::Sequential(torch::nn::Linear(lastconv_out, last_channel), HardswishInplaceLayer(),
                                           torch::nn::Dropout(torch::nn::DropoutOptions(dropout).inplace(true)),
                                           torch::nn::Linear(last_channel, num_classes)));
 
