@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -13,6 +14,7 @@
 #include <set>
 #include <sstream>
 
+#include "collector/bisect_command.h"
 #include "collector/config.h"
 #include "collector/environment.h"
 #include "collector/run_spec.h"
@@ -39,7 +41,13 @@ int ListModels(bool all, bool as_json) {
     std::printf("%-34s %-15s %-28s %-34s %-11s %-9s %s\n", "MODEL", "DOMAIN", "TASK", "PAPER NAME", "BATCH T/E",
                 "SMOKE", "REFERENCE");
   }
-  for (const auto& m : tg::models::Registry()) {
+  std::vector<const tg::models::ModelInfo*> sorted;
+  for (const auto& m : tg::models::Registry()) sorted.push_back(&m);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+    return std::tie(a->domain, a->id) < std::tie(b->domain, b->id);
+  });
+  for (const auto* mp : sorted) {
+    const auto& m = *mp;
     if (m.hidden && !all) continue;
     std::string modes = m.supports_train && m.supports_eval ? "" : (m.supports_train ? " (train only)" : " (eval only)");
     if (as_json) {
@@ -123,6 +131,7 @@ int main(int argc, char** argv) {
   bool resume = false, retry_failed = false, trace = false, dry_run = false, quiet_summary = false;
   double slowdown = 0;
   std::string slowdown_model;
+  int threads = 0;
   run->add_option("--suite", suite_name, "Embedded suite: smoke | full")->capture_default_str();
   run->add_option("--config", config_file, "JSON suite file overriding the embedded suite's fields");
   run->add_option("--model", filters.model_regex, "Only models whose id matches this regular expression");
@@ -145,6 +154,8 @@ int main(int argc, char** argv) {
   run->add_option("--out", out_dir, "Results root")->capture_default_str();
   run->add_option("--build-id", build_id, "Build id (default: <libtorch version>[-cuXYZ]-<UTC date>)");
   run->add_option("--platform-id", platform_id, "Platform id (default: derived from the device)");
+  run->add_option("--threads", threads, "Intra-op CPU threads per run (default: LibTorch's choice)")
+      ->check(CLI::NonNegativeNumber);
   run->add_flag("--resume", resume, "Skip runs that already have a result");
   run->add_flag("--retry-failed", retry_failed, "With --resume, re-run results that are not ok or unsupported");
   run->add_flag("--trace", trace, "Write the profiling pass's Chrome trace next to the results");
@@ -161,6 +172,35 @@ int main(int argc, char** argv) {
   coverage->add_option("results", coverage_dir, "A results tree, build or platform directory")->required();
   coverage->add_flag("--list", coverage_list, "Also list the operators");
 
+  auto* bisect = app.add_subcommand(
+      "bisect", "Binary-search an ordered list of revisions for the first one that regressed the selected runs.");
+  tg::collector::BisectCommandOptions bis;
+  std::vector<std::string> threshold_rules;
+  bisect->add_option("--good", bis.good, "Known-good revision")->required();
+  bisect->add_option("--bad", bis.bad, "Known-bad revision")->required();
+  bisect->add_option("--candidates", bis.candidates_file,
+                     "File: revisions after --good, oldest first, ending with --bad (git rev-list --reverse good..bad)")
+      ->required();
+  bisect->add_option("--command", bis.command, "Shell command that builds or installs a revision; {rev} is replaced")
+      ->required();
+  bisect->add_option("--collector", bis.collector,
+                     "Collector to measure with ({rev} allowed; default: this binary)");
+  std::string bisect_model, bisect_mode = "train", bisect_precision, bisect_device = "auto";
+  int bisect_repeat = 10;
+  bisect->add_option("--model", bisect_model, "Regex of the affected models")->required();
+  bisect->add_option("--mode", bisect_mode, "train | eval")->check(CLI::IsMember({"train", "eval"}))->capture_default_str();
+  bisect->add_option("--precision", bisect_precision, "Precision of the affected runs");
+  bisect->add_option("--device", bisect_device, "auto | cpu | cuda")->capture_default_str();
+  bisect->add_option("--repeat", bisect_repeat, "Timed repetitions per measurement")->capture_default_str();
+  bisect->add_option("--collect-arg", bis.collect_args, "Extra argument for `run`, repeatable");
+  bisect->add_option("--work-dir", bis.work_dir, "Where each step's results and bisect.log go")
+      ->default_val("bisect-work");
+  bisect->add_option("--threshold", bis.compare.threshold_percent, "Relative threshold in percent")
+      ->capture_default_str();
+  bisect->add_option("--threshold-for", threshold_rules, "'metric:regex=pct', repeatable");
+  bisect->add_option("--alpha", bis.compare.alpha, "Significance level")->capture_default_str();
+  bisect->add_flag("--verify-bad", bis.verify_bad, "Also measure --bad instead of assuming it is bad");
+
   auto* worker = app.add_subcommand("worker", "Internal: measure one run (started by `run`).");
   worker->group("");
   std::string spec_file;
@@ -176,6 +216,19 @@ int main(int argc, char** argv) {
     if (*worker) return tg::collector::WorkerMain(spec_file);
     if (*list) return ListModels(list_all, list_json);
     if (*coverage) return PrintCoverage(coverage_dir, coverage_list);
+    if (*bisect) {
+      if (bis.collector.empty()) bis.collector = std::filesystem::read_symlink("/proc/self/exe").string();
+      for (const auto& r : threshold_rules) bis.compare.rules.push_back(tg::core::ParseThresholdRule(r));
+      std::vector<std::string> args = {"--model", bisect_model, "--mode", bisect_mode, "--device", bisect_device,
+                                       "--repeat", std::to_string(bisect_repeat)};
+      if (!bisect_precision.empty()) {
+        args.push_back("--precision");
+        args.push_back(bisect_precision);
+      }
+      args.insert(args.end(), bis.collect_args.begin(), bis.collect_args.end());
+      bis.collect_args = args;
+      return tg::collector::RunBisect(bis);
+    }
     if (*env_cmd) {
       std::string dev = env_device == "auto" ? tg::collector::BestDevice() : env_device;
       auto env = tg::collector::DescribeEnvironment(dev);
@@ -226,6 +279,7 @@ int main(int argc, char** argv) {
       s.platform_id = platform_id;
       s.platform_dir = platform_dir.string();
       s.trace = trace;
+      s.threads = threads;
       if (slowdown > 0 && (!slow_re || std::regex_search(s.model, *slow_re))) s.slowdown = slowdown;
     }
     if (dry_run) {
@@ -261,6 +315,7 @@ int main(int argc, char** argv) {
     manifest["finished_at"] = nullptr;
     manifest["suite"] = tg::collector::SuiteToJson(suite);
     manifest["suite"]["device"] = dev;
+    manifest["suite"]["threads"] = threads > 0 ? json(threads) : json("default");
     manifest["suite"]["filters"] = {{"model", filters.model_regex}, {"domains", domains}, {"modes", modes},
                                     {"precisions", precisions}, {"backends", backends},
                                     {"batch_size", filters.batch_size}};

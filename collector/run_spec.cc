@@ -15,7 +15,7 @@ json RunSpec::ToJson() const {
           {"batch_size", batch_size}, {"device", device}, {"warmup", warmup}, {"repeat", repeat},
           {"profile_iterations", profile_iterations}, {"seed", seed}, {"timeout_s", timeout_s},
           {"trace", trace}, {"build_id", build_id}, {"platform_id", platform_id},
-          {"platform_dir", platform_dir}, {"slowdown", slowdown}, {"smoke", smoke}};
+          {"platform_dir", platform_dir}, {"slowdown", slowdown}, {"smoke", smoke}, {"threads", threads}};
 }
 
 RunSpec RunSpec::FromJson(const json& j) {
@@ -37,6 +37,7 @@ RunSpec RunSpec::FromJson(const json& j) {
   s.platform_dir = j.at("platform_dir");
   s.slowdown = j.value("slowdown", 0.0);
   s.smoke = j.value("smoke", false);
+  s.threads = j.value("threads", 0);
   return s;
 }
 

@@ -26,6 +26,7 @@ struct RunSpec {
   // Test hook: extra host-side delay per step as a fraction of the step's own
   // time (used to plant a known regression); 0 in normal use.
   double slowdown = 0;
+  int threads = 0;     // intra-op threads for the worker; 0 = LibTorch's default
   bool smoke = false;  // the suite uses smoke batch sizes: see WorkloadOptions::smoke
 
   core::RunKey key() const { return {model, mode, backend, precision}; }

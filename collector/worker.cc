@@ -85,6 +85,7 @@ core::RunResult RunWorker(const RunSpec& spec) {
   if (auto why = PrecisionUnsupported(spec.precision, device_type)) return unsupported(*why);
 
   try {
+    if (spec.threads > 0) at::set_num_threads(spec.threads);
     models::WorkloadOptions opt;
     opt.mode = mode;
     opt.device = gpu ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);

@@ -87,7 +87,7 @@ step() { echo "nightly [$(( $(date +%s) - start ))s] $*" >&2; }
 if [[ $skip_collect -eq 0 ]]; then
   collect="$(find_bin torchgauge-collect)"
   step "collecting suite '$suite' for build $build_id into $results"
-  args=(run --suite "$suite" --build-id "$build_id" --results "$results")
+  args=(run --suite "$suite" --build-id "$build_id" --out "$results")
   [[ -n "$config" ]] && args+=(--config "$config")
   # A run that fails is recorded in its result file; only a collector that
   # could not run at all stops the night.
@@ -98,7 +98,7 @@ fi
 # 2. Render the build into the site.
 if [[ $skip_site -eq 0 ]]; then
   step "rendering build $build_id into $site"
-  "$report" build --build "$build_id" --results "$results" --site "$site" \
+  "$report" build --build "$build_id" --results "$results" --out "$site" \
       ${site_url:+--site-url "$site_url"} || die "torchgauge-report build failed (exit $?)"
 fi
 

@@ -1,0 +1,112 @@
+#include "collector/bisect_command.h"
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include "core/bisect.h"
+#include "core/json_io.h"
+
+namespace torchgauge::collector {
+
+namespace {
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+int Shell(const std::string& cmd, const std::filesystem::path& log) {
+  const std::string full = "(" + cmd + ") >> " + Quote(log.string()) + " 2>&1";
+  int status = std::system(full.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+std::vector<std::string> ReadCandidates(const std::filesystem::path& file, const std::string& good,
+                                        const std::string& bad) {
+  std::ifstream in(file);
+  if (!in) throw std::invalid_argument(file.string() + ": cannot read the candidate list");
+  std::vector<std::string> revs;
+  std::string line;
+  while (std::getline(in, line)) {
+    line.erase(0, line.find_first_not_of(" \t\r"));
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    if (line.empty() || line[0] == '#') continue;
+    revs.push_back(line);
+  }
+  // Accept lists that start with the good revision (git rev-list good^..bad).
+  if (!revs.empty() && revs.front() == good) revs.erase(revs.begin());
+  if (revs.empty()) throw std::invalid_argument(file.string() + ": no candidate revisions after --good");
+  if (revs.back() != bad) {
+    throw std::invalid_argument(file.string() + ": the last candidate is '" + revs.back() + "', expected --bad '" +
+                                bad + "' (list the revisions after good, oldest first, ending with bad)");
+  }
+  return revs;
+}
+
+}  // namespace
+
+int RunBisect(const BisectCommandOptions& o) {
+  const auto revs = ReadCandidates(o.candidates_file, o.good, o.bad);
+  o.compare.Validate();
+  std::filesystem::create_directories(o.work_dir);
+  const auto results = o.work_dir / "results";
+  const auto log = o.work_dir / "bisect.log";
+  std::ofstream(log, std::ios::trunc) << "torchgauge bisect: good " << o.good << ", bad " << o.bad << ", "
+                                      << revs.size() << " candidates\n";
+
+  // Measures one revision into build id rev-<n>; false when it cannot be tested.
+  auto measure = [&](const std::string& rev, const std::string& build_id) -> bool {
+    std::cerr << "[bisect] " << rev << ": building/installing\n";
+    if (int rc = Shell(core::FormatRevCommand(o.command, rev), log); rc != 0) {
+      std::cerr << "[bisect] " << rev << ": command failed (exit " << rc << "): skipped\n";
+      return false;
+    }
+    std::string collector = core::FormatRevCommand(o.collector, rev);
+    std::string cmd = collector + " run --out " + Quote(results.string()) + " --build-id " + Quote(build_id) +
+                      " --platform-id bisect --no-summary";
+    for (const auto& a : o.collect_args) cmd += " " + Quote(a);
+    std::cerr << "[bisect] " << rev << ": measuring\n";
+    if (int rc = Shell(cmd, log); rc != 0) {
+      std::cerr << "[bisect] " << rev << ": collector failed (exit " << rc << "): skipped\n";
+      return false;
+    }
+    return true;
+  };
+
+  if (!measure(o.good, "good")) {
+    std::cerr << "error: the good revision '" << o.good << "' could not be measured; see " << log.string() << "\n";
+    return 2;
+  }
+  const auto good_set = core::LoadRunSet(results, "good", "bisect");
+
+  auto judge = [&](const std::string& rev, std::size_t index) {
+    const std::string build_id = "rev-" + std::to_string(index);
+    if (!measure(rev, build_id)) return core::BisectVerdict::kSkip;
+    const auto set = core::LoadRunSet(results, build_id, "bisect");
+    const auto cmp = core::CompareRunSets({&good_set}, set, o.compare);
+    bool bad = false;
+    for (const auto& c : cmp.changes) bad = bad || c.verdict == core::Verdict::kRegression;
+    for (const auto& s : cmp.status_changes) bad = bad || s.worse;
+    std::cerr << "[bisect] " << rev << ": " << (bad ? "bad" : "good") << "\n";
+    std::ofstream(log, std::ios::app) << rev << ": " << (bad ? "bad" : "good") << "\n";
+    return bad ? core::BisectVerdict::kBad : core::BisectVerdict::kGood;
+  };
+
+  core::BisectOptions bo;
+  bo.verify_bad = o.verify_bad;
+  const auto result = core::Bisect(revs, judge, bo);
+  const std::string text = core::FormatBisectLog(result);
+  std::ofstream(log, std::ios::app) << text;
+  std::cout << text;
+  std::cout << "log: " << log.string() << "\n";
+  if (!result.first_bad_index) return 1;
+  std::cout << "first bad revision: " << result.first_bad << "\n";
+  return 0;
+}
+
+}  // namespace torchgauge::collector

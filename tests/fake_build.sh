@@ -1,0 +1,15 @@
+#!/bin/sh
+# Test double for `torchgauge-collect bisect --command`: "installs" revision
+# REV by writing a collector wrapper into DIR. Revisions at or after PLANTED
+# (rNN numbering) carry a planted slowdown, as a bad commit would.
+set -eu
+rev="$1" dir="$2" collector="$3" planted="$4"
+mkdir -p "$dir"
+n=$(echo "$rev" | tr -dc '0-9' | sed 's/^0*//'); n=${n:-0}
+slow=0
+[ "$n" -ge "$planted" ] && slow=2.0
+cat > "$dir/collector" <<WRAP
+#!/bin/sh
+exec "$collector" "\$@" --threads 1 --slowdown $slow
+WRAP
+chmod +x "$dir/collector"
