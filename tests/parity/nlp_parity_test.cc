@@ -140,3 +140,36 @@ TEST_CASE("parity hf_gpt2") {
   CheckNlpParity("hf_gpt2", {{std::regex(R"(transformer\.h\.\d+\.attn\.c_attn\.bias)"), 768, 1536}}, 1e-3);
 }
 TEST_CASE("smoke hf_gpt2") { Smoke("hf_gpt2"); }
+
+// T5 has no biases at all, so no key-bias exception applies.
+TEST_CASE("parity hf_t5") { CheckNlpParity("hf_t5", {}, 1e-3); }
+TEST_CASE("smoke hf_t5") { Smoke("hf_t5"); }
+
+// No PyPI reference: the count is derived here from the published
+// architecture (TorchBench's opt namespace and jadore801120's Models.py),
+// independently of the module code.
+TEST_CASE("parity attention_is_all_you_need_pytorch parameter count") {
+  const int64_t vocab_src = 9521, vocab_trg = 9521;  // shared Multi30k de-en vocabulary
+  const int64_t d = 512, d_inner = 2048, heads = 8, d_k = 64, d_v = 64, layers = 6;
+  const int64_t layer_norm = 2 * d;                                      // gain and bias
+  const int64_t attention = d * heads * d_k * 2 + d * heads * d_v + heads * d_v * d + layer_norm;  // bias-free q, k, v, fc
+  const int64_t ffn = d * d_inner + d_inner + d_inner * d + d + layer_norm;
+  const int64_t encoder = vocab_src * d + layers * (attention + ffn) + layer_norm;
+  const int64_t decoder = vocab_trg * d + layers * (2 * attention + ffn) + layer_norm;
+  const int64_t projection = d * vocab_trg;  // proj_share_weight False: its own matrix, no bias
+  const int64_t expected = encoder + decoder + projection;
+
+  const auto* info = models::FindModel("attention_is_all_you_need_pytorch");
+  REQUIRE(info != nullptr);
+  models::WorkloadOptions opt;
+  opt.batch_size = 2;
+  auto w = info->create(opt);
+  const int64_t actual = parity::ParameterCount(w->net());
+  std::cout << "parity attention_is_all_you_need_pytorch: params " << actual << ", expected " << expected << std::endl;
+  CHECK(actual == expected);
+  // The sinusoid tables are buffers, not parameters: 200 positions x d_model.
+  auto shapes = parity::NamedShapes(w->net());
+  CHECK(shapes.at("encoder.position_enc.pos_table") == std::vector<int64_t>{1, 200, d});
+  CHECK(shapes.at("decoder.position_enc.pos_table") == std::vector<int64_t>{1, 200, d});
+}
+TEST_CASE("smoke attention_is_all_you_need_pytorch") { Smoke("attention_is_all_you_need_pytorch"); }
