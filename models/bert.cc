@@ -55,7 +55,11 @@ struct BertEmbeddingsImpl : torch::nn::Module {
     // not part of its state dict.
     auto position_ids = torch::arange(seq_length, input_ids.options()).unsqueeze(0);
     auto token_type_ids = torch::zeros({1, seq_length}, input_ids.options()).expand({input_ids.size(0), seq_length});
-    auto embeddings = word_embeddings(input_ids) + token_type_embeddings(token_type_ids);
+    // One op per statement: operand evaluation order is unspecified in C++,
+    // and op creation order decides autograd's accumulation order.
+    auto inputs_embeds = word_embeddings(input_ids);
+    auto type_embeds = token_type_embeddings(token_type_ids);
+    auto embeddings = inputs_embeds + type_embeds;
     embeddings += position_embeddings(position_ids);
     embeddings = LayerNorm(embeddings);
     return torch::dropout(embeddings, dropout_p, is_training());

@@ -94,9 +94,16 @@ struct Gpt2MlpImpl : torch::nn::Module {
         resid_pdrop(c.resid_pdrop) {}
 
   // gelu_new, GPT-2's tanh approximation, spelled out as the original
-  // does rather than the fused gelu(approximate="tanh").
+  // does rather than the fused gelu(approximate="tanh"). One op per statement:
+  // C++ leaves the evaluation order of operands unspecified, and the order in
+  // which ops are created decides the order autograd sums the three gradient
+  // contributions to x, i.e. the rounding of the backward pass.
   static torch::Tensor GeluNew(const torch::Tensor& x) {
-    return 0.5 * x * (1.0 + torch::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * torch::pow(x, 3.0))));
+    auto half_x = 0.5 * x;
+    auto cube = torch::pow(x, 3.0);
+    auto inner = x + 0.044715 * cube;
+    auto t = torch::tanh(std::sqrt(2.0 / M_PI) * inner);
+    return half_x * (1.0 + t);
   }
 
   torch::Tensor forward(const torch::Tensor& hidden) {
@@ -139,7 +146,9 @@ struct Gpt2ModelImpl : torch::nn::Module {
     const auto seq = input_ids.size(-1);
     TORCH_CHECK(seq <= wpe->weight.size(0), "GPT-2: sequence length ", seq, " exceeds n_positions");
     auto position_ids = torch::arange(seq, input_ids.options()).unsqueeze(0);
-    auto hidden = wte(input_ids) + wpe(position_ids);
+    auto token_embeds = wte(input_ids);
+    auto position_embeds = wpe(position_ids);
+    auto hidden = token_embeds + position_embeds;
     hidden = torch::dropout(hidden, embd_pdrop, is_training());
     for (const auto& block : *h) hidden = block->as<Gpt2BlockImpl>()->forward(hidden);
     return ln_f(hidden);
