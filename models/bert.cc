@@ -1,0 +1,300 @@
+#include "models/bert.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace torchgauge::models {
+namespace {
+
+struct BertConfig {
+  int64_t vocab_size = 30522;
+  int64_t hidden_size = 768;
+  int64_t num_hidden_layers = 12;
+  int64_t num_attention_heads = 12;
+  int64_t intermediate_size = 3072;
+  int64_t max_position_embeddings = 512;
+  int64_t type_vocab_size = 2;
+  double hidden_dropout_prob = 0.1;
+  double attention_probs_dropout_prob = 0.1;
+  double layer_norm_eps = 1e-12;
+};
+
+torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps));
+}
+
+// transformers ties the MLM decoder to the word embeddings (weight) and to
+// cls.predictions.bias (bias). Python's state_dict lists the tied tensors under
+// both names while parameters() yields each once. Registering the aliases as
+// buffers of the very same tensors reproduces exactly that: the names line up
+// with the reference, and the optimizer and the parameter count see each
+// tensor once.
+struct TiedLinearImpl : torch::nn::Module {
+  TiedLinearImpl(const torch::Tensor& weight, const torch::Tensor& bias) {
+    register_buffer("weight", weight);
+    register_buffer("bias", bias);
+  }
+};
+TORCH_MODULE(TiedLinear);
+
+struct BertEmbeddingsImpl : torch::nn::Module {
+  explicit BertEmbeddingsImpl(const BertConfig& c)
+      : word_embeddings(register_module("word_embeddings", torch::nn::Embedding(torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size).padding_idx(0)))),
+        position_embeddings(register_module("position_embeddings", torch::nn::Embedding(c.max_position_embeddings, c.hidden_size))),
+        token_type_embeddings(register_module("token_type_embeddings", torch::nn::Embedding(c.type_vocab_size, c.hidden_size))),
+        LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),
+        dropout_p(c.hidden_dropout_prob) {}
+
+  torch::Tensor forward(const torch::Tensor& input_ids) {
+    const auto seq_length = input_ids.size(1);
+    TORCH_CHECK(seq_length <= position_embeddings->weight.size(0), "BERT: sequence length ", seq_length,
+                " exceeds max_position_embeddings");
+    // Position and token-type ids are computed here rather than kept as
+    // buffers: the reference keeps them as non-persistent buffers, which are
+    // not part of its state dict.
+    auto position_ids = torch::arange(seq_length, input_ids.options()).unsqueeze(0);
+    auto token_type_ids = torch::zeros({1, seq_length}, input_ids.options()).expand({input_ids.size(0), seq_length});
+    // One op per statement: operand evaluation order is unspecified in C++,
+    // and op creation order decides autograd's accumulation order.
+    auto inputs_embeds = word_embeddings(input_ids);
+    auto type_embeds = token_type_embeddings(token_type_ids);
+    auto embeddings = inputs_embeds + type_embeds;
+    embeddings += position_embeddings(position_ids);
+    embeddings = LayerNorm(embeddings);
+    return torch::dropout(embeddings, dropout_p, is_training());
+  }
+
+  torch::nn::Embedding word_embeddings, position_embeddings, token_type_embeddings;
+  torch::nn::LayerNorm LayerNorm;
+  double dropout_p;
+};
+TORCH_MODULE(BertEmbeddings);
+
+struct BertSelfAttentionImpl : torch::nn::Module {
+  explicit BertSelfAttentionImpl(const BertConfig& c)
+      : query(register_module("query", torch::nn::Linear(c.hidden_size, c.hidden_size))),
+        key(register_module("key", torch::nn::Linear(c.hidden_size, c.hidden_size))),
+        value(register_module("value", torch::nn::Linear(c.hidden_size, c.hidden_size))),
+        num_heads(c.num_attention_heads),
+        head_size(c.hidden_size / c.num_attention_heads),
+        dropout_p(c.attention_probs_dropout_prob) {
+    TORCH_CHECK(c.hidden_size % c.num_attention_heads == 0, "BERT: hidden size not divisible by heads");
+  }
+
+  torch::Tensor forward(const torch::Tensor& hidden) {
+    const auto bsz = hidden.size(0), len = hidden.size(1);
+    auto split = [&](const torch::Tensor& t) { return t.view({bsz, -1, num_heads, head_size}).transpose(1, 2); };
+    auto q = split(query(hidden)), k = split(key(hidden)), v = split(value(hidden));
+    // The reference's default attention implementation is SDPA with the
+    // attention-probability dropout folded in; calling the same ATen op keeps
+    // the dropout RNG stream identical.
+    auto out = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, is_training() ? dropout_p : 0.0,
+                                                /*is_causal=*/false);
+    return out.transpose(1, 2).reshape({bsz, len, num_heads * head_size});
+  }
+
+  torch::nn::Linear query, key, value;
+  int64_t num_heads, head_size;
+  double dropout_p;
+};
+TORCH_MODULE(BertSelfAttention);
+
+// BertSelfOutput and BertOutput: projection, dropout, residual LayerNorm.
+struct BertResidualOutputImpl : torch::nn::Module {
+  BertResidualOutputImpl(int64_t in, const BertConfig& c)
+      : dense(register_module("dense", torch::nn::Linear(in, c.hidden_size))),
+        LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),
+        dropout_p(c.hidden_dropout_prob) {}
+  torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& input) {
+    return LayerNorm(torch::dropout(dense(hidden), dropout_p, is_training()) + input);
+  }
+  torch::nn::Linear dense;
+  torch::nn::LayerNorm LayerNorm;
+  double dropout_p;
+};
+TORCH_MODULE(BertResidualOutput);
+
+struct BertAttentionImpl : torch::nn::Module {
+  explicit BertAttentionImpl(const BertConfig& c)
+      : self(register_module("self", BertSelfAttention(c))),
+        output(register_module("output", BertResidualOutput(c.hidden_size, c))) {}
+  torch::Tensor forward(const torch::Tensor& hidden) { return output(self(hidden), hidden); }
+  BertSelfAttention self;
+  BertResidualOutput output;
+};
+TORCH_MODULE(BertAttention);
+
+struct BertIntermediateImpl : torch::nn::Module {
+  explicit BertIntermediateImpl(const BertConfig& c)
+      : dense(register_module("dense", torch::nn::Linear(c.hidden_size, c.intermediate_size))) {}
+  torch::Tensor forward(const torch::Tensor& hidden) { return torch::gelu(dense(hidden)); }
+  torch::nn::Linear dense;
+};
+TORCH_MODULE(BertIntermediate);
+
+struct BertLayerImpl : torch::nn::Module {
+  explicit BertLayerImpl(const BertConfig& c)
+      : attention(register_module("attention", BertAttention(c))),
+        intermediate(register_module("intermediate", BertIntermediate(c))),
+        output(register_module("output", BertResidualOutput(c.intermediate_size, c))) {}
+  torch::Tensor forward(const torch::Tensor& hidden) {
+    auto attention_output = attention(hidden);
+    return output(intermediate(attention_output), attention_output);
+  }
+  BertAttention attention;
+  BertIntermediate intermediate;
+  BertResidualOutput output;
+};
+TORCH_MODULE(BertLayer);
+
+struct BertEncoderImpl : torch::nn::Module {
+  explicit BertEncoderImpl(const BertConfig& c) : layer(register_module("layer", torch::nn::ModuleList())) {
+    for (int64_t i = 0; i < c.num_hidden_layers; ++i) layer->push_back(BertLayer(c));
+  }
+  torch::Tensor forward(torch::Tensor hidden) {
+    for (const auto& l : *layer) hidden = l->as<BertLayerImpl>()->forward(hidden);
+    return hidden;
+  }
+  torch::nn::ModuleList layer;
+};
+TORCH_MODULE(BertEncoder);
+
+// BertModel without the pooler: BertForMaskedLM builds it with
+// add_pooling_layer=False.
+struct BertModelImpl : torch::nn::Module {
+  explicit BertModelImpl(const BertConfig& c)
+      : embeddings(register_module("embeddings", BertEmbeddings(c))),
+        encoder(register_module("encoder", BertEncoder(c))) {}
+  torch::Tensor forward(const torch::Tensor& input_ids) { return encoder(embeddings(input_ids)); }
+  BertEmbeddings embeddings;
+  BertEncoder encoder;
+};
+TORCH_MODULE(BertModel);
+
+struct BertPredictionHeadTransformImpl : torch::nn::Module {
+  explicit BertPredictionHeadTransformImpl(const BertConfig& c)
+      : dense(register_module("dense", torch::nn::Linear(c.hidden_size, c.hidden_size))),
+        LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))) {}
+  torch::Tensor forward(const torch::Tensor& hidden) { return LayerNorm(torch::gelu(dense(hidden))); }
+  torch::nn::Linear dense;
+  torch::nn::LayerNorm LayerNorm;
+};
+TORCH_MODULE(BertPredictionHeadTransform);
+
+struct BertLMPredictionHeadImpl : torch::nn::Module {
+  BertLMPredictionHeadImpl(const BertConfig& c, const torch::Tensor& word_embeddings)
+      : transform(register_module("transform", BertPredictionHeadTransform(c))),
+        bias(register_parameter("bias", torch::zeros({c.vocab_size}))),
+        decoder(register_module("decoder", TiedLinear(word_embeddings, bias))),
+        decoder_weight(word_embeddings) {}
+  torch::Tensor forward(const torch::Tensor& hidden) { return torch::linear(transform(hidden), decoder_weight, bias); }
+  BertPredictionHeadTransform transform;
+  torch::Tensor bias;
+  TiedLinear decoder;
+  torch::Tensor decoder_weight;
+};
+TORCH_MODULE(BertLMPredictionHead);
+
+struct BertOnlyMLMHeadImpl : torch::nn::Module {
+  BertOnlyMLMHeadImpl(const BertConfig& c, const torch::Tensor& word_embeddings)
+      : predictions(register_module("predictions", BertLMPredictionHead(c, word_embeddings))) {}
+  torch::Tensor forward(const torch::Tensor& hidden) { return predictions(hidden); }
+  BertLMPredictionHead predictions;
+};
+TORCH_MODULE(BertOnlyMLMHead);
+
+struct BertForMaskedLMImpl : torch::nn::Module {
+  explicit BertForMaskedLMImpl(const BertConfig& c)
+      : bert(register_module("bert", BertModel(c))),
+        cls(register_module("cls", BertOnlyMLMHead(c, bert->embeddings->word_embeddings->weight))) {
+    InitWeights();
+  }
+
+  torch::Tensor forward(const torch::Tensor& input_ids) { return cls(bert(input_ids)); }
+
+  // BertPreTrainedModel._init_weights: N(0, 0.02) for linear and embedding
+  // weights, zero biases, LayerNorm (1, 0); the padding row is zeroed.
+  void InitWeights() {
+    torch::NoGradGuard no_grad;
+    for (auto& m : modules(/*include_self=*/false)) {
+      if (auto* linear = m->as<torch::nn::LinearImpl>()) {
+        linear->weight.normal_(0.0, 0.02);
+        if (linear->bias.defined()) linear->bias.zero_();
+      } else if (auto* emb = m->as<torch::nn::EmbeddingImpl>()) {
+        emb->weight.normal_(0.0, 0.02);
+        if (emb->options.padding_idx()) emb->weight[*emb->options.padding_idx()].zero_();
+      } else if (auto* ln = m->as<torch::nn::LayerNormImpl>()) {
+        ln->weight.fill_(1.0);
+        ln->bias.zero_();
+      }
+    }
+  }
+
+  BertModel bert;
+  BertOnlyMLMHead cls;
+};
+TORCH_MODULE(BertForMaskedLM);
+
+// Sequence length: TorchBench hf_Bert uses 512 tokens for train and eval.
+// On CPU the smoke suite must fit 2 cores, and the workload interface has no
+// way to tell a smoke run from a full one, so CPU runs use a short sequence
+// (see the report; a WorkloadOptions field would remove this).
+constexpr int64_t kSeqLen = 512;
+constexpr int64_t kCpuSeqLen = 32;
+
+class BertWorkload : public Workload {
+ public:
+  explicit BertWorkload(const WorkloadOptions& opt) : net_(BertConfig{}) {
+    TORCH_CHECK(opt.batch_size > 0, "hf_bert: batch size must be positive");
+    net_->to(opt.device);
+    net_->train(opt.mode == Mode::kTrain);
+    const int64_t seq = opt.device.is_cpu() ? kCpuSeqLen : kSeqLen;
+    const auto vocab = BertConfig{}.vocab_size;
+    auto ids = torch::TensorOptions(opt.device).dtype(torch::kLong);
+    inputs_["input_ids"] = torch::randint(0, vocab, {opt.batch_size, seq}, ids);
+    if (opt.mode == Mode::kTrain) {
+      // TorchBench's labels are independent random token ids ("decoder_ids").
+      inputs_["labels"] = torch::randint(0, vocab, {opt.batch_size, seq}, ids);
+      // TorchBench hf_Bert: optim.Adam(model.parameters(), lr=0.001).
+      optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
+    }
+    samples_per_step_ = opt.batch_size;
+  }
+
+  torch::nn::Module& net() override { return *net_; }
+
+  torch::Tensor Forward() override { return net_->forward(inputs_.at("input_ids")); }
+
+  torch::Tensor TrainStep() override {
+    TORCH_CHECK(optimizer_, "hf_bert: workload was not built for training");
+    auto logits = Forward();
+    auto loss = torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}), inputs_.at("labels").view(-1));
+    optimizer_->zero_grad();
+    loss.backward();
+    optimizer_->step();
+    return loss.detach();
+  }
+
+ private:
+  BertForMaskedLM net_;
+  std::unique_ptr<torch::optim::Adam> optimizer_;
+};
+
+}  // namespace
+
+void AddBertModels(std::vector<ModelInfo>& out) {
+  ModelInfo info;
+  info.id = "hf_bert";
+  info.paper_name = "hf_Bert";
+  info.domain = Domain::kNlp;
+  info.task = "language modeling";
+  info.reference = "transformers.BertForMaskedLM(BertConfig()) (TorchBench hf_Bert: AutoModelForMaskedLM)";
+  // torchbenchmark/models/hf_Bert/__init__.py: DEFAULT_TRAIN_BSIZE = 4, DEFAULT_EVAL_BSIZE = 1.
+  info.default_batch = {4, 1};
+  info.smoke_batch = {1, 1};
+  info.create = [](const WorkloadOptions& opt) { return std::make_unique<BertWorkload>(opt); };
+  out.push_back(std::move(info));
+}
+
+}  // namespace torchgauge::models

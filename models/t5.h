@@ -1,0 +1,23 @@
+// T5-small encoder-decoder (TorchBench hf_T5), written as torch::nn modules
+// whose parameter names follow transformers' T5ForConditionalGeneration, so
+// its state dict loads by name for the parity test.
+//
+// Hyperparameters: the published "t5-small" config TorchBench loads (Raffel
+// et al. 2020, section 3.1 and the released checkpoint): d_model 512, d_ff
+// 2048, d_kv 64, 8 heads, 6 encoder and 6 decoder blocks, vocab 32128,
+// ReLU feed-forward, dropout 0.1, RMS-style T5LayerNorm (eps 1e-6, no bias,
+// no mean subtraction), bucketed relative position bias (32 buckets, max
+// distance 128) in the first block of each stack, no biases anywhere, and
+// input embeddings and LM head all tied to `shared`.
+#pragma once
+
+#include <vector>
+
+#include "models/workload.h"
+
+namespace torchgauge::models {
+
+// Registers hf_t5.
+void AddT5Models(std::vector<ModelInfo>& out);
+
+}  // namespace torchgauge::models
