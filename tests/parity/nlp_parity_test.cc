@@ -24,6 +24,7 @@ void Smoke(const std::string& id) {
     models::WorkloadOptions opt;
     opt.mode = mode;
     opt.batch_size = info->smoke_batch.For(mode);
+    opt.smoke = true;
     models::SeedAll(0);
     auto w = info->create(opt);
     w->Step(mode);  // warm-up
