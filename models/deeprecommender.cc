@@ -7,29 +7,41 @@
 namespace torchgauge::models {
 namespace {
 
-constexpr int64_t kItems = 197951;
-const std::vector<int64_t> kLayerSizes = {kItems, 512, 512, 1024};
+// The item count is the Netflix Prize catalogue (197,951 movies): the width of
+// the rating vectors, a dataset dimension rather than an architectural choice.
+// Smoke runs use an 8,192-item catalogue with the same hidden layers
+// (512-512-1024), activations and dropout, so that two small CPU cores are not
+// dominated by the 197,951-wide first and last layers.
+constexpr int64_t kItems = 197951, kSmokeItems = 8192;
+const std::vector<int64_t> kHiddenSizes = {512, 512, 1024};
+
+std::vector<int64_t> LayerSizes(int64_t items) {
+  std::vector<int64_t> sizes{items};
+  sizes.insert(sizes.end(), kHiddenSizes.begin(), kHiddenSizes.end());
+  return sizes;
+}
 constexpr double kDropProb = 0.8, kLr = 0.005, kMomentum = 0.9, kRatingDensity = 0.02;
 
 struct AutoEncoderImpl : torch::nn::Module {
-  AutoEncoderImpl() {
+  explicit AutoEncoderImpl(int64_t items = kItems) {
+    const std::vector<int64_t> layer_sizes = LayerSizes(items);
     encode_w = register_module("encode_w", torch::nn::ParameterList());
     encode_b = register_module("encode_b", torch::nn::ParameterList());
     decode_w = register_module("decode_w", torch::nn::ParameterList());
     decode_b = register_module("decode_b", torch::nn::ParameterList());
-    const size_t n = kLayerSizes.size();
+    const size_t n = layer_sizes.size();
     for (size_t i = 0; i + 1 < n; ++i) {
-      auto w = torch::empty({kLayerSizes[i + 1], kLayerSizes[i]});
+      auto w = torch::empty({layer_sizes[i + 1], layer_sizes[i]});
       torch::nn::init::xavier_uniform_(w);
       encode_w->append(w.requires_grad_());
-      encode_b->append(torch::zeros({kLayerSizes[i + 1]}).requires_grad_());
+      encode_b->append(torch::zeros({layer_sizes[i + 1]}).requires_grad_());
     }
     // The decoder mirrors the encoder's sizes with its own weights.
     for (size_t i = n - 1; i > 0; --i) {
-      auto w = torch::empty({kLayerSizes[i - 1], kLayerSizes[i]});
+      auto w = torch::empty({layer_sizes[i - 1], layer_sizes[i]});
       torch::nn::init::xavier_uniform_(w);
       decode_w->append(w.requires_grad_());
-      decode_b->append(torch::zeros({kLayerSizes[i - 1]}).requires_grad_());
+      decode_b->append(torch::zeros({layer_sizes[i - 1]}).requires_grad_());
     }
   }
 
@@ -47,12 +59,13 @@ TORCH_MODULE(AutoEncoder);
 
 class DeepRecommenderWorkload : public Workload {
  public:
-  explicit DeepRecommenderWorkload(const WorkloadOptions& opt) : batch_(opt.batch_size) {
+  explicit DeepRecommenderWorkload(const WorkloadOptions& opt)
+      : batch_(opt.batch_size), items_(opt.smoke ? kSmokeItems : kItems), net_(items_) {
     TORCH_CHECK(opt.batch_size >= 1, "nvidia_deeprecommender: batch size must be >= 1");
     net_->to(opt.device);
     auto dev = torch::TensorOptions().device(opt.device);
-    auto ratings = torch::randint(1, 6, {opt.batch_size, kItems}, dev);
-    auto rated = torch::rand({opt.batch_size, kItems}, dev) < kRatingDensity;
+    auto ratings = torch::randint(1, 6, {opt.batch_size, items_}, dev);
+    auto rated = torch::rand({opt.batch_size, items_}, dev) < kRatingDensity;
     inputs_["ratings"] = ratings * rated;
     samples_per_step_ = opt.batch_size;
     if (opt.mode == Mode::kTrain) {
@@ -81,14 +94,16 @@ class DeepRecommenderWorkload : public Workload {
   }
 
   std::optional<double> AnalyticFlops(Mode mode) const override {
+    const std::vector<int64_t> layer_sizes = LayerSizes(items_);
     double macs = 0;
-    for (size_t i = 0; i + 1 < kLayerSizes.size(); ++i) macs += 2.0 * kLayerSizes[i] * kLayerSizes[i + 1];
+    for (size_t i = 0; i + 1 < layer_sizes.size(); ++i) macs += 2.0 * layer_sizes[i] * layer_sizes[i + 1];
     const double fwd = 2.0 * macs * static_cast<double>(batch_);
     return mode == Mode::kEval ? fwd : 3.0 * fwd;
   }
 
  private:
   int64_t batch_;
+  int64_t items_;
   AutoEncoder net_;
   std::unique_ptr<torch::optim::SGD> optimizer_;
 };

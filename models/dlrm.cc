@@ -9,6 +9,12 @@ namespace torchgauge::models {
 namespace {
 
 constexpr int64_t kNumTables = 8, kTableRows = 1'000'000, kEmbDim = 64, kDenseIn = 512;
+// The row count of each table is the cardinality of its categorical feature in
+// the dataset (TorchBench's random data: 1e6 ids per feature), not an
+// architectural choice: the embedding dimension and both MLPs are unchanged by
+// it. Smoke runs use 10,000 ids per table so that two small CPU cores do not
+// spend the run initialising and SGD-updating 8 x 1e6 x 64 floats.
+constexpr int64_t kSmokeTableRows = 10'000;
 constexpr int64_t kIndicesPerLookup = 100;
 constexpr double kLr = 0.01;
 const std::vector<int64_t> kBottom = {kDenseIn, 512, kEmbDim};
@@ -20,17 +26,17 @@ int64_t InteractionWidth() {
 }
 
 struct DlrmNetImpl : torch::nn::Module {
-  DlrmNetImpl() {
+  explicit DlrmNetImpl(int64_t table_rows = kTableRows) {
     emb_l = register_module("emb_l", torch::nn::ModuleList());
     {
       torch::NoGradGuard g;
       for (int64_t k = 0; k < kNumTables; ++k) {
         // Passing the initialised table as _weight skips EmbeddingBag's own
         // N(0, 1) fill, which would double the set-up cost of 512M floats.
-        const double bound = std::sqrt(1.0 / kTableRows);
-        auto weight = torch::empty({kTableRows, kEmbDim}).uniform_(-bound, bound);
+        const double bound = std::sqrt(1.0 / static_cast<double>(table_rows));
+        auto weight = torch::empty({table_rows, kEmbDim}).uniform_(-bound, bound);
         emb_l->push_back(torch::nn::EmbeddingBag(
-            torch::nn::EmbeddingBagOptions(kTableRows, kEmbDim).mode(torch::kSum).sparse(true)._weight(weight)));
+            torch::nn::EmbeddingBagOptions(table_rows, kEmbDim).mode(torch::kSum).sparse(true)._weight(weight)));
       }
     }
     bot_l = register_module("bot_l", CreateMlp(kBottom));
@@ -86,14 +92,15 @@ TORCH_MODULE(DlrmNet);
 
 class DlrmWorkload : public Workload {
  public:
-  explicit DlrmWorkload(const WorkloadOptions& opt) : batch_(opt.batch_size) {
+  explicit DlrmWorkload(const WorkloadOptions& opt)
+      : batch_(opt.batch_size), table_rows_(opt.smoke ? kSmokeTableRows : kTableRows), net_(table_rows_) {
     TORCH_CHECK(opt.batch_size >= 1, "dlrm: batch size must be >= 1");
     net_->to(opt.device);
     auto dev = torch::TensorOptions().device(opt.device);
     const int64_t b = opt.batch_size;
     inputs_["dense_x"] = torch::rand({b, kDenseIn}, dev);
     inputs_["lS_o"] = (torch::arange(b, dev.dtype(torch::kLong)) * kIndicesPerLookup).repeat({kNumTables, 1});
-    inputs_["lS_i"] = torch::randint(0, kTableRows, {kNumTables, b * kIndicesPerLookup}, dev.dtype(torch::kLong));
+    inputs_["lS_i"] = torch::randint(0, table_rows_, {kNumTables, b * kIndicesPerLookup}, dev.dtype(torch::kLong));
     inputs_["target"] = torch::rand({b, 1}, dev);
     samples_per_step_ = b;
     if (opt.mode == Mode::kTrain) {
@@ -132,6 +139,7 @@ class DlrmWorkload : public Workload {
 
  private:
   int64_t batch_;
+  int64_t table_rows_;
   DlrmNet net_;
   std::unique_ptr<torch::optim::SGD> optimizer_;
 };

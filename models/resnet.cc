@@ -146,7 +146,9 @@ class ResNetWorkload : public Workload {
     net_->to(opt.device);
     net_->train(opt.mode == Mode::kTrain);
     const auto on_device = torch::TensorOptions(opt.device);
-    inputs_["images"] = torch::randn({opt.batch_size, 3, 224, 224}, on_device);
+    // Image size is an input dimension, not architecture (adaptive pooling): smoke runs use 64x64.
+    const int64_t side = opt.smoke ? 64 : 224;
+    inputs_["images"] = torch::randn({opt.batch_size, 3, side, side}, on_device);
     inputs_["target"] = torch::rand({opt.batch_size, config.num_classes}, on_device);
     samples_per_step_ = opt.batch_size;
     if (opt.mode == Mode::kTrain) {

@@ -24,13 +24,17 @@ namespace {
 // Weights and bias of a Linear(in, out).
 int64_t LinearParams(int64_t in, int64_t out) { return in * out + out; }
 
-std::unique_ptr<models::Workload> Build(const std::string& id, models::Mode mode, int64_t batch) {
+// smoke: build as the smoke suite does (dlrm and nvidia_deeprecommender then
+// use their smaller dataset dimensions); the parameter-count tests build the
+// full-size models.
+std::unique_ptr<models::Workload> Build(const std::string& id, models::Mode mode, int64_t batch, bool smoke = false) {
   const auto* info = models::FindModel(id);
   REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
   models::WorkloadOptions opt;
   opt.mode = mode;
   opt.batch_size = batch;
   opt.seed = 0;
+  opt.smoke = smoke;
   models::SeedAll(0);
   return info->create(opt);
 }
@@ -63,7 +67,7 @@ void Smoke(const std::string& id) {
   REQUIRE(info != nullptr);
   if (info->supports_train) {
     auto t0 = std::chrono::steady_clock::now();
-    auto w = Build(id, models::Mode::kTrain, info->smoke_batch.train);
+    auto w = Build(id, models::Mode::kTrain, info->smoke_batch.train, /*smoke=*/true);
     std::cout << "smoke " << id << " train build: "
               << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() << " ms"
               << std::endl;
@@ -78,7 +82,7 @@ void Smoke(const std::string& id) {
               << loss.item<double>() << std::endl;
   }
   if (info->supports_eval) {
-    auto w = Build(id, models::Mode::kEval, info->smoke_batch.eval);
+    auto w = Build(id, models::Mode::kEval, info->smoke_batch.eval, /*smoke=*/true);
     w->net().eval();
     w->Step(models::Mode::kEval);
     double ms = TimeSteps(*w, models::Mode::kEval, 2);

@@ -40,6 +40,7 @@ void SmokeRun(const std::string& id, int64_t published_params) {
     models::WorkloadOptions opt;
     opt.mode = mode;
     opt.batch_size = info->smoke_batch.For(mode);
+    opt.smoke = true;  // as the smoke suite builds it: 64x64 images, same architecture
     models::SeedAll(0);
     auto w = info->create(opt);
     CHECK(parity::ParameterCount(w->net()) == published_params);
