@@ -66,7 +66,7 @@ std::string Validate(const fs::path& dir) {
 
 TEST_CASE("every failure gets its status and the suite completes") {
   auto root = FreshDir("statuses");
-  auto out = Run(kCollect + " run --include-test-models --model '^test_' --timeout 15 --out " + root.string() +
+  auto out = Run(kCollect + " run --include-test-models --model '^test_' --timeout 15 --repeat 5 --out " + root.string() +
                  " --build-id b1 --platform-id p1");
   INFO(out.text);
   REQUIRE(out.code == 0);

@@ -7,7 +7,7 @@ rev="$1" dir="$2" collector="$3" planted="$4"
 mkdir -p "$dir"
 n=$(echo "$rev" | tr -dc '0-9' | sed 's/^0*//'); n=${n:-0}
 slow=0
-[ "$n" -ge "$planted" ] && slow=2.0
+[ "$n" -ge "$planted" ] && slow=5.0
 cat > "$dir/collector" <<WRAP
 #!/bin/sh
 exec "$collector" "\$@" --threads 1 --slowdown $slow
