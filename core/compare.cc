@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <regex>
 #include <set>
 #include <stdexcept>
@@ -321,6 +322,55 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
   return pc;
 }
 
+namespace {
+// The window [i_first, i_base] against i_new, then persistence over the
+// builds after i_base up to i_new (see the header comment).
+PlatformComparison ComparePlatform(std::size_t i_first, std::size_t i_base, std::size_t i_new,
+                                   const std::function<const RunSet&(std::size_t)>& load,
+                                   const CompareOptions& options) {
+  std::vector<const RunSet*> window;
+  for (std::size_t i = i_first; i <= i_base; ++i) window.push_back(&load(i));
+  PlatformComparison pc = CompareRunSets(window, load(i_new), options);
+  // Persistence: the builds after the baseline, ending at the new one, newest first.
+  std::vector<std::size_t> streak = {i_new};
+  for (std::size_t i = i_new; i-- > i_base + 1 && static_cast<int>(streak.size()) < options.persist;) {
+    streak.push_back(i);
+  }
+  std::vector<std::set<std::pair<RunKey, Metric>>> flagged;  // per older streak build, newest first
+  for (std::size_t s = 1; s < streak.size(); ++s) {
+    PlatformComparison older = CompareRunSets(window, load(streak[s]), options);
+    std::set<std::pair<RunKey, Metric>> f;
+    for (const auto& c : older.changes) {
+      if (c.verdict == Verdict::kRegression) f.insert({c.key, c.metric});
+    }
+    flagged.push_back(std::move(f));
+  }
+  for (auto& c : pc.changes) {
+    if (c.verdict != Verdict::kRegression) continue;
+    c.seen_in = 1;
+    for (const auto& f : flagged) {
+      if (!f.count({c.key, c.metric})) break;
+      ++c.seen_in;
+    }
+    c.confirmed = c.seen_in >= options.persist;
+  }
+  pc.streak.clear();
+  for (auto it = streak.rbegin(); it != streak.rend(); ++it) pc.streak.push_back(load(*it).build_id);
+  return pc;
+}
+}  // namespace
+
+PlatformComparison CompareWithHistory(const std::vector<const RunSet*>& history, const CompareOptions& options) {
+  options.Validate();
+  if (history.size() < 2) throw std::invalid_argument("a comparison needs a baseline build and a new build");
+  const std::size_t i_new = history.size() - 1;
+  const std::size_t persist = static_cast<std::size_t>(options.persist);
+  const std::size_t i_base = i_new > persist ? i_new - persist : 0;
+  const std::size_t window = static_cast<std::size_t>(options.window);
+  const std::size_t i_first = i_base + 1 > window ? i_base + 1 - window : 0;
+  return ComparePlatform(i_first, i_base, i_new, [&](std::size_t i) -> const RunSet& { return *history[i]; }, options);
+}
+
 Comparison CompareBuilds(const CompareRequest& req) {
   req.options.Validate();
   CheckSafeId(req.new_build, "--new build id");
@@ -369,39 +419,14 @@ Comparison CompareBuilds(const CompareRequest& req) {
     const long i_first = std::max(0L, i_base - req.options.window + 1);
 
     std::map<std::string, RunSet> cache;
-    auto load = [&](const std::string& id) -> const RunSet& {
+    auto load = [&](std::size_t i) -> const RunSet& {
+      const std::string& id = builds[i].build_id;
       auto it = cache.find(id);
       if (it == cache.end()) it = cache.emplace(id, LoadRunSet(req.results, id, platform)).first;
       return it->second;
     };
-    std::vector<const RunSet*> window;
-    for (long i = i_first; i <= i_base; ++i) window.push_back(&load(builds[static_cast<std::size_t>(i)].build_id));
-    PlatformComparison pc = CompareRunSets(window, load(req.new_build), req.options);
-
-    // Persistence: the builds after the baseline, ending at --new, newest first.
-    std::vector<std::string> streak = {req.new_build};
-    for (long i = i_new - 1; i > i_base && static_cast<int>(streak.size()) < req.options.persist; --i) {
-      streak.push_back(builds[static_cast<std::size_t>(i)].build_id);
-    }
-    std::vector<std::set<std::pair<RunKey, Metric>>> flagged;  // per older streak build, newest first
-    for (std::size_t s = 1; s < streak.size(); ++s) {
-      PlatformComparison older = CompareRunSets(window, load(streak[s]), req.options);
-      std::set<std::pair<RunKey, Metric>> f;
-      for (const auto& c : older.changes) {
-        if (c.verdict == Verdict::kRegression) f.insert({c.key, c.metric});
-      }
-      flagged.push_back(std::move(f));
-    }
-    for (auto& c : pc.changes) {
-      if (c.verdict != Verdict::kRegression) continue;
-      c.seen_in = 1;
-      for (const auto& f : flagged) {
-        if (!f.count({c.key, c.metric})) break;
-        ++c.seen_in;
-      }
-      c.confirmed = c.seen_in >= req.options.persist;
-    }
-    pc.streak.assign(streak.rbegin(), streak.rend());
+    PlatformComparison pc = ComparePlatform(static_cast<std::size_t>(i_first), static_cast<std::size_t>(i_base),
+                                            static_cast<std::size_t>(i_new), load, req.options);
     out.platforms.push_back(std::move(pc));
   }
 

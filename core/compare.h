@@ -166,6 +166,13 @@ std::vector<std::string> ListPlatforms(const std::filesystem::path& results, con
 PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window, const RunSet& next,
                                   const CompareOptions& options);
 
+// CompareBuilds' rules for one platform on run sets already in memory (the
+// site's renderer streams builds and keeps the recent ones): `history` is the
+// platform's builds oldest first, ending with the new build; the baseline,
+// window and persistence streak are picked as CompareBuilds does without
+// --base. Needs at least two builds; throws std::invalid_argument.
+PlatformComparison CompareWithHistory(const std::vector<const RunSet*>& history, const CompareOptions& options);
+
 struct CompareRequest {
   std::filesystem::path results;
   std::optional<std::string> base;  // default: see the header comment

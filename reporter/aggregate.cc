@@ -250,6 +250,9 @@ BuildSummary Summarize(const BuildView& view) {
 }
 
 namespace {
+// 2: adds "flagged" (the comparison with the previous build). An older cache
+// is stale and recomputed from the results.
+constexpr int kSummaryVersion = 2;
 json OptNum(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 std::optional<double> GetOptNum(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
@@ -258,7 +261,7 @@ std::optional<double> GetOptNum(const json& j, const char* key) {
 }  // namespace
 
 json ToJson(const BuildSummary& s) {
-  json j = {{"kind", "torchgauge.build_summary"}, {"summary_version", 1}, {"id", s.id},
+  json j = {{"kind", "torchgauge.build_summary"}, {"summary_version", kSummaryVersion}, {"id", s.id},
             {"started_at", s.started_at}, {"problems", s.problems}, {"runs", s.runs}, {"ok", s.ok}};
   json plats = json::array();
   for (const auto& p : s.platforms) {
@@ -270,12 +273,19 @@ json ToJson(const BuildSummary& s) {
                      {"medians", med}});
   }
   j["platforms"] = plats;
+  json flagged = json::array();
+  for (const auto& f : s.flagged) {
+    flagged.push_back({{"platform", f.platform}, {"baseline", f.baseline}, {"regressions", f.regressions},
+                       {"confirmed", f.confirmed}, {"improvements", f.improvements},
+                       {"status_changes", f.status_changes}});
+  }
+  j["flagged"] = flagged;
   return j;
 }
 
 BuildSummary BuildSummaryFromJson(const json& j) {
-  if (j.value("kind", "") != "torchgauge.build_summary" || j.value("summary_version", 0) != 1) {
-    throw std::runtime_error("not a build summary of version 1");
+  if (j.value("kind", "") != "torchgauge.build_summary" || j.value("summary_version", 0) != kSummaryVersion) {
+    throw std::runtime_error("not a build summary of version " + std::to_string(kSummaryVersion));
   }
   BuildSummary s;
   s.id = j.at("id").get<std::string>();
@@ -297,6 +307,11 @@ BuildSummary BuildSummaryFromJson(const json& j) {
       ps.medians.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>(), m.at(2).get<double>()});
     }
     s.platforms.push_back(std::move(ps));
+  }
+  for (const auto& f : j.at("flagged")) {
+    s.flagged.push_back({f.at("platform").get<std::string>(), f.at("baseline").get<std::string>(),
+                         f.at("regressions").get<int>(), f.at("confirmed").get<int>(),
+                         f.at("improvements").get<int>(), f.at("status_changes").get<int>()});
   }
   return s;
 }

@@ -117,11 +117,20 @@ struct PlatformSummary {
   int geomean_train_n = 0, geomean_eval_n = 0;
   std::vector<ConfigMedian> medians;  // ok runs, sorted by (model, config)
 };
+// What the comparison with the previous build on one platform flagged
+// (filled by the site's writer, which runs core::CompareWithHistory).
+struct FlaggedChanges {
+  std::string platform, baseline;
+  int regressions = 0, confirmed = 0, improvements = 0;
+  int status_changes = 0;  // status changes plus runs that appeared or disappeared
+  bool Any() const { return regressions + improvements + status_changes > 0; }
+};
 struct BuildSummary {
   std::string id, started_at;
   int problems = 0;
   int runs = 0, ok = 0;
   std::vector<PlatformSummary> platforms;
+  std::vector<FlaggedChanges> flagged;  // per compared platform, sorted by platform
 };
 BuildSummary Summarize(const BuildView& view);
 nlohmann::json ToJson(const BuildSummary& s);

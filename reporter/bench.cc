@@ -3,7 +3,8 @@
 //      without SVG (vl-convert is ~1 s per figure here; timed separately);
 //   2. incremental: one new build rendered into the existing site;
 //   3. SVG rendering of that one build's figures through one vl-convert process.
-// Override the size with TORCHGAUGE_BENCH_BUILDS / _MODELS / _CONFIGS.
+// Override the size with TORCHGAUGE_BENCH_BUILDS / _MODELS / _CONFIGS; set
+// TORCHGAUGE_BENCH_NO_SVG=1 to stop before step 3.
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -49,7 +50,7 @@ int main() {
   uintmax_t result_bytes = DirBytes(work / "results", &result_files);
   std::cout << "fixture: " << spec.builds << " builds x " << spec.models << " models x " << spec.configs
             << " configs x 2 platforms = " << runs << " run files, " << result_bytes / 1e6 << " MB, generated in "
-            << Since(t0) << " s\n";
+            << Since(t0) << " s" << std::endl;
 
   SiteOptions o;
   o.results = work / "results";
@@ -65,7 +66,7 @@ int main() {
   size_t site_files = 0;
   uintmax_t site_bytes = DirBytes(o.out, &site_files);
   std::cout << "full render (no SVG): " << full_s << " s, " << full.builds_rendered << " builds, " << site_files
-            << " files, " << site_bytes / 1e6 << " MB, " << full.figures << " figure specs\n";
+            << " files, " << site_bytes / 1e6 << " MB, " << full.figures << " figure specs" << std::endl;
 
   FixtureSpec next = spec;
   next.builds = 1;
@@ -76,8 +77,12 @@ int main() {
   SiteReport inc = BuildSite(o);
   double inc_s = Since(t0);
   std::cout << "incremental render of one new build (no SVG): " << inc_s << " s, " << inc.files_written
-            << " files written, " << inc.files_unchanged << " unchanged\n";
+            << " files written, " << inc.files_unchanged << " unchanged" << std::endl;
 
+  if (std::getenv("TORCHGAUGE_BENCH_NO_SVG")) {
+    if (!std::getenv("TORCHGAUGE_BENCH_KEEP")) fs::remove_all(work);
+    return 0;
+  }
   o.svg = true;
   t0 = std::chrono::steady_clock::now();
   SiteReport svg = BuildSite(o);

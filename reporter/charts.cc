@@ -1,5 +1,8 @@
 #include "reporter/charts.h"
 
+#include <array>
+#include <map>
+
 using nlohmann::json;
 
 namespace torchgauge::reporter {
@@ -49,11 +52,24 @@ json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& ti
 
 json TrendChart(const std::vector<TrendPoint>& points, const std::string& title, const std::string& y_title) {
   json spec = Base(title);
-  json values = json::array();
+  // One row per series with parallel arrays, flattened by Vega-Lite: the
+  // series label is stored once, not once per point (a per-model trend of
+  // 30 builds x 16 series was ~60 KB per chart, written twice per page).
+  std::map<std::string, std::array<json, 3>> series;  // build, t, ms; sorted by label
   for (const auto& p : points) {
-    values.push_back({{"build", p.build}, {"t", p.started_at}, {"series", p.series}, {"ms", Round(p.value_ms, 1e4)}});
+    auto& cols = series[p.series];
+    cols[0].push_back(p.build);
+    cols[1].push_back(p.started_at);
+    cols[2].push_back(Round(p.value_ms, 1e4));
   }
-  spec["data"] = {{"values", values}};
+  json values = json::array();
+  for (auto& [label, cols] : series) {
+    values.push_back({{"series", label}, {"build", std::move(cols[0])}, {"t", std::move(cols[1])}, {"ms", std::move(cols[2])}});
+  }
+  // Vega-Lite would parse "t" as a date at the source, before the flatten
+  // (an array is no date): parse it after.
+  spec["data"] = {{"values", values}, {"format", {{"parse", nullptr}}}};
+  spec["transform"] = json::array({{{"flatten", {"build", "t", "ms"}}}, {{"calculate", "toDate(datum.t)"}, {"as", "t"}}});
   spec["width"] = 560;
   spec["height"] = 240;
   spec["mark"] = {{"type", "line"}, {"point", true}};

@@ -50,10 +50,19 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
   sub->add_option("--python", opts->python, "Python with vl-convert-python (env TORCHGAUGE_PYTHON)")->capture_default_str();
   sub->add_flag("--no-svg", *no_svg, "Skip SVG rendering of the figures");
   sub->add_option("--threads", opts->threads, "Threads for loading results (0: all cores)");
-  sub->callback([&state, opts, builds, no_svg] {
+  auto no_compare = std::make_shared<bool>(false);
+  sub->add_flag("--no-compare", *no_compare, "Do not compare each build with the previous one on its platform");
+  sub->add_option("--compare-threshold", opts->compare_options.threshold_percent,
+                  "Regression threshold in percent for the build pages' comparison (as compare --threshold)")
+      ->capture_default_str();
+  sub->add_option("--compare-persist", opts->compare_options.persist,
+                  "Confirm a regression once N consecutive builds show it (as compare --persist)")
+      ->capture_default_str();
+  sub->callback([&state, opts, builds, no_svg, no_compare] {
     Guard(state, [&] {
       opts->builds = std::set<std::string>(builds->begin(), builds->end());
       opts->svg = !*no_svg;
+      opts->compare = !*no_compare;
       auto t0 = std::chrono::steady_clock::now();
       SiteReport r = BuildSite(*opts);
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -16,6 +16,7 @@
 #include "core/json_io.h"
 #include "core/layout.h"
 #include "reporter/charts.h"
+#include "reporter/compare_report.h"
 #include "reporter/escape.h"
 #include "reporter/markdown.h"
 #include "reporter/paper_data.h"
@@ -58,6 +59,18 @@ fs::path DefaultHelper() { return Installed("vl_render.py", TORCHGAUGE_REPORTER_
 namespace {
 
 // ---------------------------------------------------------------- formatting
+
+// kainjow's set() and push_back() copy their argument, so building a page's
+// data tree that way copies every nested list once per level. These move it
+// in instead (the containers they reach are the data's own, never const).
+template <typename T>
+void Set(mu::data& obj, const std::string& key, T&& value) {
+  mu::data v(std::forward<T>(value));
+  obj.set(key, mu::data(false));
+  *const_cast<mu::data*>(obj.get(key)) = std::move(v);
+}
+void Append(mu::data& list, mu::data&& item) { const_cast<mu::list&>(list.list_value()).push_back(std::move(item)); }
+
 
 std::string Num(double v, const char* fmt) {
   char buf[64];
@@ -119,8 +132,19 @@ class Writer {
       fs::create_directories(dir);
       created_.insert(dir.string());
     }
-    // Temp file and rename, as core::WriteFileAtomic, without its fsync: a
-    // site is re-renderable, and thousands of fsyncs would dominate the time.
+    if (ec) {
+      // A new file: nobody can be reading a half-written version of it, so
+      // write it in place (a temp file and a rename would cost a second inode
+      // per file, which dominated a fresh render's kernel time).
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+      if (!out) throw std::runtime_error(path.string() + ": write failed");
+      report_->files_written++;
+      return;
+    }
+    // Replacing a published file: temp file and rename, as
+    // core::WriteFileAtomic, without its fsync (a site is re-renderable, and
+    // thousands of fsyncs would dominate the time).
     fs::path tmp = dir / ("." + path.filename().string() + ".tmp" + std::to_string(::getpid()));
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -167,25 +191,25 @@ class Renderer {
   }
 
   // Renders one page as Markdown and, from the same template, as HTML.
-  void Page(Writer& w, mu::mustache& tmpl, mu::data data, const Target& md, const Target& html,
+  void Page(Writer& w, mu::mustache& tmpl, mu::data& data, const Target& md, const Target& html,
             const std::string& title, std::string* md_out = nullptr) {
     std::string partial = chart_partial_;
-    data.set("chart", mu::data(mu::partial([partial] { return partial; })));
-    data.set("html", false);
+    Set(data, "chart", mu::data(mu::partial([partial] { return partial; })));
+    Set(data, "html", false);
     std::string markdown = tmpl.render(data);
     if (!tmpl.is_valid()) throw std::runtime_error("template error: " + tmpl.error_message());
     w.Write(SitePath(md), markdown);
     if (md_out) *md_out = markdown;
-    data.set("html", true);
+    Set(data, "html", true);
     std::string body = MarkdownToHtml(tmpl.render(data));
     mu::data page;
-    page.set("title", title);
-    page.set("body", body);
-    page.set("css", Href(html, {Kind::kAsset, "", "torchgauge.css", ""}));
-    page.set("bundle", Href(html, {Kind::kAsset, "", "vega-bundle.js", ""}));
-    page.set("js", Href(html, {Kind::kAsset, "", "torchgauge.js", ""}));
-    page.set("home", Href(html, {Kind::kIndexPage, "", "", "html"}));
-    page.set("markdown", Href(html, md));
+    Set(page, "title", title);
+    Set(page, "body", body);
+    Set(page, "css", Href(html, {Kind::kAsset, "", "torchgauge.css", ""}));
+    Set(page, "bundle", Href(html, {Kind::kAsset, "", "vega-bundle.js", ""}));
+    Set(page, "js", Href(html, {Kind::kAsset, "", "torchgauge.js", ""}));
+    Set(page, "home", Href(html, {Kind::kIndexPage, "", "", "html"}));
+    Set(page, "markdown", Href(html, md));
     w.Write(SitePath(html), layout_.render(page));
   }
   mu::mustache& index() { return index_; }
@@ -194,8 +218,8 @@ class Renderer {
   // Renders the build template once more as Markdown with another link base.
   std::string Markdown(mu::mustache& tmpl, mu::data data) {
     std::string partial = chart_partial_;
-    data.set("chart", mu::data(mu::partial([partial] { return partial; })));
-    data.set("html", false);
+    Set(data, "chart", mu::data(mu::partial([partial] { return partial; })));
+    Set(data, "html", false);
     return tmpl.render(data);
   }
 
@@ -228,11 +252,11 @@ class Charts {
     }
     std::string id = "spec-" + figure.name;
     mu::data d;
-    d.set("title", title);
-    d.set("svg", link_base + Href(page, svg));
-    d.set("spec", link_base + Href(page, vl));
+    Set(d, "title", title);
+    Set(d, "svg", link_base + Href(page, svg));
+    Set(d, "spec", link_base + Href(page, vl));
     // Built here, not in the template: the JSON must be escaped for <script>.
-    d.set("embed_html", "<figure class=\"chart\"><div class=\"vega-chart\" data-spec=\"" + HtmlEscape(id) +
+    Set(d, "embed_html", "<figure class=\"chart\"><div class=\"vega-chart\" data-spec=\"" + HtmlEscape(id) +
                             "\" role=\"img\" aria-label=\"" + HtmlEscape(title) + "\"></div><script type=\"application/json\" id=\"" +
                             HtmlEscape(id) + "\">" + JsonForScript(text) + "</script><figcaption>" + HtmlEscape(title) +
                             " · <a href=\"" + HtmlEscape(Href(page, vl)) + "\">Vega-Lite spec</a> · <a href=\"" +
@@ -272,21 +296,21 @@ mu::data Table2Rows(const std::vector<DomainBreakdown>& rows, bool train, const 
   for (const auto& d : rows) {
     if (d.models == 0 && !d.paper) continue;
     mu::data r;
-    r.set("domain", DomainLabel(d.domain, paper));
-    r.set("models", std::to_string(d.models));
-    r.set("active", d.models ? Pct(d.active) : Dash());
-    r.set("movement", d.models ? Pct(d.movement) : Dash());
-    r.set("idle", d.models ? Pct(d.idle) : Dash());
+    Set(r, "domain", DomainLabel(d.domain, paper));
+    Set(r, "models", std::to_string(d.models));
+    Set(r, "active", d.models ? Pct(d.active) : Dash());
+    Set(r, "movement", d.models ? Pct(d.movement) : Dash());
+    Set(r, "idle", d.models ? Pct(d.idle) : Dash());
     if (d.paper) {
-      r.set("paper_active", Num(train ? d.paper->train_active : d.paper->eval_active, "%.1f"));
-      r.set("paper_movement", Num(train ? d.paper->train_movement : d.paper->eval_movement, "%.1f"));
-      r.set("paper_idle", Num(train ? d.paper->train_idle : d.paper->eval_idle, "%.1f"));
+      Set(r, "paper_active", Num(train ? d.paper->train_active : d.paper->eval_active, "%.1f"));
+      Set(r, "paper_movement", Num(train ? d.paper->train_movement : d.paper->eval_movement, "%.1f"));
+      Set(r, "paper_idle", Num(train ? d.paper->train_idle : d.paper->eval_idle, "%.1f"));
     } else {
-      r.set("paper_active", Dash());
-      r.set("paper_movement", Dash());
-      r.set("paper_idle", Dash());
+      Set(r, "paper_active", Dash());
+      Set(r, "paper_movement", Dash());
+      Set(r, "paper_idle", Dash());
     }
-    list.push_back(r);
+    Append(list, std::move(r));
   }
   return list;
 }
@@ -298,30 +322,30 @@ std::optional<double> Tflops(const core::RunResult& r) {
 
 mu::data RunRow(const core::RunResult& r, const std::string& model_href) {
   mu::data d;
-  d.set("model", r.model.id);
-  d.set("model_href", model_href);
-  d.set("domain", r.model.domain);
-  d.set("mode", r.mode);
-  d.set("backend", r.backend);
-  d.set("precision", r.precision);
-  d.set("config", ConfigLabel(r));
-  d.set("batch", std::to_string(r.batch_size));
+  Set(d, "model", r.model.id);
+  Set(d, "model_href", model_href);
+  Set(d, "domain", r.model.domain);
+  Set(d, "mode", r.mode);
+  Set(d, "backend", r.backend);
+  Set(d, "precision", r.precision);
+  Set(d, "config", ConfigLabel(r));
+  Set(d, "batch", std::to_string(r.batch_size));
   const bool timed = r.timing.has_value();
-  d.set("median", timed ? Ms(r.timing->median_ms) : Dash());
-  d.set("min", timed ? Ms(r.timing->min_ms) : Dash());
-  d.set("max", timed ? Ms(r.timing->max_ms) : Dash());
-  d.set("throughput", timed && r.timing->throughput_per_s ? Num(*r.timing->throughput_per_s, "%.1f") : Dash());
-  d.set("cov", timed ? Pct(r.timing->cov) : Dash());
-  d.set("cpu_mib", r.memory ? MiB(r.memory->cpu_peak_rss_bytes) : Dash());
-  d.set("gpu_mib", r.memory ? MiB(r.memory->gpu_peak_allocated_bytes) : Dash());
+  Set(d, "median", timed ? Ms(r.timing->median_ms) : Dash());
+  Set(d, "min", timed ? Ms(r.timing->min_ms) : Dash());
+  Set(d, "max", timed ? Ms(r.timing->max_ms) : Dash());
+  Set(d, "throughput", timed && r.timing->throughput_per_s ? Num(*r.timing->throughput_per_s, "%.1f") : Dash());
+  Set(d, "cov", timed ? Pct(r.timing->cov) : Dash());
+  Set(d, "cpu_mib", r.memory ? MiB(r.memory->cpu_peak_rss_bytes) : Dash());
+  Set(d, "gpu_mib", r.memory ? MiB(r.memory->gpu_peak_allocated_bytes) : Dash());
   auto tf = Tflops(r);
-  d.set("tflops", tf ? Num(*tf, "%.2f") : Dash());
+  Set(d, "tflops", tf ? Num(*tf, "%.2f") : Dash());
   double flops = 0;
   if (r.flops) flops = r.flops->profiler_flops_per_iter.value_or(r.flops->analytic_flops_per_iter.value_or(0));
-  d.set("gflops", flops > 0 ? Num(flops / 1e9, "%.2f") : Dash());
-  d.set("kernels", r.gpu_breakdown ? Num(r.gpu_breakdown->kernel_count, "%.0f") : Dash());
-  d.set("status", r.status);
-  d.set("reason", r.reason.value_or(r.signal ? "signal " + std::to_string(*r.signal) : ""));
+  Set(d, "gflops", flops > 0 ? Num(flops / 1e9, "%.2f") : Dash());
+  Set(d, "kernels", r.gpu_breakdown ? Num(r.gpu_breakdown->kernel_count, "%.0f") : Dash());
+  Set(d, "status", r.status);
+  Set(d, "reason", r.reason.value_or(r.signal ? "signal " + std::to_string(*r.signal) : ""));
   return d;
 }
 
@@ -332,12 +356,139 @@ mu::data Problems(const std::vector<Problem>& problems, const fs::path& root) {
   const std::string prefix = root.string() + (root.string().ends_with("/") ? "" : "/");
   for (const auto& p : problems) {
     mu::data d;
-    d.set("file", p.file.starts_with(prefix) ? p.file.substr(prefix.size()) : p.file);
-    d.set("field", p.field.empty() ? Dash() : p.field);
-    d.set("message", p.message);
-    list.push_back(d);
+    Set(d, "file", p.file.starts_with(prefix) ? p.file.substr(prefix.size()) : p.file);
+    Set(d, "field", p.field.empty() ? Dash() : p.field);
+    Set(d, "message", p.message);
+    Append(list, std::move(d));
   }
   return list;
+}
+
+// ---------------------------------------------------------------- comparison
+
+std::string MetricValue(core::Metric m, double v) {
+  switch (m) {
+    case core::Metric::kTime: return Ms(v) + " ms";
+    case core::Metric::kThroughput: return Num(v, "%.1f") + "/s";
+    default: return Num(v / (1024.0 * 1024.0), "%.1f") + " MiB";
+  }
+}
+
+std::string KeyConfig(const core::RunKey& k) { return k.mode + "/" + k.backend + "/" + k.precision; }
+
+// What the comparison flagged, per platform, for the build summary.
+std::vector<FlaggedChanges> Flagged(const core::Comparison& c) {
+  std::vector<FlaggedChanges> out;
+  for (const auto& p : c.platforms) {
+    FlaggedChanges f;
+    f.platform = p.platform_id;
+    f.baseline = p.base_builds.empty() ? "" : p.base_builds.back();
+    for (const auto& ch : p.changes) {
+      if (ch.verdict == core::Verdict::kRegression) {
+        f.regressions++;
+        if (ch.confirmed) f.confirmed++;
+      } else if (ch.verdict == core::Verdict::kImprovement) {
+        f.improvements++;
+      }
+    }
+    f.status_changes = static_cast<int>(p.status_changes.size() + p.presence.size());
+    out.push_back(f);
+  }
+  return out;
+}
+
+// The build page's "Regressions and improvements" section: regressions, then
+// improvements, each sorted by magnitude; status changes; the full report.
+mu::data RegressionData(const core::Comparison& c, const std::string& build, const Target& page,
+                        const std::string& base) {
+  struct Flag {
+    const core::PlatformComparison* p;
+    const core::MetricChange* c;
+  };
+  std::vector<Flag> regs, imps;
+  for (const auto& p : c.platforms) {
+    for (const auto& ch : p.changes) {
+      if (ch.verdict == core::Verdict::kRegression) regs.push_back({&p, &ch});
+      if (ch.verdict == core::Verdict::kImprovement) imps.push_back({&p, &ch});
+    }
+  }
+  auto by_magnitude = [](const Flag& a, const Flag& b) {
+    double ma = a.c->Magnitude(), mb = b.c->Magnitude();
+    if (ma != mb) return ma > mb;
+    return std::tie(a.p->platform_id, a.c->key, a.c->metric) < std::tie(b.p->platform_id, b.c->key, b.c->metric);
+  };
+  std::sort(regs.begin(), regs.end(), by_magnitude);
+  std::sort(imps.begin(), imps.end(), by_magnitude);
+  mu::data rows = List();
+  for (const auto* list : {&regs, &imps}) {
+    for (const auto& f : *list) {
+      const auto& ch = *f.c;
+      mu::data r;
+      Set(r, "kind", list == &regs ? std::string("regression") : std::string("improvement"));
+      Set(r, "platform", f.p->platform_id);
+      Set(r, "model", ch.key.model);
+      Set(r, "model_href", base + Href(page, {Kind::kModelPage, build, ch.key.model, page.ext}));
+      Set(r, "config", KeyConfig(ch.key));
+      Set(r, "metric", std::string(core::MetricName(ch.metric)));
+      Set(r, "base", MetricValue(ch.metric, ch.base_value));
+      Set(r, "new", MetricValue(ch.metric, ch.new_value));
+      Set(r, "delta", Num(ch.delta_percent, "%+.1f"));
+      Set(r, "p", ch.p_value ? Num(*ch.p_value, "%.2g") : Dash());
+      Set(r, "confirmed", list == &regs ? std::string(ch.confirmed ? "yes" : "not yet (" + std::to_string(ch.seen_in) +
+                                                                                 " of " + std::to_string(c.options.persist) + ")")
+                                       : Dash());
+      Append(rows, std::move(r));
+    }
+  }
+  mu::data status = List();
+  for (const auto& p : c.platforms) {
+    for (const auto& sc : p.status_changes) {
+      mu::data r;
+      Set(r, "platform", p.platform_id);
+      Set(r, "model", sc.key.model);
+      Set(r, "config", KeyConfig(sc.key));
+      Set(r, "before", sc.base_status);
+      Set(r, "now", sc.new_status);
+      Set(r, "reason", sc.reason.value_or(""));
+      Append(status, std::move(r));
+    }
+    for (const auto& pr : p.presence) {
+      mu::data r;
+      Set(r, "platform", p.platform_id);
+      Set(r, "model", pr.key.model);
+      Set(r, "config", KeyConfig(pr.key));
+      Set(r, "before", pr.appeared ? std::string("(absent)") : pr.status);
+      Set(r, "now", pr.appeared ? pr.status : std::string("(absent)"));
+      Set(r, "reason", std::string(pr.appeared ? "new run" : "run missing from this build"));
+      Append(status, std::move(r));
+    }
+  }
+  mu::data compared = List();
+  size_t confirmed = 0;
+  for (const auto& f : Flagged(c)) {
+    mu::data x;
+    Set(x, "platform", f.platform);
+    Set(x, "baseline", f.baseline);
+    Set(x, "regressions", std::to_string(f.regressions));
+    Set(x, "improvements", std::to_string(f.improvements));
+    Set(x, "status_changes", std::to_string(f.status_changes));
+    Append(compared, std::move(x));
+    confirmed += static_cast<size_t>(f.confirmed);
+  }
+  mu::data d;
+  Set(d, "compared", std::move(compared));
+  Set(d, "threshold", Num(c.options.threshold_percent, "%g"));
+  Set(d, "alpha", Num(c.options.alpha, "%g"));
+  Set(d, "persist", std::to_string(c.options.persist));
+  Set(d, "has_persist", c.options.persist > 1);
+  Set(d, "confirmed_count", std::to_string(confirmed));
+  Set(d, "changes", std::move(rows));
+  Set(d, "has_changes", !regs.empty() || !imps.empty());
+  Set(d, "has_status", !status.list_value().empty());
+  Set(d, "status", std::move(status));
+  Set(d, "compare_html", base + Href(page, {Kind::kComparePage, build, "", "html"}));
+  Set(d, "compare_md", base + Href(page, {Kind::kComparePage, build, "", "md"}));
+  return d;
 }
 
 // Summaries of every build, oldest first, as the index and the trends read them.
@@ -352,11 +503,11 @@ class SiteBuilder {
   SiteBuilder(const SiteOptions& o, Writer& w, Renderer& r, Charts& c, const PaperTable2& paper)
       : o_(o), w_(w), r_(r), c_(c), paper_(paper) {}
 
-  void WriteBuild(const BuildView& v, const BuildResults& results, const History& history);
+  void WriteBuild(const BuildView& v, const core::Comparison* cmp, const History& history);
   void WriteIndex(const History& history);
 
  private:
-  mu::data BuildData(const BuildView& v, const Target& page, const std::string& base);
+  mu::data BuildData(const BuildView& v, const core::Comparison* cmp, const Target& page, const std::string& base);
   void WriteModel(const BuildView& v, const std::string& model, const History& history);
   void WriteTables(const BuildView& v);
 
@@ -367,150 +518,132 @@ class SiteBuilder {
   const PaperTable2& paper_;
 };
 
-mu::data SiteBuilder::BuildData(const BuildView& v, const Target& page, const std::string& base) {
+mu::data SiteBuilder::BuildData(const BuildView& v, const core::Comparison* cmp, const Target& page,
+                                const std::string& base) {
   mu::data d;
-  d.set("build_id", v.id);
-  d.set("started_at", v.started_at.empty() ? Dash() : v.started_at);
-  d.set("home", base.empty() ? Href(page, {Kind::kIndexPage, "", "", page.ext}) : base + "../../index.html");
-  d.set("summary_md", base + "summary.md");
-  d.set("citation", paper_.citation);
+  Set(d, "build_id", v.id);
+  Set(d, "started_at", v.started_at.empty() ? Dash() : v.started_at);
+  Set(d, "home", base.empty() ? Href(page, {Kind::kIndexPage, "", "", page.ext}) : base + "../../index.html");
+  Set(d, "summary_md", base + "summary.md");
+  Set(d, "citation", paper_.citation);
   size_t problem_count = v.problems.size();
-  d.set("has_problems", problem_count > 0);
-  d.set("problem_count", std::to_string(problem_count));
-  d.set("problems", Problems(v.problems, o_.results));
+  Set(d, "has_problems", problem_count > 0);
+  Set(d, "problem_count", std::to_string(problem_count));
+  Set(d, "problems", Problems(v.problems, o_.results));
   mu::data platforms = List();
   for (const auto& p : v.platforms) {
     const Manifest& m = *p.manifest;
     mu::data pd;
-    pd.set("id", p.id);
-    pd.set("manifest_present", m.present);
-    pd.set("device", m.device_name.empty() ? Dash()
+    Set(pd, "id", p.id);
+    Set(pd, "manifest_present", m.present);
+    Set(pd, "device", m.device_name.empty() ? Dash()
                      : m.device_name.starts_with(m.vendor) ? m.device_name : m.vendor + " " + m.device_name);
-    pd.set("libtorch", m.libtorch_version.empty() ? Dash() : m.libtorch_version);
+    Set(pd, "libtorch", m.libtorch_version.empty() ? Dash() : m.libtorch_version);
     std::string runtime = !m.cuda_runtime.empty() ? "CUDA " + m.cuda_runtime : !m.hip_runtime.empty() ? "HIP " + m.hip_runtime : Dash();
-    pd.set("runtime", runtime);
-    pd.set("cpu", m.cpu_model.empty() ? Dash() : m.cpu_model + " (" + std::to_string(m.logical_cores) + " logical cores)");
-    pd.set("host", m.hostname.empty() ? Dash() : m.hostname + ", " + m.os);
-    pd.set("suite", m.suite.empty() ? Dash() : m.suite);
-    pd.set("collector", m.collector_version.empty() ? Dash() : m.collector_version + " (" + m.git_sha + ")");
-    pd.set("window", m.started_at.empty() ? Dash() : m.started_at + " – " + (m.finished_at.empty() ? "?" : m.finished_at));
-    pd.set("interrupted", m.interrupted);
-    pd.set("status_text", StatusText(p.status_counts));
-    pd.set("geomean_train", OptMs(p.geomean_train_ms));
-    pd.set("geomean_eval", OptMs(p.geomean_eval_ms));
-    pd.set("geomean_train_n", std::to_string(p.geomean_train_n));
-    pd.set("geomean_eval_n", std::to_string(p.geomean_eval_n));
-    pd.set("has_breakdown", p.has_gpu_breakdown);
+    Set(pd, "runtime", runtime);
+    Set(pd, "cpu", m.cpu_model.empty() ? Dash() : m.cpu_model + " (" + std::to_string(m.logical_cores) + " logical cores)");
+    Set(pd, "host", m.hostname.empty() ? Dash() : m.hostname + ", " + m.os);
+    Set(pd, "suite", m.suite.empty() ? Dash() : m.suite);
+    Set(pd, "collector", m.collector_version.empty() ? Dash() : m.collector_version + " (" + m.git_sha + ")");
+    Set(pd, "window", m.started_at.empty() ? Dash() : m.started_at + " – " + (m.finished_at.empty() ? "?" : m.finished_at));
+    Set(pd, "interrupted", m.interrupted);
+    Set(pd, "status_text", StatusText(p.status_counts));
+    Set(pd, "geomean_train", OptMs(p.geomean_train_ms));
+    Set(pd, "geomean_eval", OptMs(p.geomean_eval_ms));
+    Set(pd, "geomean_train_n", std::to_string(p.geomean_train_n));
+    Set(pd, "geomean_eval_n", std::to_string(p.geomean_eval_n));
+    Set(pd, "has_breakdown", p.has_gpu_breakdown);
     if (p.has_gpu_breakdown) {
       Target f1{Kind::kFigure, v.id, "fig1-train." + p.id, ""};
       Target f2{Kind::kFigure, v.id, "fig2-eval." + p.id, ""};
       if (!p.figure1_train.empty()) {
-        pd.set("fig1", c_.Place(page, f1, BreakdownChart(p.figure1_train, "Figure 1 (train): GPU time breakdown, " + p.id),
+        Set(pd, "fig1", c_.Place(page, f1, BreakdownChart(p.figure1_train, "Figure 1 (train): GPU time breakdown, " + p.id),
                                 "Figure 1: training step time breakdown on " + p.id, base));
       }
       if (!p.figure2_eval.empty()) {
-        pd.set("fig2", c_.Place(page, f2, BreakdownChart(p.figure2_eval, "Figure 2 (eval): GPU time breakdown, " + p.id),
+        Set(pd, "fig2", c_.Place(page, f2, BreakdownChart(p.figure2_eval, "Figure 2 (eval): GPU time breakdown, " + p.id),
                                 "Figure 2: inference step time breakdown on " + p.id, base));
       }
-      pd.set("table2_train", Table2Rows(p.table2_train, true, paper_));
-      pd.set("table2_eval", Table2Rows(p.table2_eval, false, paper_));
+      Set(pd, "table2_train", Table2Rows(p.table2_train, true, paper_));
+      Set(pd, "table2_eval", Table2Rows(p.table2_eval, false, paper_));
     }
     if (!p.backend_ratios.empty()) {
       Target fr{Kind::kFigure, v.id, "backend-ratio." + p.id, ""};
       mu::data ratios;
-      ratios.set("chart_data", c_.Place(page, fr, RatioChart(p.backend_ratios, "Backend time relative to eager, " + p.id),
+      Set(ratios, "chart_data", c_.Place(page, fr, RatioChart(p.backend_ratios, "Backend time relative to eager, " + p.id),
                                         "Backend time relative to eager on " + p.id, base));
       mu::data rows = List();
       for (const auto& br : p.backend_ratios) {
         mu::data rr;
-        rr.set("model", br.model);
-        rr.set("mode", br.mode);
-        rr.set("precision", br.precision);
-        rr.set("backend", br.backend);
-        rr.set("eager", Ms(br.eager_ms));
-        rr.set("other", Ms(br.backend_ms));
-        rr.set("ratio", Num(br.ratio, "%.3f"));
-        rows.push_back(rr);
+        Set(rr, "model", br.model);
+        Set(rr, "mode", br.mode);
+        Set(rr, "precision", br.precision);
+        Set(rr, "backend", br.backend);
+        Set(rr, "eager", Ms(br.eager_ms));
+        Set(rr, "other", Ms(br.backend_ms));
+        Set(rr, "ratio", Num(br.ratio, "%.3f"));
+        Append(rows, std::move(rr));
       }
-      ratios.set("rows", rows);
-      pd.set("backend_ratios", ratios);
+      Set(ratios, "rows", std::move(rows));
+      Set(pd, "backend_ratios", std::move(ratios));
     }
     mu::data runs = List();
     for (const auto* r : p.runs) {
       std::string href = base + Href(page, {Kind::kModelPage, v.id, r->model.id, page.ext});
-      runs.push_back(RunRow(*r, href));
+      Append(runs, RunRow(*r, href));
     }
-    pd.set("runs", runs);
+    Set(pd, "runs", std::move(runs));
     mu::data failures = List();
-    for (const auto* r : p.failures) failures.push_back(RunRow(*r, ""));
-    pd.set("has_failures", !p.failures.empty());
-    pd.set("failures", failures);
+    for (const auto* r : p.failures) Append(failures, RunRow(*r, ""));
+    Set(pd, "has_failures", !p.failures.empty());
+    Set(pd, "failures", std::move(failures));
     mu::data coverage = List();
     for (const auto& c : p.coverage) {
       mu::data cd;
-      cd.set("domain", c.domain == "all" ? std::string("All domains (union)") : DomainLabel(c.domain, paper_));
-      cd.set("models", std::to_string(c.models));
-      cd.set("ops", std::to_string(c.distinct_ops));
-      coverage.push_back(cd);
+      Set(cd, "domain", c.domain == "all" ? std::string("All domains (union)") : DomainLabel(c.domain, paper_));
+      Set(cd, "models", std::to_string(c.models));
+      Set(cd, "ops", std::to_string(c.distinct_ops));
+      Append(coverage, std::move(cd));
     }
-    pd.set("coverage", coverage);
-    pd.set("has_coverage", !p.coverage.empty());
+    Set(pd, "coverage", std::move(coverage));
+    Set(pd, "has_coverage", !p.coverage.empty());
     mu::data tables = List();
     for (std::string name : {"runs", "table2", "coverage"}) {
       if (name == "table2" && !p.has_gpu_breakdown) continue;
       mu::data t;
-      t.set("name", name);
-      t.set("csv", base + Href(page, {Kind::kTable, v.id, name + "." + p.id, "csv"}));
-      t.set("tex", base + Href(page, {Kind::kTable, v.id, name + "." + p.id, "tex"}));
-      tables.push_back(t);
+      Set(t, "name", name);
+      Set(t, "csv", base + Href(page, {Kind::kTable, v.id, name + "." + p.id, "csv"}));
+      Set(t, "tex", base + Href(page, {Kind::kTable, v.id, name + "." + p.id, "tex"}));
+      Append(tables, std::move(t));
     }
-    pd.set("tables", tables);
-    platforms.push_back(pd);
+    Set(pd, "tables", std::move(tables));
+    Append(platforms, std::move(pd));
   }
-  d.set("platforms", platforms);
+  Set(d, "platforms", std::move(platforms));
   if (!v.vendor_ratios.empty()) {
     mu::data vr = List();
     for (const auto& r : v.vendor_ratios) {
       mu::data x;
-      x.set("model", r.model);
-      x.set("mode", r.mode);
-      x.set("nvidia", r.nvidia_platform);
-      x.set("amd", r.amd_platform);
-      x.set("ratio", Num(r.ratio, "%.3f"));
-      vr.push_back(x);
+      Set(x, "model", r.model);
+      Set(x, "mode", r.mode);
+      Set(x, "nvidia", r.nvidia_platform);
+      Set(x, "amd", r.amd_platform);
+      Set(x, "ratio", Num(r.ratio, "%.3f"));
+      Append(vr, std::move(x));
     }
-    d.set("vendor_ratios", vr);
+    Set(d, "vendor_ratios", std::move(vr));
   }
-  d.set("has_vendor_ratios", !v.vendor_ratios.empty());
-  if (o_.regressions) {
-    if (auto reg = o_.regressions(v)) {
-      mu::data rd;
-      rd.set("baseline", reg->value("baseline", std::string()));
-      rd.set("summary", reg->value("summary", std::string()));
-      mu::data rows = List();
-      if (reg->contains("rows") && reg->at("rows").is_array()) {
-        for (const auto& row : reg->at("rows")) {
-          mu::data x;
-          for (const char* k : {"platform", "model", "config", "baseline_ms", "current_ms", "ratio", "verdict"}) {
-            const json& val = row.contains(k) ? row.at(k) : json();
-            x.set(k, val.is_string() ? val.get<std::string>() : val.is_number() ? Num(val.get<double>(), "%.4g") : Dash());
-          }
-          rows.push_back(x);
-        }
-      }
-      rd.set("rows", rows);
-      d.set("regressions", rd);
-    }
-  }
+  Set(d, "has_vendor_ratios", !v.vendor_ratios.empty());
+  if (cmp) Set(d, "regressions", RegressionData(*cmp, v.id, page, base));
   mu::data models = List();
   for (const auto& m : v.models) {
     mu::data md;
-    md.set("id", m);
-    md.set("href", base + Href(page, {Kind::kModelPage, v.id, m, page.ext}));
-    models.push_back(md);
+    Set(md, "id", m);
+    Set(md, "href", base + Href(page, {Kind::kModelPage, v.id, m, page.ext}));
+    Append(models, std::move(md));
   }
-  d.set("models", models);
-  d.set("runs_json", base + Href(page, {Kind::kData, v.id, "runs", ""}));
+  Set(d, "models", std::move(models));
+  Set(d, "runs_json", base + Href(page, {Kind::kData, v.id, "runs", ""}));
   return d;
 }
 
@@ -586,10 +719,10 @@ void SiteBuilder::WriteTables(const BuildView& v) {
 void SiteBuilder::WriteModel(const BuildView& v, const std::string& model, const History& history) {
   Target md{Kind::kModelPage, v.id, model, "md"}, html{Kind::kModelPage, v.id, model, "html"};
   mu::data d;
-  d.set("build_id", v.id);
-  d.set("model", model);
-  d.set("build_href", Href(md, {Kind::kBuildPage, v.id, "", "md"}));
-  d.set("home", Href(md, {Kind::kIndexPage, "", "", "md"}));
+  Set(d, "build_id", v.id);
+  Set(d, "model", model);
+  Set(d, "build_href", Href(md, {Kind::kBuildPage, v.id, "", "md"}));
+  Set(d, "home", Href(md, {Kind::kIndexPage, "", "", "md"}));
   bool identity_set = false;
   mu::data platforms = List();
   std::vector<SamplePoint> unused;
@@ -600,46 +733,46 @@ void SiteBuilder::WriteModel(const BuildView& v, const std::string& model, const
     }
     if (runs.empty()) continue;
     if (!identity_set) {
-      d.set("paper_name", runs[0]->model.paper_name);
-      d.set("domain", runs[0]->model.domain);
-      d.set("task", runs[0]->model.task);
-      d.set("reference", runs[0]->model.reference);
+      Set(d, "paper_name", runs[0]->model.paper_name);
+      Set(d, "domain", runs[0]->model.domain);
+      Set(d, "task", runs[0]->model.task);
+      Set(d, "reference", runs[0]->model.reference);
       identity_set = true;
     }
     mu::data pd;
-    pd.set("id", p.id);
-    pd.set("device", p.manifest->device_name.empty() ? Dash() : p.manifest->device_name);
+    Set(pd, "id", p.id);
+    Set(pd, "device", p.manifest->device_name.empty() ? Dash() : p.manifest->device_name);
     mu::data rows = List(), kernels = List();
     std::vector<SamplePoint> samples;
     bool has_kernels = false;
     for (const auto* r : runs) {
-      rows.push_back(RunRow(*r, ""));
+      Append(rows, RunRow(*r, ""));
       if (r->timing) {
         for (double s : r->timing->samples_ms) samples.push_back({ConfigLabel(*r), s});
       }
       if (r->gpu_breakdown) {
         for (const auto& k : r->gpu_breakdown->top_kernels) {
           mu::data kd;
-          kd.set("config", ConfigLabel(*r));
-          kd.set("name", k.name);
-          kd.set("total_ms", Ms(k.total_ms));
-          kd.set("count", std::to_string(k.count));
-          kernels.push_back(kd);
+          Set(kd, "config", ConfigLabel(*r));
+          Set(kd, "name", k.name);
+          Set(kd, "total_ms", Ms(k.total_ms));
+          Set(kd, "count", std::to_string(k.count));
+          Append(kernels, std::move(kd));
           has_kernels = true;
         }
       }
     }
-    pd.set("runs", rows);
-    pd.set("kernels", kernels);
-    pd.set("has_kernels", has_kernels);
+    Set(pd, "runs", std::move(rows));
+    Set(pd, "kernels", std::move(kernels));
+    Set(pd, "has_kernels", has_kernels);
     if (!samples.empty()) {
-      pd.set("samples", c_.Place(md, {Kind::kFigure, v.id, model + ".samples." + p.id, ""},
+      Set(pd, "samples", c_.Place(md, {Kind::kFigure, v.id, model + ".samples." + p.id, ""},
                                  SamplesChart(samples, model + ": step time samples, " + p.id),
                                  "Step time samples of " + model + " on " + p.id));
     }
-    platforms.push_back(pd);
+    Append(platforms, std::move(pd));
   }
-  d.set("platforms", platforms);
+  Set(d, "platforms", std::move(platforms));
   // Trend: the last trend_builds builds up to and including this one.
   std::vector<TrendPoint> points;
   size_t end = 0;
@@ -659,17 +792,25 @@ void SiteBuilder::WriteModel(const BuildView& v, const std::string& model, const
     }
   }
   if (!points.empty()) {
-    d.set("trend", c_.Place(md, {Kind::kFigure, v.id, model + ".trend", ""},
+    Set(d, "trend", c_.Place(md, {Kind::kFigure, v.id, model + ".trend", ""},
                             TrendChart(points, model + ": median step time across builds", "Median step time (ms, log scale)"),
                             "Median step time of " + model + " across builds"));
   }
   r_.Page(w_, r_.model(), d, md, html, model + " · " + v.id + " · TorchGauge");
 }
 
-void SiteBuilder::WriteBuild(const BuildView& v, const BuildResults& results, const History& history) {
-  (void)results;
+void SiteBuilder::WriteBuild(const BuildView& v, const core::Comparison* cmp, const History& history) {
   Target md{Kind::kBuildPage, v.id, "", "md"}, html{Kind::kBuildPage, v.id, "", "html"};
-  mu::data d = BuildData(v, md, "");
+  if (cmp) {
+    // The full comparison report, as `torchgauge-report compare --html` writes
+    // it; model links are relative unless the site has a public URL.
+    ReportOptions ro;
+    ro.site_url = o_.site_url.empty() ? "../.." : o_.site_url;
+    while (ro.site_url.size() > 1 && ro.site_url.back() == '/') ro.site_url.pop_back();
+    w_.Write(SitePath({Kind::kComparePage, v.id, "", "html"}), RenderCompareHtml(*cmp, ro));
+    w_.Write(SitePath({Kind::kComparePage, v.id, "", "md"}), RenderCompareMarkdown(*cmp, ro));
+  }
+  mu::data d = BuildData(v, cmp, md, "");
   std::string markdown;
   r_.Page(w_, r_.build(), d, md, html, "Build " + v.id + " · TorchGauge", &markdown);
   // summary.md: the build page for pasting into a GitHub issue, under the
@@ -678,7 +819,7 @@ void SiteBuilder::WriteBuild(const BuildView& v, const BuildResults& results, co
   std::string full = "index.md";
   if (!o_.site_url.empty()) {
     std::string base = o_.site_url + (o_.site_url.ends_with("/") ? "" : "/") + SitePath(md).substr(0, SitePath(md).rfind('/') + 1);
-    summary = r_.Markdown(r_.build(), BuildData(v, md, base));
+    summary = r_.Markdown(r_.build(), BuildData(v, cmp, md, base));
     full = base + "index.html";
   }
   w_.Write(SitePath({Kind::kBuildSummary, v.id, "", ""}), TruncateMarkdown(summary, kGitHubCommentLimit, full));
@@ -710,36 +851,59 @@ void SiteBuilder::WriteIndex(const History& history) {
   for (auto it = history.builds.rbegin(); it != history.builds.rend(); ++it) {
     const auto& b = *it;
     mu::data bd;
-    bd.set("id", b.id);
-    bd.set("href", Href(md, {Kind::kBuildPage, b.id, "", "md"}));
-    bd.set("started_at", b.started_at.empty() ? Dash() : b.started_at);
+    Set(bd, "id", b.id);
+    Set(bd, "href", Href(md, {Kind::kBuildPage, b.id, "", "md"}));
+    Set(bd, "started_at", b.started_at.empty() ? Dash() : b.started_at);
     std::string plats;
     for (const auto& p : b.platforms) plats += (plats.empty() ? "" : ", ") + p.id;
-    bd.set("platforms", plats.empty() ? Dash() : plats);
-    bd.set("runs", std::to_string(b.runs));
-    bd.set("ok", std::to_string(b.ok));
-    bd.set("problems", std::to_string(b.problems));
-    builds.push_back(bd);
+    Set(bd, "platforms", plats.empty() ? Dash() : plats);
+    Set(bd, "runs", std::to_string(b.runs));
+    Set(bd, "ok", std::to_string(b.ok));
+    Set(bd, "problems", std::to_string(b.problems));
+    Append(builds, std::move(bd));
   }
-  d.set("builds", builds);
-  d.set("has_builds", !history.builds.empty());
+  Set(d, "builds", std::move(builds));
+  Set(d, "has_builds", !history.builds.empty());
+  mu::data flagged = List();
+  bool any_compared = false;
+  for (auto it = history.builds.rbegin(); it != history.builds.rend(); ++it) {
+    for (const auto& f : it->flagged) {
+      any_compared = true;
+      if (!f.Any()) continue;
+      mu::data x;
+      Set(x, "build", it->id);
+      Set(x, "href", Href(md, {Kind::kBuildPage, it->id, "", "md"}));
+      Set(x, "platform", f.platform);
+      Set(x, "baseline", f.baseline);
+      Set(x, "regressions", f.confirmed == f.regressions ? std::to_string(f.regressions)
+                                                        : std::to_string(f.regressions) + " (" +
+                                                              std::to_string(f.confirmed) + " confirmed)");
+      Set(x, "improvements", std::to_string(f.improvements));
+      Set(x, "status_changes", std::to_string(f.status_changes));
+      Set(x, "compare_href", Href(md, {Kind::kComparePage, it->id, "", "html"}));
+      Append(flagged, std::move(x));
+    }
+  }
+  Set(d, "has_flagged", !flagged.list_value().empty());
+  Set(d, "flagged", std::move(flagged));
+  Set(d, "any_compared", any_compared);
   if (!history.builds.empty()) {
     const auto& latest = history.builds.back();
-    d.set("latest_id", latest.id);
-    d.set("latest_href", Href(md, {Kind::kBuildPage, latest.id, "", "md"}));
+    Set(d, "latest_id", latest.id);
+    Set(d, "latest_href", Href(md, {Kind::kBuildPage, latest.id, "", "md"}));
     mu::data plats = List();
     for (const auto& p : latest.platforms) {
       mu::data pd;
-      pd.set("id", p.id);
-      pd.set("device", p.device.empty() ? Dash() : p.device.starts_with(p.vendor) ? p.device : p.vendor + " " + p.device);
-      pd.set("geomean_train", OptMs(p.geomean_train_ms));
-      pd.set("geomean_eval", OptMs(p.geomean_eval_ms));
-      pd.set("train_n", std::to_string(p.geomean_train_n));
-      pd.set("eval_n", std::to_string(p.geomean_eval_n));
-      pd.set("status_text", StatusText(p.status_counts));
-      plats.push_back(pd);
+      Set(pd, "id", p.id);
+      Set(pd, "device", p.device.empty() ? Dash() : p.device.starts_with(p.vendor) ? p.device : p.vendor + " " + p.device);
+      Set(pd, "geomean_train", OptMs(p.geomean_train_ms));
+      Set(pd, "geomean_eval", OptMs(p.geomean_eval_ms));
+      Set(pd, "train_n", std::to_string(p.geomean_train_n));
+      Set(pd, "eval_n", std::to_string(p.geomean_eval_n));
+      Set(pd, "status_text", StatusText(p.status_counts));
+      Append(plats, std::move(pd));
     }
-    d.set("latest_platforms", plats);
+    Set(d, "latest_platforms", std::move(plats));
   }
   std::vector<TrendPoint> points;
   for (const auto& b : history.builds) {
@@ -750,7 +914,7 @@ void SiteBuilder::WriteIndex(const History& history) {
     }
   }
   if (!points.empty()) {
-    d.set("trend", c_.Place(md, {Kind::kIndexFigure, "", "index-trend", ""},
+    Set(d, "trend", c_.Place(md, {Kind::kIndexFigure, "", "index-trend", ""},
                             TrendChart(points, "Suite geomean of median step time per platform and mode",
                                        "Geomean of median step time (ms, log scale)"),
                             "Suite geomean of median step time across builds"));
@@ -791,12 +955,13 @@ bool RunHelper(const SiteOptions& o, const std::string& args, const std::string&
 namespace {
 struct BuildRef {
   std::string id, started_at;
+  std::set<std::string> platforms;  // with a readable manifest of this build
 };
 // Reads only the manifests, to order the builds before loading any results.
 std::vector<BuildRef> ScanBuilds(const fs::path& root) {
   std::vector<BuildRef> refs;
   for (const auto& id : ListBuildIds(root, nullptr)) {
-    BuildRef ref{id, ""};
+    BuildRef ref{id, "", {}};
     std::error_code ec;
     for (fs::directory_iterator it(root / id, ec), end; !ec && it != end; it.increment(ec)) {
       std::string pid = it->path().filename().string();
@@ -805,6 +970,7 @@ std::vector<BuildRef> ScanBuilds(const fs::path& root) {
         fs::path mp = core::ManifestPath(it->path());
         Manifest m = ManifestFromJson(core::ReadJsonFile(mp), mp);
         if (m.build_id != id || m.platform_id != pid) continue;
+        ref.platforms.insert(pid);
         if (ref.started_at.empty() || m.started_at < ref.started_at) ref.started_at = m.started_at;
       } catch (const std::exception&) {
         // Reported when the build is loaded.
@@ -816,6 +982,91 @@ std::vector<BuildRef> ScanBuilds(const fs::path& root) {
             [](const BuildRef& a, const BuildRef& b) { return BuildBefore(a.started_at, a.id, b.started_at, b.id); });
   return refs;
 }
+
+// One platform's loaded results as the comparison reads them. Unreadable
+// files were skipped by the loader, so a comparison sees what the page shows.
+core::RunSet ToRunSet(const BuildResults& b, const PlatformResults& p, const fs::path& results) {
+  core::RunSet set;
+  set.build_id = b.id;
+  set.platform_id = p.manifest.platform_id;
+  try {
+    set.manifest = core::ReadJsonFile(core::ManifestPath(core::PlatformDir(results, b.id, set.platform_id)));
+  } catch (const std::exception&) {
+    set.manifest = json::object();
+  }
+  for (const auto& r : p.runs) set.runs.insert_or_assign(core::RunKey{r.model.id, r.mode, r.backend, r.precision}, r);
+  return set;
+}
+
+// The run sets of recent builds, kept while builds stream oldest first, so
+// each build is compared with its predecessors without reading them again.
+class RecentRuns {
+ public:
+  RecentRuns(const SiteOptions& o, const std::vector<BuildRef>& refs) : o_(o), refs_(refs) {
+    keep_ = static_cast<size_t>(o.compare_options.window + o.compare_options.persist);
+  }
+  void Add(size_t index, const BuildResults& b) {
+    auto& sets = sets_[index];
+    for (const auto& p : b.platforms) {
+      if (p.manifest.present) sets.insert_or_assign(p.manifest.platform_id, ToRunSet(b, p, o_.results));
+    }
+    for (auto* m : {&sets_, &loaded_}) {
+      while (!m->empty() && m->begin()->first + keep_ < index + 1) m->erase(m->begin());
+    }
+  }
+  // Compares build `index` (already added) with the builds before it, per
+  // platform; nullopt when no platform has an earlier build.
+  std::optional<core::Comparison> Compare(size_t index) {
+    auto cur = sets_.find(index);
+    if (cur == sets_.end()) return std::nullopt;
+    core::Comparison c;
+    c.new_build = refs_[index].id;
+    c.options = o_.compare_options;
+    const size_t need = static_cast<size_t>(o_.compare_options.window + o_.compare_options.persist - 1);
+    for (const auto& [platform, set] : cur->second) {
+      std::vector<const core::RunSet*> history;
+      for (size_t j = index; j-- > 0 && history.size() < need;) {
+        if (!refs_[j].platforms.count(platform)) continue;
+        if (const core::RunSet* s = Get(j, platform)) history.push_back(s);
+      }
+      if (history.empty()) continue;
+      std::reverse(history.begin(), history.end());
+      history.push_back(&set);
+      c.platforms.push_back(core::CompareWithHistory(history, o_.compare_options));
+    }
+    if (c.platforms.empty()) return std::nullopt;
+    const auto& bb = c.platforms.front().base_builds;
+    c.base_label = bb.size() == 1 ? bb.front() : "median of " + bb.front() + ".." + bb.back();
+    return c;
+  }
+
+ private:
+  const core::RunSet* Get(size_t index, const std::string& platform) {
+    auto it = sets_.find(index);
+    if (it == sets_.end()) {
+      // Not streamed in this run (an incremental render): load it quietly.
+      LoadOptions lo;
+      lo.only_builds = {refs_[index].id};
+      lo.threads = o_.threads;
+      it = loaded_.emplace(index, std::map<std::string, core::RunSet>()).first;
+      for (const auto& b : LoadResults(o_.results, lo).builds) {
+        for (const auto& p : b.platforms) {
+          if (p.manifest.present) it->second.insert_or_assign(p.manifest.platform_id, ToRunSet(b, p, o_.results));
+        }
+      }
+      return Find(it->second, platform);
+    }
+    return Find(it->second, platform);
+  }
+  static const core::RunSet* Find(const std::map<std::string, core::RunSet>& m, const std::string& platform) {
+    auto it = m.find(platform);
+    return it == m.end() ? nullptr : &it->second;
+  }
+  const SiteOptions& o_;
+  const std::vector<BuildRef>& refs_;
+  size_t keep_;
+  std::map<size_t, std::map<std::string, core::RunSet>> sets_, loaded_;
+};
 }  // namespace
 
 SiteReport BuildSite(const SiteOptions& o) {
@@ -841,7 +1092,10 @@ SiteReport BuildSite(const SiteOptions& o) {
   LoadOptions lo;
   lo.strict = o.strict;
   lo.threads = o.threads;
-  for (const auto& ref : refs) {
+  if (o.compare) o.compare_options.Validate();
+  RecentRuns recent(o, refs);
+  for (size_t i = 0; i < refs.size(); ++i) {
+    const BuildRef& ref = refs[i];
     bool selected = o.builds.empty() || o.builds.count(ref.id);
     if (!selected) {
       // A published build: read its cached summary; fall back to the results.
@@ -858,7 +1112,14 @@ SiteReport BuildSite(const SiteOptions& o) {
       quiet.strict = false;
       quiet.only_builds = {ref.id};
       LoadedResults loaded = LoadResults(o.results, quiet);
-      for (const auto& b : loaded.builds) history.builds.push_back(Summarize(AggregateBuild(b, paper)));
+      for (const auto& b : loaded.builds) {
+        BuildSummary s = Summarize(AggregateBuild(b, paper));
+        if (o.compare) {
+          recent.Add(i, b);
+          if (auto c = recent.Compare(i)) s.flagged = Flagged(*c);
+        }
+        history.builds.push_back(std::move(s));
+      }
       continue;
     }
     lo.only_builds = {ref.id};
@@ -866,8 +1127,14 @@ SiteReport BuildSite(const SiteOptions& o) {
     for (const auto& b : loaded.builds) {
       BuildView view = AggregateBuild(b, paper);
       BuildSummary summary = Summarize(view);
+      std::optional<core::Comparison> cmp;
+      if (o.compare) {
+        recent.Add(i, b);
+        cmp = recent.Compare(i);
+        if (cmp) summary.flagged = Flagged(*cmp);
+      }
       history.builds.push_back(summary);
-      builder.WriteBuild(view, b, history);
+      builder.WriteBuild(view, cmp ? &*cmp : nullptr, history);
       writer.Write(SitePath({Kind::kData, b.id, "summary", ""}), DumpJson(ToJson(summary), 1) + "\n");
       report.problems.insert(report.problems.end(), b.problems.begin(), b.problems.end());
       report.builds_rendered++;

@@ -6,6 +6,8 @@
 // read from their cached summaries (builds/<id>/data/summary.json) for the
 // index and trends, and their files are left untouched. Files are written only
 // when their bytes change, so re-rendering the same inputs is a no-op on disk.
+// Each build is compared with the builds before it only, so that too is fixed
+// once published.
 #pragma once
 
 #include <filesystem>
@@ -17,17 +19,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/compare.h"
 #include "reporter/aggregate.h"
 #include "reporter/load.h"
 
 namespace torchgauge::reporter {
-
-// Extra data for the build page's "Regressions and improvements" section.
-// The compare stage returns, per build, a JSON object:
-//   {"baseline": "<build id>", "summary": "text",
-//    "rows": [{"platform","model","config","baseline_ms","current_ms","ratio","verdict"}]}
-// (all values strings or numbers; they are escaped here) or nullopt for none.
-using RegressionProvider = std::function<std::optional<nlohmann::json>(const BuildView&)>;
 
 struct SiteOptions {
   std::filesystem::path results, out;
@@ -41,7 +37,13 @@ struct SiteOptions {
   std::filesystem::path helper;     // reporter/vl_render.py
   int threads = 0;
   int trend_builds = 30;            // builds shown in per-model trend charts
-  RegressionProvider regressions;
+  // Regressions and improvements: each rendered build is compared with the
+  // previous build on the same platform (core::CompareWithHistory, the rules
+  // of `torchgauge-report compare`). The build page shows the result and
+  // builds/<id>/compare.{html,md} hold the full report; the index lists the
+  // flagged changes of every build.
+  bool compare = true;
+  core::CompareOptions compare_options;
 };
 
 struct SiteReport {

@@ -36,6 +36,7 @@ std::string SitePath(const Target& t) {
     case Kind::kIndexFigure: return "figures/" + Name(t, "figure name") + Ext(t, "vl.json");
     case Kind::kBuildPage: return Build(t) + "index" + Ext(t, "html");
     case Kind::kBuildSummary: return Build(t) + "summary.md";
+    case Kind::kComparePage: return Build(t) + "compare" + Ext(t, "html");
     case Kind::kModelPage: return Build(t) + "models/" + Name(t, "model id") + Ext(t, "html");
     case Kind::kFigure: return Build(t) + "figures/" + Name(t, "figure name") + Ext(t, "vl.json");
     case Kind::kTable: return Build(t) + "tables/" + Name(t, "table name") + Ext(t, "csv");

@@ -5,6 +5,7 @@
 //
 //   index.{html,md}                        figures/index-*.{vl.json,svg}
 //   builds/<build>/index.{html,md}         builds/<build>/summary.md
+//   builds/<build>/compare.{html,md}       (comparison with the previous build)
 //   builds/<build>/models/<model>.{html,md}
 //   builds/<build>/figures/<name>.{vl.json,svg}
 //   builds/<build>/tables/<name>.{csv,tex}
@@ -21,6 +22,7 @@ enum class Kind {
   kIndexFigure,   // name, ext: vl.json | svg
   kBuildPage,     // build, ext: html | md
   kBuildSummary,  // build (Markdown summary for pasting in issues)
+  kComparePage,   // build, ext: html | md (the comparison with the previous build)
   kModelPage,     // build, name = model id, ext
   kFigure,        // build, name, ext
   kTable,         // build, name, ext: csv | tex

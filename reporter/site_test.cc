@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/compare.h"
 #include "core/layout.h"
 #include "reporter/fixtures.h"
 
@@ -292,4 +293,93 @@ sys.exit(1 if bad or n == 0 else 0)
   std::string cmd = python + " " + script.string() + " " + (fs::path(TORCHGAUGE_SOURCE_DIR) / "schemas").string() + " " +
                     (root / "results").string();
   CHECK(std::system(cmd.c_str()) == 0);
+}
+
+TEST_CASE("regressions: a planted slowdown is flagged on the build page and in the index history") {
+  fs::path root = Tmp("regression");
+  FixtureSpec spec;
+  spec.builds = 3;
+  spec.models = 3;
+  spec.configs = 2;
+  GenerateFixtureTree(root / "results", spec);
+  const std::string prev = FixtureBuildId(spec, 1), last = FixtureBuildId(spec, 2);
+  const std::string gpu = "nvidia-a100-40gb-cu130";
+  // resnet50 train gets 50% slower in the last build on the GPU platform.
+  fs::path f = core::RunPath(core::PlatformDir(root / "results", last, gpu), {"resnet50", "train", "eager", "fp32"});
+  auto j = nlohmann::json::parse(Read(f));
+  auto& t = j["timing"];
+  for (auto& s : t["samples_ms"]) s = s.get<double>() * 1.5;
+  for (auto& [k, v] : t.items()) {
+    if (k.ends_with("_ms") && v.is_number()) v = v.get<double>() * 1.5;
+  }
+  if (t.contains("throughput_per_s")) t["throughput_per_s"] = t["throughput_per_s"].get<double>() / 1.5;
+  Write(f, j.dump());
+
+  SiteReport r = BuildSite(Options(root / "results", root / "site"));
+  CHECK(r.problems.empty());
+  const fs::path site = root / "site";
+  std::string page = Read(site / "builds" / last / "index.md");
+  size_t sec = page.find("## Regressions and improvements");
+  REQUIRE(sec != std::string::npos);
+  size_t row = page.find("| regression | " + gpu + " | [resnet50](models/resnet50.md) | train/eager/fp32 | time | ", sec);
+  REQUIRE(row != std::string::npos);
+  std::string line = page.substr(row, page.find('\n', row) - row);
+  INFO(line);
+  CHECK(line.find("| +5") != std::string::npos);  // +50% on top of the fixture's drift
+  CHECK(line.find("| yes |") != std::string::npos);
+  // Regressions come first, sorted by magnitude (|log ratio|): resnet50's
+  // time +50% and throughput -33% are the largest changes.
+  size_t first = page.find("| regression |", sec);
+  REQUIRE(first != std::string::npos);
+  CHECK(page.substr(first, page.find('\n', first) - first).find("[resnet50](models/resnet50.md) | train/eager/fp32 |") !=
+        std::string::npos);
+  size_t imp = page.find("| improvement |", sec);
+  if (imp != std::string::npos) CHECK(imp > row);
+  CHECK(page.find("[HTML](compare.html)", sec) != std::string::npos);
+  CHECK(Read(site / "builds" / last / "compare.html").find("resnet50") != std::string::npos);
+  // The previous build's page does not flag resnet50's time.
+  std::string before = Read(site / "builds" / prev / "index.md");
+  CHECK(before.find("| regression | " + gpu + " | [resnet50](models/resnet50.md) | train/eager/fp32 | time |") ==
+        std::string::npos);
+  // The first build has nothing to compare with.
+  CHECK(Read(site / "builds" / FixtureBuildId(spec, 0) / "index.md").find("## Regressions and improvements") ==
+        std::string::npos);
+
+  // The index history lists it, newest first, with a link to the report.
+  std::string index = Read(site / "index.md");
+  size_t hist = index.find("## History of flagged changes");
+  REQUIRE(hist != std::string::npos);
+  size_t entry = index.find("| [" + last + "](builds/" + last + "/index.md) | " + gpu + " | " + prev + " | ", hist);
+  REQUIRE(entry != std::string::npos);
+  CHECK(index.find("(builds/" + last + "/compare.html)", entry) != std::string::npos);
+  CHECK(index.find("## Builds (newest first)") > entry);
+
+  // The site agrees with `torchgauge-report compare` on the same tree.
+  core::CompareRequest req;
+  req.results = root / "results";
+  req.new_build = last;
+  core::Comparison c = core::CompareBuilds(req);
+  for (const auto& p : c.platforms) {
+    for (const auto& ch : p.changes) {
+      if (ch.verdict != core::Verdict::kRegression && ch.verdict != core::Verdict::kImprovement) continue;
+      auto esc = [](std::string s) {
+        for (size_t pos = 0; (pos = s.find('_', pos)) != std::string::npos; pos += 2) s.insert(pos, "\\");
+        return s;
+      };
+      std::string want = "| " + esc(p.platform_id) + " | [" + esc(ch.key.model) + "](models/" + ch.key.model +
+                         ".md) | " + ch.key.mode + "/" + ch.key.backend + "/" + ch.key.precision + " | " +
+                         esc(core::MetricName(ch.metric)) + " |";
+      INFO(want);
+      CHECK(page.find(want) != std::string::npos);
+    }
+  }
+
+  // Rendering only the last build again reads the predecessors from the
+  // results and the other summaries from the cache: the same bytes.
+  auto full = Snapshot(site);
+  SiteOptions o = Options(root / "results", site);
+  o.builds = {last};
+  SiteReport again = BuildSite(o);
+  CHECK(again.files_written == 0);
+  CHECK(Snapshot(site) == full);
 }
