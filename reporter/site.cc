@@ -190,6 +190,33 @@ class Renderer {
     }
   }
 
+  // The templates link pages by their Markdown twins; in an HTML page, a
+  // relative link to a .md page must lead to the .html page instead.
+  static std::string HtmlLinks(const std::string& body) {
+    std::string out;
+    out.reserve(body.size());
+    const std::string open = "href=\"";
+    size_t pos = 0;
+    for (;;) {
+      size_t at = body.find(open, pos);
+      if (at == std::string::npos) break;
+      size_t start = at + open.size();
+      size_t end = body.find('"', start);
+      if (end == std::string::npos) break;
+      std::string url = body.substr(start, end - start);
+      size_t hash = url.find('#');
+      std::string path = url.substr(0, hash);
+      if (url.find(':') == std::string::npos && path.size() > 3 && path.compare(path.size() - 3, 3, ".md") == 0) {
+        url = path.substr(0, path.size() - 3) + ".html" + (hash == std::string::npos ? "" : url.substr(hash));
+      }
+      out.append(body, pos, start - pos);
+      out += url;
+      pos = end;
+    }
+    out.append(body, pos, std::string::npos);
+    return out;
+  }
+
   // Renders one page as Markdown and, from the same template, as HTML.
   void Page(Writer& w, mu::mustache& tmpl, mu::data& data, const Target& md, const Target& html,
             const std::string& title, std::string* md_out = nullptr) {
@@ -201,7 +228,7 @@ class Renderer {
     w.Write(SitePath(md), markdown);
     if (md_out) *md_out = markdown;
     Set(data, "html", true);
-    std::string body = MarkdownToHtml(tmpl.render(data));
+    std::string body = HtmlLinks(MarkdownToHtml(tmpl.render(data)));
     mu::data page;
     Set(page, "title", title);
     Set(page, "body", body);
