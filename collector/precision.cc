@@ -99,7 +99,6 @@ core::PrecisionFlags EffectiveFlags(const std::string& precision, c10::DeviceTyp
   f.cudnn_deterministic = ctx.deterministicCuDNN();
   f.autocast_enabled = at::autocast::is_autocast_enabled(device);
   if (auto a = AutocastDtype(precision)) f.autocast_dtype = DtypeName(*a);
-  (void)device;
   return f;
 }
 

@@ -167,12 +167,10 @@ SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& 
     }
 
     core::RunResult result;
-    bool have = false;
     if (!child.timed_out && WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
         std::filesystem::exists(result_path)) {
       try {
         result = core::RunResultFromJson(core::ReadJsonFile(result_path), result_path);
-        have = true;
       } catch (const std::exception& e) {
         result = ResultSkeleton(spec);
         result.status = "error";
@@ -199,7 +197,6 @@ SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& 
     }
     result.duration_s = seconds;
     core::WriteJsonAtomic(result_path, core::ToJson(result));
-    (void)have;
     ++measured;
     measured_seconds += seconds;
     outcome.counts[result.status]++;

@@ -119,7 +119,8 @@ core::RunResult RunWorker(const RunSpec& spec) {
 
     core::Memory mem;
     mem.cpu_rss_after_warmup_bytes = CurrentRssBytes();
-    const bool peak_reset = ResetPeakRss();
+    // VmHWM from here on is the measured region's peak (where the kernel allows the reset).
+    ResetPeakRss();
     if (gpu) {
       mem.gpu_allocated_after_warmup_bytes = CudaMemory().allocated;
       CudaResetPeakMemory();
@@ -142,7 +143,6 @@ core::RunResult RunWorker(const RunSpec& spec) {
       }
     }
     sync();
-    (void)peak_reset;
     mem.cpu_peak_rss_bytes = PeakRssBytes();
     if (gpu) {
       auto m = CudaMemory();
