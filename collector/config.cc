@@ -71,7 +71,7 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   if (!j.is_object()) throw std::invalid_argument(source + ": a suite must be a JSON object");
   static const std::vector<std::string> kKnown = {
       "name", "description", "batch_sizes", "models", "exclude", "modes", "backends", "precisions", "warmup",
-      "repeat", "profile_iterations", "timeout_s", "seed", "batch_size_overrides"};
+      "repeat", "processes", "profile_iterations", "timeout_s", "seed", "batch_size_overrides"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find(kKnown.begin(), kKnown.end(), it.key()) == kKnown.end()) Bad(source, it.key(), "unknown field");
   }
@@ -99,11 +99,13 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   if (s.backends.empty()) Bad(source, "backends", "must not be empty");
   s.warmup = Field<int>(j, "warmup", source, s.warmup);
   s.repeat = Field<int>(j, "repeat", source, s.repeat);
+  s.processes = Field<int>(j, "processes", source, s.processes);
   s.profile_iterations = Field<int>(j, "profile_iterations", source, s.profile_iterations);
   s.timeout_s = Field<double>(j, "timeout_s", source, s.timeout_s);
   s.seed = Field<uint64_t>(j, "seed", source, s.seed);
   if (s.warmup < 0) Bad(source, "warmup", "must be >= 0");
   if (s.repeat < 1) Bad(source, "repeat", "must be >= 1");
+  if (s.processes < 1 || s.processes > 100) Bad(source, "processes", "must be within [1, 100]");
   if (s.profile_iterations < 0) Bad(source, "profile_iterations", "must be >= 0");
   if (!(s.timeout_s > 0)) Bad(source, "timeout_s", "must be > 0");
   s.batch_size_overrides =
@@ -129,6 +131,7 @@ json SuiteToJson(const SuiteConfig& s) {
   j["precisions"] = s.precisions;
   j["warmup"] = s.warmup;
   j["repeat"] = s.repeat;
+  j["processes"] = s.processes;
   j["profile_iterations"] = s.profile_iterations;
   j["timeout_s"] = s.timeout_s;
   j["seed"] = s.seed;

@@ -25,6 +25,7 @@ struct SuiteConfig {
   std::vector<std::string> precisions{"default"};
   int warmup = 3;
   int repeat = 10;
+  int processes = 1;  // worker processes per run; samples are pooled (see core::Timing)
   int profile_iterations = 3;
   double timeout_s = 1800;
   uint64_t seed = 0;

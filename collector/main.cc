@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
   std::string suite_name = "smoke", config_file, out_dir = "results", device = "auto", build_id, platform_id;
   tg::collector::PlanFilters filters;
   std::vector<std::string> modes, precisions, backends, domains;
-  std::optional<int> warmup, repeat, profile_iters;
+  std::optional<int> warmup, repeat, processes, profile_iters;
   std::optional<double> timeout_s;
   std::optional<uint64_t> seed;
   bool resume = false, retry_failed = false, trace = false, dry_run = false, quiet_summary = false;
@@ -147,6 +147,10 @@ int main(int argc, char** argv) {
   run->add_option("--batch-size", filters.batch_size, "Override every run's batch size")->check(CLI::PositiveNumber);
   run->add_option("--warmup", warmup, "Warm-up iterations before timing")->check(CLI::NonNegativeNumber);
   run->add_option("--repeat", repeat, "Timed repetitions (one iteration each)")->check(CLI::PositiveNumber);
+  run->add_option("--processes", processes,
+                  "Worker processes per run, each doing warm-up and --repeat timed steps; samples are pooled "
+                  "(process-to-process noise then shows, as asv and pyperf do)")
+      ->check(CLI::Range(1, 100));
   run->add_option("--profile-iterations", profile_iters, "Iterations in the separate profiling pass (0: none)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--timeout", timeout_s, "Per-run timeout in seconds")->check(CLI::PositiveNumber);
@@ -254,6 +258,7 @@ int main(int argc, char** argv) {
     }
     if (warmup) suite_json["warmup"] = *warmup;
     if (repeat) suite_json["repeat"] = *repeat;
+    if (processes) suite_json["processes"] = *processes;
     if (profile_iters) suite_json["profile_iterations"] = *profile_iters;
     if (timeout_s) suite_json["timeout_s"] = *timeout_s;
     if (seed) suite_json["seed"] = *seed;

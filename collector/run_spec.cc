@@ -12,7 +12,7 @@ using nlohmann::json;
 
 json RunSpec::ToJson() const {
   return {{"model", model}, {"mode", mode}, {"backend", backend}, {"precision", precision},
-          {"batch_size", batch_size}, {"device", device}, {"warmup", warmup}, {"repeat", repeat},
+          {"batch_size", batch_size}, {"device", device}, {"warmup", warmup}, {"repeat", repeat}, {"processes", processes}, {"result_file", result_file},
           {"profile_iterations", profile_iterations}, {"seed", seed}, {"timeout_s", timeout_s},
           {"trace", trace}, {"build_id", build_id}, {"platform_id", platform_id},
           {"platform_dir", platform_dir}, {"slowdown", slowdown}, {"smoke", smoke}, {"threads", threads}};
@@ -28,6 +28,8 @@ RunSpec RunSpec::FromJson(const json& j) {
   s.device = j.at("device");
   s.warmup = j.at("warmup");
   s.repeat = j.at("repeat");
+  s.processes = j.value("processes", 1);
+  s.result_file = j.value("result_file", std::string());
   s.profile_iterations = j.at("profile_iterations");
   s.seed = j.at("seed");
   s.timeout_s = j.at("timeout_s");
@@ -98,6 +100,7 @@ std::vector<RunSpec> BuildPlan(const SuiteConfig& suite, const PlanFilters& filt
           s.device = device;
           s.warmup = suite.warmup;
           s.repeat = suite.repeat;
+          s.processes = suite.processes;
           s.profile_iterations = suite.profile_iterations;
           s.seed = suite.seed;
           s.timeout_s = suite.timeout_s;

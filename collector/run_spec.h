@@ -18,6 +18,13 @@ struct RunSpec {
   int64_t batch_size = 1;
   std::string device = "cpu";  // cpu | cuda
   int warmup = 3, repeat = 10, profile_iterations = 3;
+  // Worker processes for this run: each does warm-up and `repeat` timed steps
+  // in a fresh process, so process-to-process variation (memory layout,
+  // placement, host noise) shows in the pooled samples. Only the first does
+  // the profiling pass.
+  int processes = 1;
+  // Where the worker writes its result; empty: the run's own result path.
+  std::string result_file;
   uint64_t seed = 0;
   double timeout_s = 1800;
   bool trace = false;

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -109,6 +110,97 @@ ChildOutcome RunChild(const std::filesystem::path& exe, const std::filesystem::p
 
 }  // namespace
 
+namespace {
+
+// One run's progress through its worker processes.
+struct RunState {
+  const RunSpec* spec = nullptr;
+  std::string label, stem;
+  std::filesystem::path result_path;
+  std::vector<core::RunResult> parts;  // "ok" process results, in order
+  double seconds = 0;                  // wall time of its processes
+  bool finished = false;
+};
+
+// Runs process `p` of a run and returns its result (a skeleton with the
+// failure for a child that did not write one). A part already on disk from
+// an interrupted collection is reused under --resume.
+core::RunResult RunProcess(const RunState& st, int p, const std::filesystem::path& work_dir,
+                           const std::filesystem::path& log_dir, const SupervisorOptions& options, bool* reused,
+                           double* seconds) {
+  const RunSpec& spec = *st.spec;
+  const int processes = std::max(1, spec.processes);
+  RunSpec part = spec;
+  const std::string suffix = processes > 1 ? ".p" + std::to_string(p) : "";
+  const auto part_file = work_dir / (st.stem + suffix + ".result.json");
+  part.result_file = part_file.string();
+  if (p > 0) {
+    part.profile_iterations = 0;  // the first process profiles; the others only time
+    part.trace = false;
+  }
+  *reused = false;
+  *seconds = 0;
+  if (options.resume && processes > 1 && std::filesystem::exists(part_file)) {
+    try {
+      auto r = core::RunResultFromJson(core::ReadJsonFile(part_file), part_file);
+      if (r.status == "ok") {
+        *reused = true;
+        return r;
+      }
+    } catch (const std::exception&) {
+      // Measured again below.
+    }
+  }
+  const auto spec_file = work_dir / (st.stem + suffix + ".spec.json");
+  const auto log_file = log_dir / (st.stem + suffix + ".log");
+  std::filesystem::remove(part_file);
+  core::WriteJsonAtomic(spec_file, part.ToJson());
+  const auto t0 = Clock::now();
+  const auto started_at = core::NowUtc();
+  auto child = RunChild(options.self_exe, spec_file, log_file, spec.timeout_s);
+  *seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::filesystem::remove(spec_file);
+  core::RunResult r;
+  if (!child.timed_out && WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
+      std::filesystem::exists(part_file)) {
+    try {
+      r = core::RunResultFromJson(core::ReadJsonFile(part_file), part_file);
+    } catch (const std::exception& e) {
+      r = ResultSkeleton(spec);
+      r.status = "error";
+      r.reason = std::string("worker wrote an unreadable result: ") + e.what();
+    }
+  } else {
+    r = ResultSkeleton(spec);
+    r.started_at = started_at;
+    if (child.timed_out) {
+      r.status = "timeout";
+      r.reason = "exceeded the timeout of " + FormatDuration(spec.timeout_s) + " and was killed";
+    } else if (WIFSIGNALED(child.status)) {
+      const int sig = WTERMSIG(child.status);
+      r.status = "crashed";
+      r.signal = sig;
+      r.reason = "worker killed by " + SignalName(sig) + " (" + strsignal(sig) + ")";
+      const auto tail = Tail(log_file, 600);
+      if (!tail.empty()) *r.reason += "; log tail: " + tail;
+    } else {
+      r.status = "error";
+      r.reason = "worker exited with code " + std::to_string(WEXITSTATUS(child.status)) +
+                 " without a result; log tail: " + Tail(log_file);
+    }
+  }
+  // A single-process run's part is the result; a multi-process run's parts
+  // stay in .work until the run is pooled, so --resume can reuse them.
+  if (processes == 1 || r.status != "ok") std::filesystem::remove(part_file);
+  if (processes > 1 && p > 0 && r.reason) {
+    *r.reason = "process " + std::to_string(p + 1) + " of " + std::to_string(processes) + ": " + *r.reason;
+  }
+  r.duration_s = *seconds;
+  return r;
+}
+
+}  // namespace
+
 SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& options) {
   SuiteOutcome outcome;
   g_interrupted = false;
@@ -125,84 +217,43 @@ SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& 
   std::filesystem::create_directories(log_dir);
   std::filesystem::create_directories(core::RunsDir(options.platform_dir));
 
+  // Runs measured in several processes go in interleaved rounds, as asv
+  // does: round k runs process k of every such run, so each run's processes
+  // are spread over the whole collection and its pooled samples see the
+  // machine's drift over that time rather than one quiet or busy minute.
+  std::vector<RunState> runs;
+  int rounds = 1, total = 0;
+  for (const auto& spec : plan) {
+    RunState st;
+    st.spec = &spec;
+    st.label = spec.model + " " + spec.mode + " " + spec.backend + " " + spec.precision;
+    st.stem = spec.key().FileStem();
+    st.result_path = core::RunPath(options.platform_dir, spec.key());
+    rounds = std::max(rounds, spec.processes);
+    total += std::max(1, spec.processes);
+    runs.push_back(std::move(st));
+  }
+
   const auto suite_start = Clock::now();
   int done = 0, measured = 0;
   double measured_seconds = 0;
-  const int total = static_cast<int>(plan.size());
-  for (const auto& spec : plan) {
-    if (g_interrupted) break;
-    ++done;
-    const auto key = spec.key();
-    const auto result_path = core::RunPath(options.platform_dir, key);
-    const std::string label = spec.model + " " + spec.mode + " " + spec.backend + " " + spec.precision;
-    if (options.resume && HasResult(result_path, options.retry_failed)) {
-      ++outcome.skipped;
-      auto r = core::RunResultFromJson(core::ReadJsonFile(result_path), result_path);
-      outcome.counts[r.status]++;
-      outcome.results.push_back(std::move(r));
-      if (!options.progress_tty) std::cerr << "[" << done << "/" << total << "] " << label << ": kept existing result\n";
-      continue;
+  auto finish = [&](RunState& st, core::RunResult result) {
+    st.finished = true;
+    result.duration_s = st.seconds;
+    core::WriteJsonAtomic(st.result_path, core::ToJson(result));
+    for (int p = 0; p < std::max(1, st.spec->processes); ++p) {
+      std::error_code ec;
+      std::filesystem::remove(work_dir / (st.stem + ".p" + std::to_string(p) + ".result.json"), ec);
     }
-    if (options.progress_tty) {
-      const double elapsed = std::chrono::duration<double>(Clock::now() - suite_start).count();
-      std::string eta = measured > 0 ? FormatDuration(measured_seconds / measured * (total - done + 1)) : "?";
-      std::cerr << "\r\033[K[" << done << "/" << total << "] " << label << " bs=" << spec.batch_size << "  elapsed "
-                << FormatDuration(elapsed) << "  ETA " << eta << std::flush;
-    }
-
-    const auto stem = key.FileStem();
-    const auto spec_file = work_dir / (stem + ".spec.json");
-    const auto log_file = log_dir / (stem + ".log");
-    core::WriteJsonAtomic(spec_file, spec.ToJson());
-    std::filesystem::remove(result_path);
-    const auto run_start = Clock::now();
-    const auto started_at = core::NowUtc();
-    auto child = RunChild(options.self_exe, spec_file, log_file, spec.timeout_s);
-    const double seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
-    std::filesystem::remove(spec_file);
-    if (g_interrupted) {
-      // The interrupted run has no result: --resume will measure it again.
-      std::filesystem::remove(result_path);
-      break;
-    }
-
-    core::RunResult result;
-    if (!child.timed_out && WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
-        std::filesystem::exists(result_path)) {
-      try {
-        result = core::RunResultFromJson(core::ReadJsonFile(result_path), result_path);
-      } catch (const std::exception& e) {
-        result = ResultSkeleton(spec);
-        result.status = "error";
-        result.reason = std::string("worker wrote an unreadable result: ") + e.what();
-      }
-    } else {
-      result = ResultSkeleton(spec);
-      result.started_at = started_at;
-      if (child.timed_out) {
-        result.status = "timeout";
-        result.reason = "exceeded the timeout of " + FormatDuration(spec.timeout_s) + " and was killed";
-      } else if (WIFSIGNALED(child.status)) {
-        const int sig = WTERMSIG(child.status);
-        result.status = "crashed";
-        result.signal = sig;
-        result.reason = "worker killed by " + SignalName(sig) + " (" + strsignal(sig) + ")";
-        const auto tail = Tail(log_file, 600);
-        if (!tail.empty()) *result.reason += "; log tail: " + tail;
-      } else {
-        result.status = "error";
-        result.reason = "worker exited with code " + std::to_string(WEXITSTATUS(child.status)) +
-                        " without a result; log tail: " + Tail(log_file);
-      }
-    }
-    result.duration_s = seconds;
-    core::WriteJsonAtomic(result_path, core::ToJson(result));
-    ++measured;
-    measured_seconds += seconds;
     outcome.counts[result.status]++;
     if (!options.progress_tty) {
       std::ostringstream line;
-      line << "[" << done << "/" << total << "] " << label << " bs=" << spec.batch_size << ": " << result.status;
+      line << "[" << done << "/" << total << "] " << st.label << " bs=" << st.spec->batch_size;
+      if (st.spec->processes > 1) {
+        if (result.status == "ok") line << " (" << st.parts.size() << " processes)";
+        else line << " (process " << st.parts.size() + 1 << " of " << st.spec->processes << ")";
+      }
+      line << ": " << result.status;
       if (result.timing) {
         char buf[64];
         std::snprintf(buf, sizeof buf, " median %.2f ms", result.timing->median_ms);
@@ -212,15 +263,72 @@ SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& 
         if (reason.size() > 160) reason = reason.substr(0, 160) + "…";
         line << " (" << reason << ")";
       }
-      line << " [" << FormatDuration(seconds) << "]";
+      line << " [" << FormatDuration(st.seconds) << "]";
       std::cerr << line.str() << "\n";
     }
     outcome.results.push_back(std::move(result));
+  };
+
+  for (int round = 0; round < rounds && !g_interrupted; ++round) {
+    for (auto& st : runs) {
+      if (g_interrupted) break;
+      const RunSpec& spec = *st.spec;
+      const int processes = std::max(1, spec.processes);
+      if (st.finished || round >= processes) continue;
+      if (round == 0 && options.resume && HasResult(st.result_path, options.retry_failed)) {
+        done += processes;
+        ++outcome.skipped;
+        auto r = core::RunResultFromJson(core::ReadJsonFile(st.result_path), st.result_path);
+        outcome.counts[r.status]++;
+        outcome.results.push_back(std::move(r));
+        st.finished = true;
+        if (!options.progress_tty) std::cerr << "[" << done << "/" << total << "] " << st.label << ": kept existing result\n";
+        continue;
+      }
+      if (round == 0) std::filesystem::remove(st.result_path);
+      ++done;
+      if (options.progress_tty) {
+        const double elapsed = std::chrono::duration<double>(Clock::now() - suite_start).count();
+        std::string eta = measured > 0 ? FormatDuration(measured_seconds / measured * (total - done + 1)) : "?";
+        std::cerr << "\r\033[K[" << done << "/" << total << "] " << st.label << " bs=" << spec.batch_size;
+        if (processes > 1) std::cerr << " process " << round + 1 << "/" << processes;
+        std::cerr << "  elapsed " << FormatDuration(elapsed) << "  ETA " << eta << std::flush;
+      }
+      bool reused = false;
+      double seconds = 0;
+      core::RunResult r = RunProcess(st, round, work_dir, log_dir, options, &reused, &seconds);
+      if (g_interrupted) {
+        // The interrupted process has no result: --resume measures it again
+        // (and reuses this run's finished processes).
+        std::filesystem::remove(st.result_path);
+        break;
+      }
+      st.seconds += reused ? r.duration_s.value_or(0) : seconds;
+      if (!reused) {
+        ++measured;
+        measured_seconds += seconds;
+      }
+      if (r.status != "ok") {
+        done += processes - round - 1;
+        finish(st, std::move(r));  // a failed process ends the run, whatever came before
+        continue;
+      }
+      st.parts.push_back(std::move(r));
+      if (static_cast<int>(st.parts.size()) == processes) {
+        finish(st, core::PoolProcesses(st.parts));
+      } else if (!options.progress_tty) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "median %.2f ms", st.parts.back().timing ? st.parts.back().timing->median_ms : 0.0);
+        std::cerr << "[" << done << "/" << total << "] " << st.label << " bs=" << spec.batch_size << " process "
+                  << round + 1 << "/" << processes << ": " << (reused ? "kept from an earlier collection" : buf) << " ["
+                  << FormatDuration(seconds) << "]\n";
+      }
+    }
   }
   if (options.progress_tty) std::cerr << "\r\033[K";
   outcome.interrupted = g_interrupted;
   std::error_code ec;
-  std::filesystem::remove(work_dir, ec);
+  if (!outcome.interrupted) std::filesystem::remove_all(work_dir, ec);
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGTERM, &old_term, nullptr);
   return outcome;
@@ -229,7 +337,8 @@ SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& 
 int WorkerMain(const std::filesystem::path& spec_file) {
   auto spec = RunSpec::FromJson(core::ReadJsonFile(spec_file));
   auto result = RunWorker(spec);
-  const auto path = core::RunPath(spec.platform_dir, spec.key());
+  const auto path = spec.result_file.empty() ? core::RunPath(spec.platform_dir, spec.key())
+                                             : std::filesystem::path(spec.result_file);
   core::WriteJsonAtomic(path, core::ToJson(result));
   return 0;
 }

@@ -50,7 +50,7 @@ core::RunResult ResultSkeleton(const RunSpec& spec) {
   if (const auto* info = models::FindModel(spec.model)) {
     r.model = {info->id, info->paper_name, models::DomainName(info->domain), info->task, info->reference};
   }
-  r.settings = core::RunSettings{spec.warmup, spec.repeat, spec.seed, spec.timeout_s, spec.profile_iterations, spec.smoke};
+  r.settings = core::RunSettings{spec.warmup, spec.repeat, spec.seed, spec.timeout_s, spec.profile_iterations, spec.smoke, 1, spec.threads};
   return r;
 }
 
@@ -152,27 +152,20 @@ core::RunResult RunWorker(const RunSpec& spec) {
     r.memory = mem;
     r.precision_flags = flags;
 
-    const auto s = core::Summarize(samples);
     core::Timing t;
     t.samples_ms = samples;
-    t.median_ms = s.median;
-    t.min_ms = s.min;
-    t.max_ms = s.max;
-    t.mean_ms = s.mean;
-    t.stdev_ms = s.stdev;
-    t.iqr_ms = s.iqr;
-    t.cov = s.cov;
     t.warmup_iterations = spec.warmup;
     t.repetitions = spec.repeat;
     t.clock = gpu ? "cuda_event" : "steady_clock";
     t.samples_per_step = workload->samples_per_step();
-    if (s.median > 0) t.throughput_per_s = static_cast<double>(t.samples_per_step) / (s.median / 1e3);
+    core::SummarizeTiming(t);
     r.timing = t;
+    const double median_ms = t.median_ms;
 
     core::Flops flops;
     if (auto analytic = workload->AnalyticFlops(mode)) {
       flops.analytic_flops_per_iter = *analytic;
-      if (s.median > 0) flops.achieved_tflops_analytic = *analytic / (s.median / 1e3) / 1e12;
+      if (median_ms > 0) flops.achieved_tflops_analytic = *analytic / (median_ms / 1e3) / 1e12;
     }
     if (spec.profile_iterations > 0) {
       std::string trace;
@@ -184,14 +177,14 @@ core::RunResult RunWorker(const RunSpec& spec) {
       core::Profiling prof;
       prof.iterations = spec.profile_iterations;
       prof.wall_ms_per_iter = p.wall_ms_per_iter;
-      if (s.median > 0) prof.overhead_ratio = p.wall_ms_per_iter / s.median;
+      if (median_ms > 0) prof.overhead_ratio = p.wall_ms_per_iter / median_ms;
       if (!trace.empty()) prof.trace_file = std::filesystem::path(trace).filename().string();
       r.profiling = prof;
       r.gpu_breakdown = p.breakdown;
       r.operators = p.operators;
       flops.profiler_flops_per_iter = p.flops_per_iter;
       flops.profiler_counted_ops = p.flop_counted_ops;
-      if (p.flops_per_iter && s.median > 0) flops.achieved_tflops_profiler = *p.flops_per_iter / (s.median / 1e3) / 1e12;
+      if (p.flops_per_iter && median_ms > 0) flops.achieved_tflops_profiler = *p.flops_per_iter / (median_ms / 1e3) / 1e12;
     }
     r.flops = flops;
     r.status = "ok";

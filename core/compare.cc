@@ -230,6 +230,20 @@ std::vector<double> MetricSamples(const RunResult& r, Metric m) {
 
 double Median(const std::vector<double>& v) { return Quantile(v, 0.5); }
 
+// How far apart values that should agree are: max/min of positive values
+// (one build's per-process medians, or a window's per-build medians).
+std::optional<double> Spread(const std::vector<double>& v) {
+  if (v.size() < 2) return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  if (!(*lo > 0)) return std::nullopt;
+  return *hi / *lo;
+}
+
+const std::vector<double>* ProcessMedians(const RunResult& r, Metric m) {
+  if ((m == Metric::kTime || m == Metric::kThroughput) && r.timing) return &r.timing->process_medians_ms;
+  return nullptr;
+}
+
 }  // namespace
 
 PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window, const RunSet& next,
@@ -257,7 +271,7 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
       continue;
     }
     if (it->second.status != r.status) {
-      pc.status_changes.push_back({key, r.batch_size, r.device, it->second.status, r.status, r.reason,
+      pc.status_changes.push_back({key, r.batch_size, r.device, r.settings, it->second.status, r.status, r.reason,
                                    StatusRank(r.status) > StatusRank(it->second.status)});
     }
   }
@@ -269,6 +283,12 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
       const std::vector<double> new_samples = MetricSamples(r, m);
       if (new_samples.empty()) continue;
       std::vector<double> pooled, per_build;
+      std::optional<double> band;  // the largest spread the data shows (a ratio >= 1)
+      auto widen = [&band](const std::vector<double>* v) {
+        if (!v) return;
+        if (auto s = Spread(*v)) band = std::max(band.value_or(1.0), *s);
+      };
+      widen(ProcessMedians(r, m));
       for (const RunSet* b : base_window) {
         auto it = b->runs.find(key);
         if (it == b->runs.end() || it->second.status != "ok") continue;
@@ -276,13 +296,16 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
         if (s.empty()) continue;
         per_build.push_back(Median(s));
         pooled.insert(pooled.end(), s.begin(), s.end());
+        widen(ProcessMedians(it->second, m));
       }
       if (per_build.empty()) continue;
+      if (m == Metric::kTime || m == Metric::kThroughput) widen(&per_build);
       MetricChange c;
       c.key = key;
       c.metric = m;
       c.batch_size = r.batch_size;
       c.device = r.device;
+      c.settings = r.settings;
       c.base_value = Median(per_build);
       c.new_value = Median(new_samples);
       c.n_base = pooled.size();
@@ -303,11 +326,13 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
         const MannWhitneyResult t = MannWhitneyU(pooled, new_samples);
         c.p_value = t.p_value;
         c.exact = t.exact;
+        if (band) c.noise_percent = (*band - 1.0) * 100.0;
+        const bool beyond_band = !band || std::abs(std::log(c.ratio)) > std::log(*band);
         if (!over) {
           c.verdict = Verdict::kUnchanged;
         } else if (MinAchievablePValue(c.n_base, c.n_new) >= options.alpha) {
           c.verdict = Verdict::kTooFewSamples;
-        } else if (t.p_value < options.alpha) {
+        } else if (t.p_value < options.alpha && beyond_band) {
           c.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
         } else {
           c.verdict = Verdict::kNoise;
@@ -489,6 +514,7 @@ json ToJson(const Comparison& c) {
       mj["delta_percent"] = m.delta_percent;
       mj["threshold_percent"] = m.threshold_percent;
       mj["p_value"] = m.p_value ? json(*m.p_value) : json(nullptr);
+      mj["noise_percent"] = m.noise_percent ? json(*m.noise_percent) : json(nullptr);
       mj["exact_test"] = m.exact;
       mj["n_base"] = m.n_base;
       mj["n_new"] = m.n_new;

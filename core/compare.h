@@ -12,6 +12,15 @@
 //    p >= alpha is "noise". When even complete separation could not reach
 //    alpha (MinAchievablePValue > alpha, e.g. 3 vs 3 samples) the verdict is
 //    "too few samples to tell", never a regression.
+//  - Noise band (time and throughput): samples within one process miss the
+//    process-to-process and build-to-build variation (memory layout, core
+//    placement, host load), which on shared machines is larger than 7%.
+//    Where the data shows that variation, a change must also exceed it:
+//    the spread max/min of each build's per-process medians (collector
+//    --processes N > 1) and, with window W > 1, of the window's per-build
+//    medians. The largest spread is the band; a change inside it is "noise"
+//    (noise_percent says how wide the band was). With one process per run
+//    and W = 1 there is no band and the rules above decide alone.
 //  - cpu_memory (peak RSS) and gpu_memory (peak allocated), lower is better:
 //    one value per run, so no test is possible. A change counts when the
 //    relative change reaches the threshold AND the absolute change is at
@@ -87,11 +96,15 @@ struct MetricChange {
   Metric metric = Metric::kTime;
   int64_t batch_size = 1;
   std::string device;
+  std::optional<RunSettings> settings;  // the new run's, for the reproduction command
   double base_value = 0, new_value = 0;
   double ratio = 1;          // new / base
   double delta_percent = 0;  // (ratio - 1) * 100
   double threshold_percent = 7;
   std::optional<double> p_value;  // null for memory metrics
+  // The noise band (max/min - 1, in percent) where the data shows one; null
+  // for memory metrics and for single-process runs compared with W = 1.
+  std::optional<double> noise_percent;
   bool exact = false;             // exact U distribution used
   std::size_t n_base = 0, n_new = 0;
   Verdict verdict = Verdict::kUnchanged;
@@ -105,6 +118,7 @@ struct StatusChange {
   RunKey key;
   int64_t batch_size = 1;
   std::string device;
+  std::optional<RunSettings> settings;  // the new run's
   std::string base_status, new_status;
   std::optional<std::string> reason;  // the new side's reason
   bool worse = false;                 // ok < unsupported < error/timeout/oom/crashed

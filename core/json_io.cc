@@ -37,7 +37,8 @@ nlohmann::json ReadJsonFile(const std::filesystem::path& path) {
 }
 
 void WriteFileAtomic(const std::filesystem::path& path, const std::string& contents) {
-  std::filesystem::create_directories(path.parent_path());
+  // A bare file name ("report.md") has no parent: it lives in the working directory.
+  if (!path.parent_path().empty()) std::filesystem::create_directories(path.parent_path());
   std::string tmpl = (path.parent_path() / ("." + path.filename().string() + ".XXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw FileError(path, "", std::string("cannot create temporary file: ") + std::strerror(errno));

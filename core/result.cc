@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_io.h"
+#include "core/stats.h"
 
 namespace torchgauge::core {
 
@@ -118,7 +119,8 @@ json ToJson(const RunResult& r) {
   if (r.settings) {
     const auto& s = *r.settings;
     j["settings"] = {{"warmup", s.warmup}, {"repeat", s.repeat}, {"seed", s.seed}, {"timeout_s", s.timeout_s},
-                     {"profile_iterations", s.profile_iterations}, {"smoke", s.smoke}};
+                     {"profile_iterations", s.profile_iterations}, {"smoke", s.smoke},
+                     {"processes", s.processes}, {"threads", s.threads}};
   }
   if (r.precision_flags) {
     const auto& p = *r.precision_flags;
@@ -141,6 +143,7 @@ json ToJson(const RunResult& r) {
                    {"iqr_ms", t.iqr_ms}, {"cov", t.cov}, {"warmup_iterations", t.warmup_iterations},
                    {"repetitions", t.repetitions}, {"clock", t.clock}, {"samples_per_step", t.samples_per_step},
                    {"throughput_per_s", Opt(t.throughput_per_s)}};
+    if (!t.process_medians_ms.empty()) j["timing"]["process_medians_ms"] = t.process_medians_ms;
   } else {
     j["timing"] = nullptr;
   }
@@ -230,6 +233,10 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     rs.timeout_s = s.GetOr<double>("timeout_s", rs.timeout_s);
     rs.profile_iterations = s.GetOr<int>("profile_iterations", 0);
     rs.smoke = s.GetOr<bool>("smoke", false);
+    rs.processes = s.GetOr<int>("processes", 1);
+    if (rs.processes < 1) s.Fail("processes", "must be >= 1");
+    rs.threads = s.GetOr<int>("threads", 0);
+    if (rs.threads < 0) s.Fail("threads", "must be >= 0");
     r.settings = rs;
   }
   if (in.Has("precision_flags")) {
@@ -263,6 +270,13 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     tm.clock = t.Get<std::string>("clock");
     tm.samples_per_step = t.GetOr<int64_t>("samples_per_step", 1);
     tm.throughput_per_s = t.GetOpt<double>("throughput_per_s");
+    if (t.Has("process_medians_ms")) {
+      tm.process_medians_ms = t.Get<std::vector<double>>("process_medians_ms");
+      if (tm.process_medians_ms.size() < 2) t.Fail("process_medians_ms", "must hold at least two medians when present");
+      for (double v : tm.process_medians_ms) {
+        if (!(v >= 0)) t.Fail("process_medians_ms", "must be >= 0");
+      }
+    }
     r.timing = tm;
   }
   if (in.Has("memory")) {
@@ -321,6 +335,62 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     r.profiling = pr;
   }
   return r;
+}
+
+void SummarizeTiming(Timing& t) {
+  const Summary s = Summarize(t.samples_ms);
+  t.median_ms = s.median;
+  t.min_ms = s.min;
+  t.max_ms = s.max;
+  t.mean_ms = s.mean;
+  t.stdev_ms = s.stdev;
+  t.iqr_ms = s.iqr;
+  t.cov = s.cov;
+  t.throughput_per_s.reset();
+  if (s.median > 0) t.throughput_per_s = static_cast<double>(t.samples_per_step) / (s.median / 1e3);
+}
+
+RunResult PoolProcesses(const std::vector<RunResult>& processes) {
+  if (processes.empty()) throw std::invalid_argument("PoolProcesses: no process results");
+  RunResult out = processes.front();
+  if (processes.size() == 1) return out;
+  if (out.settings) out.settings->processes = static_cast<int>(processes.size());
+  if (out.timing) {
+    Timing& t = *out.timing;
+    t.samples_ms.clear();
+    t.process_medians_ms.clear();
+    for (const auto& p : processes) {
+      if (!p.timing) throw std::invalid_argument("PoolProcesses: a process result has no timing");
+      t.samples_ms.insert(t.samples_ms.end(), p.timing->samples_ms.begin(), p.timing->samples_ms.end());
+      t.process_medians_ms.push_back(p.timing->median_ms);
+    }
+    t.repetitions = static_cast<int>(t.samples_ms.size());
+    SummarizeTiming(t);
+    const double seconds = t.median_ms / 1e3;
+    if (out.flops && seconds > 0) {
+      if (out.flops->analytic_flops_per_iter) out.flops->achieved_tflops_analytic = *out.flops->analytic_flops_per_iter / seconds / 1e12;
+      if (out.flops->profiler_flops_per_iter) out.flops->achieved_tflops_profiler = *out.flops->profiler_flops_per_iter / seconds / 1e12;
+    }
+    if (out.profiling && t.median_ms > 0) out.profiling->overhead_ratio = out.profiling->wall_ms_per_iter / t.median_ms;
+  }
+  if (out.memory) {
+    for (const auto& p : processes) {
+      if (p.memory && p.memory->cpu_peak_rss_bytes &&
+          (!out.memory->cpu_peak_rss_bytes || *p.memory->cpu_peak_rss_bytes > *out.memory->cpu_peak_rss_bytes)) {
+        out.memory->cpu_peak_rss_bytes = p.memory->cpu_peak_rss_bytes;
+      }
+    }
+  }
+  double duration = 0;
+  bool have_duration = false;
+  for (const auto& p : processes) {
+    if (p.duration_s) {
+      duration += *p.duration_s;
+      have_duration = true;
+    }
+  }
+  if (have_duration) out.duration_s = duration;
+  return out;
 }
 
 }  // namespace torchgauge::core

@@ -37,6 +37,8 @@ struct RunSettings {
   double timeout_s = 600;
   int profile_iterations = 0;
   bool smoke = false;  // smoke suite: small inputs where the model allows (WorkloadOptions::smoke)
+  int processes = 1;   // worker processes the run's samples were pooled from
+  int threads = 0;     // intra-op CPU threads set by --threads; 0: LibTorch's default
 };
 
 struct PrecisionFlags {
@@ -59,6 +61,10 @@ struct Timing {
   std::string clock;  // steady_clock | cuda_event
   int64_t samples_per_step = 1;
   std::optional<double> throughput_per_s;
+  // With settings.processes > 1: each worker process's median, in run order.
+  // samples_ms then pools every process's samples (in the same order) and the
+  // summary statistics describe the pool. Empty for a single process.
+  std::vector<double> process_medians_ms;
 };
 
 struct Memory {
@@ -130,6 +136,19 @@ RunResult RunResultFromJson(const nlohmann::json& j, const std::filesystem::path
 // Checks the "schema_version" and "kind" of a document; throws FileError with
 // what to do when the file is newer than this program understands.
 void CheckSchema(const nlohmann::json& j, const std::filesystem::path& file, const char* kind, int supported_version);
+
+// The one place the timing summary is computed: fills median, min, max, mean,
+// stdev, IQR, CoV and throughput (samples_per_step per median step) from
+// t.samples_ms.
+void SummarizeTiming(Timing& t);
+
+// Merges the results of one run measured in several worker processes (all
+// "ok", in run order; the first did the profiling pass): samples are pooled,
+// process_medians_ms and settings.processes record the split, the summary,
+// achieved TFLOP/s and the profiling overhead follow the pooled median, and
+// the CPU peak is the largest of the processes'. Everything else comes from
+// the first process. Throws std::invalid_argument for an empty list.
+RunResult PoolProcesses(const std::vector<RunResult>& processes);
 
 // Current UTC time as RFC 3339 (e.g. 2026-11-22T10:34:48Z).
 std::string NowUtc();

@@ -66,3 +66,42 @@ TEST_CASE("a newer schema version is refused with advice") {
   j["schema_version"] = 99;
   CHECK_THROWS_WITH_AS(RunResultFromJson(j, "z.json"), doctest::Contains("upgrade TorchGauge"), FileError);
 }
+
+TEST_CASE("pooling worker processes keeps every sample and recomputes the summary") {
+  auto part = [](std::vector<double> samples, int64_t rss) {
+    RunResult r = Sample();
+    r.status = "ok";
+    r.settings = RunSettings{};
+    Timing t;
+    t.clock = "steady_clock";
+    t.samples_ms = std::move(samples);
+    t.samples_per_step = 8;
+    t.repetitions = static_cast<int>(t.samples_ms.size());
+    SummarizeTiming(t);
+    r.timing = t;
+    r.memory = Memory{.cpu_peak_rss_bytes = rss};
+    r.flops = Flops{};
+    r.flops->analytic_flops_per_iter = 1e9;
+    r.duration_s = 2.0;
+    return r;
+  };
+  RunResult pooled = PoolProcesses({part({1, 2, 3}, 100), part({10, 20, 30}, 300), part({4, 5, 6}, 200)});
+  REQUIRE(pooled.timing);
+  CHECK(pooled.timing->samples_ms == std::vector<double>{1, 2, 3, 10, 20, 30, 4, 5, 6});
+  CHECK(pooled.timing->process_medians_ms == std::vector<double>{2, 20, 5});
+  CHECK(pooled.timing->repetitions == 9);
+  CHECK(pooled.timing->median_ms == doctest::Approx(5));
+  CHECK(*pooled.timing->throughput_per_s == doctest::Approx(8 / 0.005));
+  CHECK(pooled.settings->processes == 3);
+  CHECK(*pooled.memory->cpu_peak_rss_bytes == 300);
+  CHECK(*pooled.flops->achieved_tflops_analytic == doctest::Approx(1e9 / 0.005 / 1e12));
+  CHECK(*pooled.duration_s == doctest::Approx(6.0));
+  // The split survives the JSON contract.
+  RunResult back = RunResultFromJson(ToJson(pooled), "pooled.json");
+  CHECK(back.timing->process_medians_ms == pooled.timing->process_medians_ms);
+  CHECK(back.settings->processes == 3);
+  // One process: nothing to record.
+  RunResult single = PoolProcesses({part({1, 2, 3}, 100)});
+  CHECK(single.timing->process_medians_ms.empty());
+  CHECK(ToJson(single)["timing"].count("process_medians_ms") == 0);
+}

@@ -185,3 +185,19 @@ TEST_CASE("the CLI subcommand returns the exit code through CLI11") {
   CHECK(run({"compare", "--results", results, "--new", kNew, "--platform", "no-such-platform", "--markdown", md}) == 2);
   CHECK(run({"compare", "--results", results, "--new", kBase}) == 2);  // the first build: nothing before it
 }
+
+TEST_CASE("the reproduction command carries the run's settings") {
+  core::RunKey key{"resnet18", "train", "eager", "default"};
+  using reporter::ReproduceCommand;
+  CHECK(ReproduceCommand(key, 16, "cuda:0", std::nullopt) ==
+        "torchgauge-collect run --model '^resnet18$' --mode train --precision default --batch-size 16 --device cuda");
+  core::RunSettings s;
+  s.smoke = true;
+  s.warmup = 2;
+  s.repeat = 6;
+  s.processes = 5;
+  s.threads = 1;
+  CHECK(ReproduceCommand(key, 1, "cpu", s) ==
+        "torchgauge-collect run --suite smoke --model '^resnet18$' --mode train --precision default --batch-size 1 "
+        "--device cpu --warmup 2 --repeat 6 --processes 5 --threads 1");
+}

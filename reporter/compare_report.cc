@@ -185,7 +185,9 @@ Document Build(const Comparison& c, const ReportOptions& o) {
   for (const auto& r : opt.rules) rules += "; " + r.metric + " of /" + r.model_regex + "/: " + Fmt("%g", r.percent) + "%";
   rules += ") and a two-sided Mann-Whitney U test on the samples gives p < " + Fmt("%g", opt.alpha) +
            ". Memory has one value per run: threshold and at least " +
-           Fmt("%g", static_cast<double>(opt.memory_min_abs_bytes) / 1048576.0) + " MiB, no test.";
+           Fmt("%g", static_cast<double>(opt.memory_min_abs_bytes) / 1048576.0) + " MiB, no test." +
+           " Where runs were measured in several worker processes (or the baseline is a window of builds), a time "
+           "change must also exceed the spread between those processes' (or builds') medians.";
   if (opt.persist > 1) {
     rules += " A regression is confirmed when it persists in " + std::to_string(opt.persist) +
              " consecutive builds against the same baseline.";
@@ -274,13 +276,21 @@ Document Build(const Comparison& c, const ReportOptions& o) {
       s.title = "Over the threshold but not counted (" + std::to_string(noise.size() + few.size()) + ")";
       s.paragraphs.push_back(
           "Too few samples to tell: the test cannot reach p < alpha with these sample counts. "
-          "Not significant: the samples overlap too much to call it a change.");
+          "Not significant: the samples overlap too much to call it a change. "
+          "Within noise: the change is no larger than the spread between the worker processes' (or the "
+          "window's builds') medians of the same run.");
       s.header = kChangeHeader;
       s.header.push_back("why");
       for (const auto* list : {&few, &noise}) {
         for (const auto* m : *list) {
           Row r = ChangeRow(*m, c.new_build, o);
-          r.push_back({m->verdict == Verdict::kTooFewSamples ? "too few samples to tell" : "not significant"});
+          std::string why = "not significant";
+          if (m->verdict == Verdict::kTooFewSamples) {
+            why = "too few samples to tell";
+          } else if (m->noise_percent && m->p_value && *m->p_value < c.options.alpha) {
+            why = "within noise (spread " + Fmt("%.0f", *m->noise_percent) + "%)";
+          }
+          r.push_back({why});
           s.rows.push_back(r);
         }
       }
@@ -307,12 +317,12 @@ Document Build(const Comparison& c, const ReportOptions& o) {
     std::set<std::string> seen;
     for (const auto& m : p.changes) {
       if (m.verdict != Verdict::kRegression || !m.confirmed) continue;
-      std::string cmd = ReproduceCommand(m.key, m.batch_size, m.device);
+      std::string cmd = ReproduceCommand(m.key, m.batch_size, m.device, m.settings);
       if (seen.insert(cmd).second) rep.code.push_back(cmd);
     }
     for (const auto& s : p.status_changes) {
       if (!s.worse) continue;
-      std::string cmd = ReproduceCommand(s.key, s.batch_size, s.device);
+      std::string cmd = ReproduceCommand(s.key, s.batch_size, s.device, s.settings);
       if (seen.insert(cmd).second) rep.code.push_back(cmd);
     }
     if (!rep.code.empty()) {
@@ -448,10 +458,20 @@ std::string ComparePageUrl(const std::string& site_url, const std::string& build
   return site_url + "/builds/" + build + "/compare.html";
 }
 
-std::string ReproduceCommand(const core::RunKey& key, int64_t batch_size, const std::string& device) {
-  std::string cmd = "torchgauge-collect run --model '^" + key.model + "$' --mode " + key.mode + " --precision " +
-                    key.precision + " --batch-size " + std::to_string(batch_size) + " --device " + device;
+std::string ReproduceCommand(const core::RunKey& key, int64_t batch_size, const std::string& device,
+                             const std::optional<core::RunSettings>& settings) {
+  // The collector takes a device kind: "cuda:0" is measured with --device cuda.
+  const std::string kind = device.rfind("cuda", 0) == 0 ? "cuda" : device;
+  std::string cmd = "torchgauge-collect run";
+  if (settings && settings->smoke) cmd += " --suite smoke";
+  cmd += " --model '^" + key.model + "$' --mode " + key.mode + " --precision " + key.precision + " --batch-size " +
+         std::to_string(batch_size) + " --device " + kind;
   if (key.backend != "eager") cmd += " --backend " + key.backend;
+  if (settings) {
+    cmd += " --warmup " + std::to_string(settings->warmup) + " --repeat " + std::to_string(settings->repeat);
+    if (settings->processes > 1) cmd += " --processes " + std::to_string(settings->processes);
+    if (settings->threads > 0) cmd += " --threads " + std::to_string(settings->threads);
+  }
   return cmd;
 }
 

@@ -28,7 +28,10 @@ std::string ComparePageUrl(const std::string& site_url, const std::string& build
 
 // torchgauge-collect run --model '^<model>$' --mode <mode> --precision <p> --batch-size <b> --device <dev>
 // (plus --backend when it is not eager).
-std::string ReproduceCommand(const core::RunKey& key, int64_t batch_size, const std::string& device);
+// The collector command that measures one run again with the new run's
+// settings (suite sizes, warm-up, repetitions, processes, threads).
+std::string ReproduceCommand(const core::RunKey& key, int64_t batch_size, const std::string& device,
+                             const std::optional<core::RunSettings>& settings);
 
 std::string RenderCompareMarkdown(const core::Comparison& c, const ReportOptions& options);
 std::string RenderCompareHtml(const core::Comparison& c, const ReportOptions& options);

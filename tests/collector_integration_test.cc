@@ -107,6 +107,49 @@ TEST_CASE("every failure gets its status and the suite completes") {
   }
 }
 
+TEST_CASE("several worker processes per run: interleaved rounds, pooled samples, resumable parts") {
+  auto root = FreshDir("processes");
+  const std::string base = kCollect + " run --include-test-models --model '^test_(tiny|throw)$' --mode eval --repeat 4 "
+                           "--processes 3 --out " + root.string() + " --build-id b1 --platform-id p1";
+  auto out = Run(base);
+  INFO(out.text);
+  REQUIRE(out.code == 0);
+  auto dir = root / "b1" / "p1";
+  auto tiny = Load(dir, "test_tiny", "eval");
+  REQUIRE(tiny.status == "ok");
+  CHECK(tiny.settings->processes == 3);
+  CHECK(tiny.timing->samples_ms.size() == 12);
+  CHECK(tiny.timing->repetitions == 12);
+  REQUIRE(tiny.timing->process_medians_ms.size() == 3);
+  for (int p = 0; p < 3; ++p) CHECK(fs::exists(dir / "logs" / ("test_tiny.eval.eager.default.p" + std::to_string(p) + ".log")));
+  CHECK(tiny.operators);  // the first process profiled
+  auto thrown = Load(dir, "test_throw", "eval");
+  CHECK(thrown.status == "error");
+  // Interleaved: test_throw fails in round 1 and is reported before test_tiny,
+  // which comes first in the registry but finishes only in round 3.
+  CHECK(out.text.find("test_throw eval eager default bs=8 (process 1 of 3): error") <
+        out.text.find("test_tiny eval eager default bs=8 (3 processes): ok"));
+  CHECK(out.text.find("test_tiny eval eager default bs=8 process 2/3") != std::string::npos);
+  CHECK(!fs::exists(dir / ".work"));
+  Validate(root);
+
+  // A process finished before an interruption is reused under --resume.
+  fs::remove(core::RunPath(dir, {"test_tiny", "eval", "eager", "default"}));
+  core::RunResult part = tiny;
+  part.timing->samples_ms = {123456.0};
+  part.timing->process_medians_ms.clear();
+  part.settings->processes = 1;
+  core::SummarizeTiming(*part.timing);
+  core::WriteJsonAtomic(dir / ".work" / "test_tiny.eval.eager.default.p0.result.json", core::ToJson(part));
+  auto again = Run(base + " --resume");
+  INFO(again.text);
+  CHECK(again.code == 0);
+  auto resumed = Load(dir, "test_tiny", "eval");
+  REQUIRE(resumed.timing);
+  CHECK(resumed.timing->samples_ms.size() == 9);  // 1 reused + 2 processes x 4
+  CHECK(resumed.timing->process_medians_ms.front() == 123456.0);
+}
+
 TEST_CASE("Ctrl-C stops the suite and keeps finished results") {
   auto root = FreshDir("interrupt");
   pid_t pid = fork();

@@ -18,6 +18,8 @@ Usage: tools/nightly.sh --build-id ID [options]
   --site-url URL       public URL of the site, for links in the issue  (default: none)
   --suite NAME         suite to collect                               (default: smoke)
   --config FILE        suite configuration file passed to the collector
+  --processes N        worker processes per run, interleaved; gives the comparison
+                       its noise band (see docs/nightly.md)       (default: the suite's)
   --bin-dir DIR        where torchgauge-collect and torchgauge-report live
                        (default: the repo's build/ tree, then PATH)
   --base ID            baseline build (default: the previous build)
@@ -40,7 +42,7 @@ die() { echo "nightly: $*" >&2; exit 2; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_id="" results="results" site="public" site_url="" suite="smoke" config="" bin_dir=""
-base="" window=1 persist=1 threshold=7 alpha=0.05 issue_dir="" open_issue=""
+processes="" base="" window=1 persist=1 threshold=7 alpha=0.05 issue_dir="" open_issue=""
 skip_collect=0 skip_site=0
 threshold_for=() collect_args=()
 
@@ -52,6 +54,7 @@ while [[ $# -gt 0 ]]; do
     --site-url) site_url="${2:?}"; shift 2 ;;
     --suite) suite="${2:?}"; shift 2 ;;
     --config) config="${2:?}"; shift 2 ;;
+    --processes) processes="${2:?}"; shift 2 ;;
     --bin-dir) bin_dir="${2:?}"; shift 2 ;;
     --base) base="${2:?}"; shift 2 ;;
     --window) window="${2:?}"; shift 2 ;;
@@ -89,6 +92,7 @@ if [[ $skip_collect -eq 0 ]]; then
   step "collecting suite '$suite' for build $build_id into $results"
   args=(run --suite "$suite" --build-id "$build_id" --out "$results")
   [[ -n "$config" ]] && args+=(--config "$config")
+  [[ -n "$processes" ]] && args+=(--processes "$processes")
   # A run that fails is recorded in its result file; only a collector that
   # could not run at all stops the night.
   "$collect" "${args[@]}" "${collect_args[@]}" || die "torchgauge-collect failed (exit $?)"
