@@ -9,19 +9,14 @@
 
 #include "core/bisect.h"
 #include "core/json_io.h"
+#include "core/shell.h"
 
 namespace torchgauge::collector {
 
 namespace {
 
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 int Shell(const std::string& cmd, const std::filesystem::path& log) {
-  const std::string full = "(" + cmd + ") >> " + Quote(log.string()) + " 2>&1";
+  const std::string full = "(" + cmd + ") >> " + core::ShellQuote(log.string()) + " 2>&1";
   int status = std::system(full.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
@@ -67,9 +62,9 @@ int RunBisect(const BisectCommandOptions& o) {
       return false;
     }
     std::string collector = core::FormatRevCommand(o.collector, rev);
-    std::string cmd = collector + " run --out " + Quote(results.string()) + " --build-id " + Quote(build_id) +
+    std::string cmd = collector + " run --out " + core::ShellQuote(results.string()) + " --build-id " + core::ShellQuote(build_id) +
                       " --platform-id bisect --no-summary";
-    for (const auto& a : o.collect_args) cmd += " " + Quote(a);
+    for (const auto& a : o.collect_args) cmd += " " + core::ShellQuote(a);
     std::cerr << "[bisect] " << rev << ": measuring\n";
     if (int rc = Shell(cmd, log); rc != 0) {
       std::cerr << "[bisect] " << rev << ": collector failed (exit " << rc << "): skipped\n";

@@ -3,6 +3,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/shell.h"
+
 namespace torchgauge::core {
 
 const char* BisectVerdictName(BisectVerdict v) {
@@ -70,12 +72,7 @@ BisectResult Bisect(const std::vector<std::string>& candidates, const BisectJudg
 }
 
 std::string FormatRevCommand(const std::string& command_template, const std::string& revision) {
-  std::string quoted = "'";
-  for (char c : revision) {
-    if (c == '\'') quoted += "'\\''";
-    else quoted += c;
-  }
-  quoted += "'";
+  const std::string quoted = ShellQuote(revision);
   std::string out;
   const std::string token = "{rev}";
   std::size_t pos = 0;

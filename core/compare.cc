@@ -230,13 +230,24 @@ std::vector<double> MetricSamples(const RunResult& r, Metric m) {
 
 double Median(const std::vector<double>& v) { return Quantile(v, 0.5); }
 
-// How far apart values that should agree are: max/min of positive values
-// (one build's per-process medians, or a window's per-build medians).
-std::optional<double> Spread(const std::vector<double>& v) {
+// d2(n): the expected range of n standard normal samples (the SPC constant
+// behind range-based estimates of sigma), for n = 2..25.
+double ExpectedRange(std::size_t n) {
+  static constexpr double kD2[] = {1.128, 1.693, 2.059, 2.326, 2.534, 2.704, 2.847, 2.970, 3.078, 3.173, 3.258, 3.336,
+                                   3.407, 3.472, 3.532, 3.588, 3.640, 3.689, 3.735, 3.778, 3.819, 3.858, 3.895, 3.931};
+  return kD2[std::min<std::size_t>(std::max<std::size_t>(n, 2), 25) - 2];
+}
+
+// How far apart values that should agree are (one build's per-process
+// medians, or a window's per-build medians), as the log-spread five of them
+// would show: log(max/min) scaled by d2(5)/d2(n). The range of 2 or 3 values
+// understates the spread they come from; the scaling puts every count on the
+// footing of five processes.
+std::optional<double> LogBand(const std::vector<double>& v) {
   if (v.size() < 2) return std::nullopt;
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
   if (!(*lo > 0)) return std::nullopt;
-  return *hi / *lo;
+  return std::log(*hi / *lo) * ExpectedRange(5) / ExpectedRange(v.size());
 }
 
 const std::vector<double>* ProcessMedians(const RunResult& r, Metric m) {
@@ -283,10 +294,10 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
       const std::vector<double> new_samples = MetricSamples(r, m);
       if (new_samples.empty()) continue;
       std::vector<double> pooled, per_build;
-      std::optional<double> band;  // the largest spread the data shows (a ratio >= 1)
+      std::optional<double> band;  // the widest log-band the data shows
       auto widen = [&band](const std::vector<double>* v) {
         if (!v) return;
-        if (auto s = Spread(*v)) band = std::max(band.value_or(1.0), *s);
+        if (auto s = LogBand(*v)) band = std::max(band.value_or(0.0), *s);
       };
       widen(ProcessMedians(r, m));
       for (const RunSet* b : base_window) {
@@ -326,8 +337,8 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
         const MannWhitneyResult t = MannWhitneyU(pooled, new_samples);
         c.p_value = t.p_value;
         c.exact = t.exact;
-        if (band) c.noise_percent = (*band - 1.0) * 100.0;
-        const bool beyond_band = !band || std::abs(std::log(c.ratio)) > std::log(*band);
+        if (band) c.noise_percent = std::expm1(*band) * 100.0;
+        const bool beyond_band = !band || std::abs(std::log(c.ratio)) > *band;
         if (!over) {
           c.verdict = Verdict::kUnchanged;
         } else if (MinAchievablePValue(c.n_base, c.n_new) >= options.alpha) {

@@ -18,9 +18,12 @@
 //    Where the data shows that variation, a change must also exceed it:
 //    the spread max/min of each build's per-process medians (collector
 //    --processes N > 1) and, with window W > 1, of the window's per-build
-//    medians. The largest spread is the band; a change inside it is "noise"
-//    (noise_percent says how wide the band was). With one process per run
-//    and W = 1 there is no band and the rules above decide alone.
+//    medians. Each spread is put on the footing of five values (its log
+//    scaled by d2(5)/d2(n), d2 the expected range of n normal samples), since
+//    the range of 2 or 3 values understates the spread they come from. The
+//    widest is the band; a change inside it is "noise" (noise_percent says
+//    how wide the band was). With one process per run and W = 1 there is no
+//    band and the rules above decide alone.
 //  - cpu_memory (peak RSS) and gpu_memory (peak allocated), lower is better:
 //    one value per run, so no test is possible. A change counts when the
 //    relative change reaches the threshold AND the absolute change is at

@@ -305,9 +305,26 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     g.h2d_bytes = b.GetOpt<double>("h2d_bytes");
     g.d2h_bytes = b.GetOpt<double>("d2h_bytes");
     if (b.Has("top_kernels")) {
-      for (const auto& k : b.raw().at("top_kernels")) {
-        if (!k.is_object()) b.Fail("top_kernels", "items must be objects");
-        g.top_kernels.push_back({k.value("name", ""), k.value("total_ms", 0.0), k.value("count", int64_t{0})});
+      const json& list = b.raw().at("top_kernels");
+      if (!list.is_array()) b.Fail("top_kernels", "must be an array");
+      for (size_t i = 0; i < list.size(); ++i) {
+        const json& k = list[i];
+        const std::string at = "top_kernels[" + std::to_string(i) + "]";
+        if (!k.is_object()) b.Fail(at.c_str(), "must be an object");
+        KernelTotal kt;
+        if (k.contains("name")) {
+          if (!k.at("name").is_string()) b.Fail((at + ".name").c_str(), "must be a string");
+          kt.name = k.at("name").get<std::string>();
+        }
+        if (k.contains("total_ms")) {
+          if (!k.at("total_ms").is_number()) b.Fail((at + ".total_ms").c_str(), "must be a number");
+          kt.total_ms = k.at("total_ms").get<double>();
+        }
+        if (k.contains("count")) {
+          if (!k.at("count").is_number_integer()) b.Fail((at + ".count").c_str(), "must be an integer");
+          kt.count = k.at("count").get<int64_t>();
+        }
+        g.top_kernels.push_back(std::move(kt));
       }
     }
     r.gpu_breakdown = g;

@@ -105,3 +105,19 @@ TEST_CASE("pooling worker processes keeps every sample and recomputes the summar
   CHECK(single.timing->process_medians_ms.empty());
   CHECK(ToJson(single)["timing"].count("process_medians_ms") == 0);
 }
+
+TEST_CASE("a malformed top kernel names its field instead of a raw JSON type error") {
+  RunResult r = Sample();
+  r.status = "ok";
+  r.gpu_breakdown = GpuBreakdown{};
+  r.gpu_breakdown->iterations = 1;
+  nlohmann::json j = ToJson(r);
+  j["gpu_breakdown"]["top_kernels"] = nlohmann::json::array({{{"name", 5}, {"total_ms", 1.0}, {"count", 1}}});
+  CHECK_THROWS_WITH_AS(RunResultFromJson(j, "k.json"), doctest::Contains("gpu_breakdown.top_kernels[0].name"), FileError);
+  j["gpu_breakdown"]["top_kernels"] = nlohmann::json::object();
+  CHECK_THROWS_WITH_AS(RunResultFromJson(j, "k.json"), doctest::Contains("must be an array"), FileError);
+  j["gpu_breakdown"]["top_kernels"] = nlohmann::json::array({{{"name", "k"}, {"total_ms", 2.5}, {"count", 3}}});
+  RunResult back = RunResultFromJson(j, "k.json");
+  REQUIRE(back.gpu_breakdown->top_kernels.size() == 1);
+  CHECK(back.gpu_breakdown->top_kernels[0].count == 3);
+}

@@ -15,6 +15,7 @@
 
 #include "core/json_io.h"
 #include "core/layout.h"
+#include "core/shell.h"
 #include "reporter/charts.h"
 #include "reporter/compare_report.h"
 #include "reporter/escape.h"
@@ -95,12 +96,6 @@ std::string ReadText(const fs::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 std::string DumpJson(const json& j, int indent = -1) {
@@ -952,7 +947,7 @@ void SiteBuilder::WriteIndex(const History& history) {
 // ---------------------------------------------------------------- vl-convert
 
 bool VlConvertAvailable(const SiteOptions& o) {
-  std::string cmd = ShellQuote(o.python) + " " + ShellQuote(o.helper.string()) + " check >/dev/null 2>&1";
+  std::string cmd = core::ShellQuote(o.python) + " " + core::ShellQuote(o.helper.string()) + " check >/dev/null 2>&1";
   return std::system(cmd.c_str()) == 0;
 }
 
@@ -963,8 +958,8 @@ bool RunHelper(const SiteOptions& o, const std::string& args, const std::string&
   ::close(fd);
   { std::ofstream(tmpl, std::ios::binary) << input; }
   std::string errfile = std::string(tmpl) + ".err";
-  std::string cmd = ShellQuote(o.python) + " " + ShellQuote(o.helper.string()) + " " + args + " <" + ShellQuote(tmpl) +
-                    " 2>" + ShellQuote(errfile);
+  std::string cmd = core::ShellQuote(o.python) + " " + core::ShellQuote(o.helper.string()) + " " + args + " <" + core::ShellQuote(tmpl) +
+                    " 2>" + core::ShellQuote(errfile);
   int rc = std::system(cmd.c_str());
   std::ifstream ef(errfile);
   std::stringstream ss;
@@ -1190,12 +1185,12 @@ SiteReport BuildSite(const SiteOptions& o) {
     std::string err;
     if (!cached.empty() && !fs::exists(cached, ec) && VlConvertAvailable(o)) {
       fs::create_directories(cache_dir, ec);
-      RunHelper(o, "bundle " + ShellQuote(cached.string()) + " " + kVegaLiteVersion, "", &err);
+      RunHelper(o, "bundle " + core::ShellQuote(cached.string()) + " " + kVegaLiteVersion, "", &err);
     }
     if (!cached.empty() && fs::exists(cached, ec)) {
       writer.Write(SitePath({Kind::kAsset, "", "vega-bundle.js", ""}), ReadText(cached));
       writer.Write(SitePath({Kind::kAsset, "", "vega-bundle.version", ""}), want_version);
-    } else if (vl_ok && RunHelper(o, "bundle " + ShellQuote(bundle.string()) + " " + kVegaLiteVersion, "", &err)) {
+    } else if (vl_ok && RunHelper(o, "bundle " + core::ShellQuote(bundle.string()) + " " + kVegaLiteVersion, "", &err)) {
       writer.Write(SitePath({Kind::kAsset, "", "vega-bundle.version", ""}), want_version);
       report.files_written++;
     } else {

@@ -18,8 +18,9 @@ Usage: tools/nightly.sh --build-id ID [options]
   --site-url URL       public URL of the site, for links in the issue  (default: none)
   --suite NAME         suite to collect                               (default: smoke)
   --config FILE        suite configuration file passed to the collector
-  --processes N        worker processes per run, interleaved; gives the comparison
-                       its noise band (see docs/nightly.md)       (default: the suite's)
+  --processes N        worker processes per run, in interleaved rounds; the comparison
+                       reads their spread as each run's noise band (docs/nightly.md);
+                       1 is the paper's single-process protocol      (default: 5)
   --bin-dir DIR        where torchgauge-collect and torchgauge-report live
                        (default: the repo's build/ tree, then PATH)
   --base ID            baseline build (default: the previous build)
@@ -42,7 +43,7 @@ die() { echo "nightly: $*" >&2; exit 2; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_id="" results="results" site="public" site_url="" suite="smoke" config="" bin_dir=""
-processes="" base="" window=1 persist=1 threshold=7 alpha=0.05 issue_dir="" open_issue=""
+processes=5 base="" window=1 persist=1 threshold=7 alpha=0.05 issue_dir="" open_issue=""
 skip_collect=0 skip_site=0
 threshold_for=() collect_args=()
 

@@ -8,15 +8,11 @@
 #include <iostream>
 #include <sstream>
 
+#include "core/shell.h"
+
 namespace torchgauge::parity {
 
 namespace {
-
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 std::map<std::string, torch::Tensor> TensorDict(const c10::IValue& v, const std::string& what) {
   TORCH_CHECK(v.isGenericDict(), "reference field '", what, "' is not a dict");
@@ -35,10 +31,10 @@ Reference RunReference(const std::string& script, const std::string& model_id,
   const auto out = out_dir / (model_id + ".pt");
   const auto log = out_dir / (model_id + ".log");
   std::filesystem::remove(out);
-  std::string cmd = ShellQuote(TORCHGAUGE_PYTHON) + " " + ShellQuote((src / "tests/parity" / script).string()) +
-                    " --model " + ShellQuote(model_id) + " --out " + ShellQuote(out.string());
-  for (const auto& a : extra_args) cmd += " " + ShellQuote(a);
-  cmd += " > " + ShellQuote(log.string()) + " 2>&1";
+  std::string cmd = core::ShellQuote(TORCHGAUGE_PYTHON) + " " + core::ShellQuote((src / "tests/parity" / script).string()) +
+                    " --model " + core::ShellQuote(model_id) + " --out " + core::ShellQuote(out.string());
+  for (const auto& a : extra_args) cmd += " " + core::ShellQuote(a);
+  cmd += " > " + core::ShellQuote(log.string()) + " 2>&1";
   int rc = std::system(cmd.c_str());
   if (rc != 0 || !std::filesystem::exists(out)) {
     std::ifstream in(log);
