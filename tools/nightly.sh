@@ -11,8 +11,9 @@ set -euo pipefail
 
 usage() {
   cat <<'USAGE'
-Usage: tools/nightly.sh --build-id ID [options]
-  --build-id ID        the build being measured (a safe slug, e.g. 2.11.0-20261122)   [required]
+Usage: tools/nightly.sh [--build-id ID] [options]
+  --build-id ID        the build being measured, a safe slug
+                       (default: the collector's, <libtorch version>[-cuXYZ]-<UTC date>)
   --results DIR        results tree                                   (default: results)
   --site DIR           published site directory                      (default: public)
   --site-url URL       public URL of the site, for links in the issue  (default: none)
@@ -72,8 +73,6 @@ while [[ $# -gt 0 ]]; do
     *) usage >&2; die "unknown option: $1" ;;
   esac
 done
-[[ -n "$build_id" ]] || { usage >&2; die "--build-id is required"; }
-[[ "$build_id" =~ ^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$ ]] || die "build id '$build_id' is not a safe slug"
 
 find_bin() {  # name -> path
   local name="$1" c
@@ -82,6 +81,12 @@ find_bin() {  # name -> path
   done
   command -v "$name" || die "$name not found (build the project or pass --bin-dir)"
 }
+if [[ -z "$build_id" ]]; then
+  # The id the collector would pick: the LibTorch it links, and today's date.
+  build_id=$("$(find_bin torchgauge-collect)" env | sed -n 's/^  "build_id": "\(.*\)",\{0,1\}$/\1/p')
+  [[ -n "$build_id" ]] || die "could not derive a build id from 'torchgauge-collect env'; pass --build-id"
+fi
+[[ "$build_id" =~ ^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$ ]] || die "build id '$build_id' is not a safe slug"
 report="$(find_bin torchgauge-report)"
 issue_dir="${issue_dir:-$results/.nightly/$build_id}"
 start=$(date +%s)
