@@ -178,22 +178,15 @@ size_t GenerateFixtureTree(const fs::path& root, const FixtureSpec& spec) {
             for (int s = 0; s < spec.samples; ++s) {
               samples.push_back(std::round(base_ms * scale * (1.0 + 0.03 * (rr.Uniform() - 0.5)) * 1e4) / 1e4);
             }
-            auto sm = core::Summarize(samples);
             core::Timing t;
             t.samples_ms = samples;
-            t.median_ms = sm.median;
-            t.min_ms = sm.min;
-            t.max_ms = sm.max;
-            t.mean_ms = sm.mean;
-            t.stdev_ms = sm.stdev;
-            t.iqr_ms = sm.iqr;
-            t.cov = sm.cov;
             t.warmup_iterations = 3;
             t.repetitions = spec.samples;
             t.clock = plat.gpu ? "cuda_event" : "steady_clock";
             t.samples_per_step = r.batch_size;
-            t.throughput_per_s = r.batch_size * 1000.0 / sm.median;
+            core::SummarizeTiming(t);
             r.timing = t;
+            const double median_ms = t.median_ms;
             core::Memory mem;
             // Stable across builds (per model and configuration), as real peaks
             // are, so comparing builds flags only the changes a test plants.
@@ -207,21 +200,21 @@ size_t GenerateFixtureTree(const fs::path& root, const FixtureSpec& spec) {
             r.memory = mem;
             core::Flops f;
             f.analytic_flops_per_iter = base_ms * 1e9;
-            f.achieved_tflops_analytic = *f.analytic_flops_per_iter / (sm.median * 1e-3) / 1e12;
+            f.achieved_tflops_analytic = *f.analytic_flops_per_iter / (median_ms * 1e-3) / 1e12;
             r.flops = f;
             r.operators = ops;
             if (plat.gpu) {
               core::GpuBreakdown g;
               g.iterations = 5;
-              g.wall_ms = sm.median;
+              g.wall_ms = median_ms;
               double a = std::clamp(active + 0.02 * (rr.Uniform() - 0.5), 0.0, 1.0);
               double mv = std::clamp(movement, 0.0, 1.0 - a);
               g.active_fraction = a;
               g.data_movement_fraction = mv;
               g.idle_fraction = std::max(0.0, 1.0 - a - mv);
-              g.active_ms = a * sm.median;
-              g.data_movement_ms = mv * sm.median;
-              g.idle_ms = g.idle_fraction * sm.median;
+              g.active_ms = a * median_ms;
+              g.data_movement_ms = mv * median_ms;
+              g.idle_ms = g.idle_fraction * median_ms;
               g.kernel_count = 100 + (mr.Next() % 900);
               g.mean_kernel_us = g.active_ms * 1000.0 / g.kernel_count;
               g.top_kernels = {{"ampere_sgemm_128x64_tn", g.active_ms * 0.4, 12},
