@@ -3,6 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -109,23 +114,32 @@ class Writer {
   Writer(fs::path root, SiteReport* report) : root_(std::move(root)), report_(report) {}
 
   // Writes only when the bytes differ, so untouched outputs keep their mtime.
+  // Thread-safe: model pages are written from several threads; each path
+  // is written by one of them only.
   void Write(const std::string& rel, const std::string& contents) {
     fs::path path = root_ / rel;
-    report_->bytes += contents.size();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      report_->bytes += contents.size();
+    }
     std::error_code ec;
     auto size = fs::file_size(path, ec);
     if (!ec && size == contents.size()) {
       std::ifstream in(path, std::ios::binary);
       std::string old(contents.size(), '\0');
       if (in.read(old.data(), static_cast<std::streamsize>(old.size())) && old == contents) {
+        std::lock_guard<std::mutex> lock(mu_);
         report_->files_unchanged++;
         return;
       }
     }
     fs::path dir = path.parent_path();
-    if (!created_.count(dir.string())) {
-      fs::create_directories(dir);
-      created_.insert(dir.string());
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!created_.count(dir.string())) {
+        fs::create_directories(dir);
+        created_.insert(dir.string());
+      }
     }
     if (ec) {
       // A new file: nobody can be reading a half-written version of it, so
@@ -134,6 +148,7 @@ class Writer {
       std::ofstream out(path, std::ios::binary | std::ios::trunc);
       out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
       if (!out) throw std::runtime_error(path.string() + ": write failed");
+      std::lock_guard<std::mutex> lock(mu_);
       report_->files_written++;
       return;
     }
@@ -147,6 +162,7 @@ class Writer {
       if (!out) throw std::runtime_error(tmp.string() + ": write failed");
     }
     fs::rename(tmp, path);
+    std::lock_guard<std::mutex> lock(mu_);
     report_->files_written++;
   }
   fs::path Abs(const std::string& rel) const { return root_ / rel; }
@@ -154,6 +170,7 @@ class Writer {
  private:
   fs::path root_;
   SiteReport* report_;
+  std::mutex mu_;
   std::set<std::string> created_;
 };
 
@@ -267,11 +284,16 @@ class Charts {
     vl.ext = "vl.json";
     svg.ext = "svg";
     std::string text = DumpJson(spec);
-    if (seen_.insert(SitePath(vl)).second) {
-      w_.Write(SitePath(vl), text + "\n");
-      jobs_.push_back({w_.Abs(SitePath(vl)), w_.Abs(SitePath(svg))});
-      report_->figures++;
+    bool first = false;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      first = seen_.insert(SitePath(vl)).second;
+      if (first) {
+        jobs_.push_back({w_.Abs(SitePath(vl)), w_.Abs(SitePath(svg))});
+        report_->figures++;
+      }
     }
+    if (first) w_.Write(SitePath(vl), text + "\n");
     std::string id = "spec-" + figure.name;
     mu::data d;
     Set(d, "title", title);
@@ -285,11 +307,17 @@ class Charts {
                             HtmlEscape(Href(page, svg)) + "\">SVG</a></figcaption></figure>");
     return d;
   }
-  const std::vector<FigureJob>& jobs() const { return jobs_; }
+  // Sorted, so the SVG helper's order does not depend on thread timing.
+  std::vector<FigureJob> jobs() const {
+    std::vector<FigureJob> out = jobs_;
+    std::sort(out.begin(), out.end(), [](const FigureJob& a, const FigureJob& b) { return a.spec < b.spec; });
+    return out;
+  }
 
  private:
   Writer& w_;
   SiteReport* report_;
+  std::mutex mu_;
   std::vector<FigureJob> jobs_;
   std::set<std::string> seen_;
 };
@@ -522,19 +550,21 @@ struct History {
 
 class SiteBuilder {
  public:
-  SiteBuilder(const SiteOptions& o, Writer& w, Renderer& r, Charts& c, const PaperTable2& paper)
-      : o_(o), w_(w), r_(r), c_(c), paper_(paper) {}
+  SiteBuilder(const SiteOptions& o, Writer& w, const Templates& t, Renderer& r, Charts& c, const PaperTable2& paper)
+      : o_(o), w_(w), t_(t), r_(r), c_(c), paper_(paper) {}
 
   void WriteBuild(const BuildView& v, const core::Comparison* cmp, const History& history);
   void WriteIndex(const History& history);
 
  private:
   mu::data BuildData(const BuildView& v, const core::Comparison* cmp, const Target& page, const std::string& base);
-  void WriteModel(const BuildView& v, const std::string& model, const History& history);
+  void WriteModel(const BuildView& v, const std::string& model, const History& history, Renderer& r);
+  void WriteModels(const BuildView& v, const History& history);
   void WriteTables(const BuildView& v);
 
   const SiteOptions& o_;
   Writer& w_;
+  const Templates& t_;
   Renderer& r_;
   Charts& c_;
   const PaperTable2& paper_;
@@ -738,7 +768,44 @@ void SiteBuilder::WriteTables(const BuildView& v) {
   }
 }
 
-void SiteBuilder::WriteModel(const BuildView& v, const std::string& model, const History& history) {
+// Model pages are independent: they are rendered on up to o_.threads
+// threads (0: every core), each with its own Renderer (a mustache template
+// is not safe to render from two threads). Output bytes do not depend on the
+// thread count.
+void SiteBuilder::WriteModels(const BuildView& v, const History& history) {
+  int threads = o_.threads > 0 ? o_.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::clamp(threads, 1, 8);
+  threads = std::min<int>(threads, static_cast<int>(v.models.size()));
+  if (threads <= 1) {
+    for (const auto& m : v.models) WriteModel(v, m, history, r_);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::mutex err_mu;
+  std::exception_ptr err;
+  auto work = [&](Renderer& r) {
+    for (size_t i; (i = next.fetch_add(1)) < v.models.size();) {
+      try {
+        WriteModel(v, v.models[i], history, r);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(err_mu);
+        if (!err) err = std::current_exception();
+        next = v.models.size();
+      }
+    }
+  };
+  std::vector<std::unique_ptr<Renderer>> renderers;
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) {
+    renderers.push_back(std::make_unique<Renderer>(t_));
+    pool.emplace_back(work, std::ref(*renderers.back()));
+  }
+  work(r_);
+  for (auto& t : pool) t.join();
+  if (err) std::rethrow_exception(err);
+}
+
+void SiteBuilder::WriteModel(const BuildView& v, const std::string& model, const History& history, Renderer& r) {
   Target md{Kind::kModelPage, v.id, model, "md"}, html{Kind::kModelPage, v.id, model, "html"};
   mu::data d;
   Set(d, "build_id", v.id);
@@ -818,7 +885,7 @@ void SiteBuilder::WriteModel(const BuildView& v, const std::string& model, const
                             TrendChart(points, model + ": median step time across builds", "Median step time (ms, log scale)"),
                             "Median step time of " + model + " across builds"));
   }
-  r_.Page(w_, r_.model(), d, md, html, model + " · " + v.id + " · TorchGauge");
+  r.Page(w_, r.model(), d, md, html, model + " · " + v.id + " · TorchGauge");
 }
 
 void SiteBuilder::WriteBuild(const BuildView& v, const core::Comparison* cmp, const History& history) {
@@ -846,7 +913,7 @@ void SiteBuilder::WriteBuild(const BuildView& v, const core::Comparison* cmp, co
   }
   w_.Write(SitePath({Kind::kBuildSummary, v.id, "", ""}), TruncateMarkdown(summary, kGitHubCommentLimit, full));
   WriteTables(v);
-  for (const auto& m : v.models) WriteModel(v, m, history);
+  WriteModels(v, history);
   // The data the tables show, for scripts.
   json runs = json::array();
   for (const auto& p : v.platforms) {
@@ -1101,7 +1168,7 @@ SiteReport BuildSite(const SiteOptions& o) {
   fs::create_directories(o.out);
   Writer writer(o.out, &report);
   Charts charts(writer, &report);
-  SiteBuilder builder(o, writer, renderer, charts, paper);
+  SiteBuilder builder(o, writer, templates, renderer, charts, paper);
 
   std::vector<BuildRef> refs = ScanBuilds(o.results);
   for (const auto& b : o.builds) {
