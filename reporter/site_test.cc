@@ -124,6 +124,19 @@ TEST_CASE("determinism: rendering twice gives identical bytes, and the second wr
   CHECK(again.files_written == 0);
 }
 
+TEST_CASE("determinism: the thread count does not change a byte") {
+  fs::path root = SmallTree("threads");
+  SiteOptions one = Options(root / "results", root / "one");
+  one.threads = 1;
+  SiteOptions many = Options(root / "results", root / "many");
+  many.threads = 5;  // more threads than cores, to interleave the model pages
+  SiteReport a = BuildSite(one);
+  SiteReport b = BuildSite(many);
+  CHECK(Snapshot(root / "one") == Snapshot(root / "many"));
+  CHECK(a.files_written == b.files_written);
+  CHECK(a.figures == b.figures);
+}
+
 TEST_CASE("incremental: rendering one build leaves other published builds untouched") {
   fs::path root = Tmp("incremental");
   FixtureSpec spec;
