@@ -108,57 +108,54 @@ ChildOutcome RunChild(const std::filesystem::path& exe, const std::filesystem::p
   }
 }
 
-}  // namespace
-
-namespace {
-
 // One run's progress through its worker processes.
 struct RunState {
   const RunSpec* spec = nullptr;
+  int processes = 1;  // spec->processes, at least 1
   std::string label, stem;
   std::filesystem::path result_path;
   std::vector<core::RunResult> parts;  // "ok" process results, in order
-  double seconds = 0;                  // wall time of its processes
   bool finished = false;
+
+  // The name of process p's files: "<stem>" alone, or "<stem>.p<k>" when the
+  // run has several processes (its .spec.json, .result.json and .log).
+  std::string PartStem(int p) const { return processes > 1 ? stem + ".p" + std::to_string(p) : stem; }
+};
+
+struct ProcessOutcome {
+  core::RunResult result;  // duration_s: the process's wall time
+  bool reused = false;     // taken from an interrupted collection's .work
 };
 
 // Runs process `p` of a run and returns its result (a skeleton with the
 // failure for a child that did not write one). A part already on disk from
 // an interrupted collection is reused under --resume.
-core::RunResult RunProcess(const RunState& st, int p, const std::filesystem::path& work_dir,
-                           const std::filesystem::path& log_dir, const SupervisorOptions& options, bool* reused,
-                           double* seconds) {
+ProcessOutcome RunProcess(const RunState& st, int p, const std::filesystem::path& work_dir,
+                          const std::filesystem::path& log_dir, const SupervisorOptions& options) {
   const RunSpec& spec = *st.spec;
-  const int processes = std::max(1, spec.processes);
   RunSpec part = spec;
-  const std::string suffix = processes > 1 ? ".p" + std::to_string(p) : "";
-  const auto part_file = work_dir / (st.stem + suffix + ".result.json");
+  const auto part_file = work_dir / (st.PartStem(p) + ".result.json");
   part.result_file = part_file.string();
   if (p > 0) {
     part.profile_iterations = 0;  // the first process profiles; the others only time
     part.trace = false;
   }
-  *reused = false;
-  *seconds = 0;
-  if (options.resume && processes > 1 && std::filesystem::exists(part_file)) {
+  if (options.resume && st.processes > 1 && std::filesystem::exists(part_file)) {
     try {
       auto r = core::RunResultFromJson(core::ReadJsonFile(part_file), part_file);
-      if (r.status == "ok") {
-        *reused = true;
-        return r;
-      }
+      if (r.status == "ok") return {std::move(r), true};
     } catch (const std::exception&) {
       // Measured again below.
     }
   }
-  const auto spec_file = work_dir / (st.stem + suffix + ".spec.json");
-  const auto log_file = log_dir / (st.stem + suffix + ".log");
+  const auto spec_file = work_dir / (st.PartStem(p) + ".spec.json");
+  const auto log_file = log_dir / (st.PartStem(p) + ".log");
   std::filesystem::remove(part_file);
   core::WriteJsonAtomic(spec_file, part.ToJson());
   const auto t0 = Clock::now();
   const auto started_at = core::NowUtc();
   auto child = RunChild(options.self_exe, spec_file, log_file, spec.timeout_s);
-  *seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   std::filesystem::remove(spec_file);
   core::RunResult r;
   if (!child.timed_out && WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
@@ -191,12 +188,12 @@ core::RunResult RunProcess(const RunState& st, int p, const std::filesystem::pat
   }
   // A single-process run's part is the result; a multi-process run's parts
   // stay in .work until the run is pooled, so --resume can reuse them.
-  if (processes == 1 || r.status != "ok") std::filesystem::remove(part_file);
-  if (processes > 1 && p > 0 && r.reason) {
-    *r.reason = "process " + std::to_string(p + 1) + " of " + std::to_string(processes) + ": " + *r.reason;
+  if (st.processes == 1 || r.status != "ok") std::filesystem::remove(part_file);
+  if (st.processes > 1 && p > 0 && r.reason) {
+    *r.reason = "process " + std::to_string(p + 1) + " of " + std::to_string(st.processes) + ": " + *r.reason;
   }
-  r.duration_s = *seconds;
-  return r;
+  r.duration_s = seconds;
+  return {std::move(r), false};
 }
 
 }  // namespace
@@ -226,32 +223,39 @@ SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& 
   for (const auto& spec : plan) {
     RunState st;
     st.spec = &spec;
+    st.processes = std::max(1, spec.processes);
     st.label = spec.model + " " + spec.mode + " " + spec.backend + " " + spec.precision;
     st.stem = spec.key().FileStem();
     st.result_path = core::RunPath(options.platform_dir, spec.key());
-    rounds = std::max(rounds, spec.processes);
-    total += std::max(1, spec.processes);
+    rounds = std::max(rounds, st.processes);
+    total += st.processes;
     runs.push_back(std::move(st));
   }
 
   const auto suite_start = Clock::now();
   int done = 0, measured = 0;
   double measured_seconds = 0;
+  // `result` is the pooled parts or, when a process failed, that process's
+  // result; duration_s becomes the wall time of all the run's processes.
   auto finish = [&](RunState& st, core::RunResult result) {
     st.finished = true;
-    result.duration_s = st.seconds;
+    if (result.status != "ok") {
+      double seconds = result.duration_s.value_or(0);
+      for (const auto& part : st.parts) seconds += part.duration_s.value_or(0);
+      result.duration_s = seconds;
+    }
     core::WriteJsonAtomic(st.result_path, core::ToJson(result));
-    for (int p = 0; p < std::max(1, st.spec->processes); ++p) {
+    for (int p = 0; p < st.processes; ++p) {
       std::error_code ec;
-      std::filesystem::remove(work_dir / (st.stem + ".p" + std::to_string(p) + ".result.json"), ec);
+      std::filesystem::remove(work_dir / (st.PartStem(p) + ".result.json"), ec);
     }
     outcome.counts[result.status]++;
     if (!options.progress_tty) {
       std::ostringstream line;
       line << "[" << done << "/" << total << "] " << st.label << " bs=" << st.spec->batch_size;
-      if (st.spec->processes > 1) {
+      if (st.processes > 1) {
         if (result.status == "ok") line << " (" << st.parts.size() << " processes)";
-        else line << " (process " << st.parts.size() + 1 << " of " << st.spec->processes << ")";
+        else line << " (process " << st.parts.size() + 1 << " of " << st.processes << ")";
       }
       line << ": " << result.status;
       if (result.timing) {
@@ -263,7 +267,7 @@ SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& 
         if (reason.size() > 160) reason = reason.substr(0, 160) + "…";
         line << " (" << reason << ")";
       }
-      line << " [" << FormatDuration(st.seconds) << "]";
+      line << " [" << FormatDuration(result.duration_s.value_or(0)) << "]";
       std::cerr << line.str() << "\n";
     }
     outcome.results.push_back(std::move(result));
@@ -273,7 +277,7 @@ SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& 
     for (auto& st : runs) {
       if (g_interrupted) break;
       const RunSpec& spec = *st.spec;
-      const int processes = std::max(1, spec.processes);
+      const int processes = st.processes;
       if (st.finished || round >= processes) continue;
       if (round == 0 && options.resume && HasResult(st.result_path, options.retry_failed)) {
         done += processes;
@@ -294,16 +298,14 @@ SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& 
         if (processes > 1) std::cerr << " process " << round + 1 << "/" << processes;
         std::cerr << "  elapsed " << FormatDuration(elapsed) << "  ETA " << eta << std::flush;
       }
-      bool reused = false;
-      double seconds = 0;
-      core::RunResult r = RunProcess(st, round, work_dir, log_dir, options, &reused, &seconds);
+      auto [r, reused] = RunProcess(st, round, work_dir, log_dir, options);
+      const double seconds = r.duration_s.value_or(0);
       if (g_interrupted) {
         // The interrupted process has no result: --resume measures it again
         // (and reuses this run's finished processes).
         std::filesystem::remove(st.result_path);
         break;
       }
-      st.seconds += reused ? r.duration_s.value_or(0) : seconds;
       if (!reused) {
         ++measured;
         measured_seconds += seconds;

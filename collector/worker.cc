@@ -160,13 +160,9 @@ core::RunResult RunWorker(const RunSpec& spec) {
     t.samples_per_step = workload->samples_per_step();
     core::SummarizeTiming(t);
     r.timing = t;
-    const double median_ms = t.median_ms;
 
     core::Flops flops;
-    if (auto analytic = workload->AnalyticFlops(mode)) {
-      flops.analytic_flops_per_iter = *analytic;
-      if (median_ms > 0) flops.achieved_tflops_analytic = *analytic / (median_ms / 1e3) / 1e12;
-    }
+    flops.analytic_flops_per_iter = workload->AnalyticFlops(mode);
     if (spec.profile_iterations > 0) {
       std::string trace;
       if (spec.trace) {
@@ -177,16 +173,15 @@ core::RunResult RunWorker(const RunSpec& spec) {
       core::Profiling prof;
       prof.iterations = spec.profile_iterations;
       prof.wall_ms_per_iter = p.wall_ms_per_iter;
-      if (median_ms > 0) prof.overhead_ratio = p.wall_ms_per_iter / median_ms;
       if (!trace.empty()) prof.trace_file = std::filesystem::path(trace).filename().string();
       r.profiling = prof;
       r.gpu_breakdown = p.breakdown;
       r.operators = p.operators;
       flops.profiler_flops_per_iter = p.flops_per_iter;
       flops.profiler_counted_ops = p.flop_counted_ops;
-      if (p.flops_per_iter && median_ms > 0) flops.achieved_tflops_profiler = *p.flops_per_iter / (median_ms / 1e3) / 1e12;
     }
     r.flops = flops;
+    core::DeriveRates(r);
     r.status = "ok";
   } catch (const c10::OutOfMemoryError& e) {
     r.status = "oom";

@@ -367,6 +367,24 @@ void SummarizeTiming(Timing& t) {
   if (s.median > 0) t.throughput_per_s = static_cast<double>(t.samples_per_step) / (s.median / 1e3);
 }
 
+void DeriveRates(RunResult& r) {
+  if (!r.timing) return;
+  const double median_ms = r.timing->median_ms;
+  if (r.flops) {
+    r.flops->achieved_tflops_analytic.reset();
+    r.flops->achieved_tflops_profiler.reset();
+    if (median_ms > 0) {
+      const double seconds = median_ms / 1e3;
+      if (r.flops->analytic_flops_per_iter) r.flops->achieved_tflops_analytic = *r.flops->analytic_flops_per_iter / seconds / 1e12;
+      if (r.flops->profiler_flops_per_iter) r.flops->achieved_tflops_profiler = *r.flops->profiler_flops_per_iter / seconds / 1e12;
+    }
+  }
+  if (r.profiling) {
+    r.profiling->overhead_ratio.reset();
+    if (median_ms > 0) r.profiling->overhead_ratio = r.profiling->wall_ms_per_iter / median_ms;
+  }
+}
+
 RunResult PoolProcesses(const std::vector<RunResult>& processes) {
   if (processes.empty()) throw std::invalid_argument("PoolProcesses: no process results");
   RunResult out = processes.front();
@@ -383,12 +401,7 @@ RunResult PoolProcesses(const std::vector<RunResult>& processes) {
     }
     t.repetitions = static_cast<int>(t.samples_ms.size());
     SummarizeTiming(t);
-    const double seconds = t.median_ms / 1e3;
-    if (out.flops && seconds > 0) {
-      if (out.flops->analytic_flops_per_iter) out.flops->achieved_tflops_analytic = *out.flops->analytic_flops_per_iter / seconds / 1e12;
-      if (out.flops->profiler_flops_per_iter) out.flops->achieved_tflops_profiler = *out.flops->profiler_flops_per_iter / seconds / 1e12;
-    }
-    if (out.profiling && t.median_ms > 0) out.profiling->overhead_ratio = out.profiling->wall_ms_per_iter / t.median_ms;
+    DeriveRates(out);
   }
   if (out.memory) {
     for (const auto& p : processes) {

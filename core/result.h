@@ -142,12 +142,17 @@ void CheckSchema(const nlohmann::json& j, const std::filesystem::path& file, con
 // t.samples_ms.
 void SummarizeTiming(Timing& t);
 
+// The one place the rates that follow the median step time are computed:
+// achieved TFLOP/s (analytic and profiler) and the profiling pass's overhead
+// ratio. Leaves them unset where the median is 0 or the count is unknown.
+void DeriveRates(RunResult& r);
+
 // Merges the results of one run measured in several worker processes (all
 // "ok", in run order; the first did the profiling pass): samples are pooled,
-// process_medians_ms and settings.processes record the split, the summary,
-// achieved TFLOP/s and the profiling overhead follow the pooled median, and
-// the CPU peak is the largest of the processes'. Everything else comes from
-// the first process. Throws std::invalid_argument for an empty list.
+// process_medians_ms and settings.processes record the split, the summary
+// and DeriveRates follow the pooled median, the CPU peak is the largest of
+// the processes' and duration_s their sum. Everything else comes from the
+// first process. Throws std::invalid_argument for an empty list.
 RunResult PoolProcesses(const std::vector<RunResult>& processes);
 
 // Current UTC time as RFC 3339 (e.g. 2026-11-22T10:34:48Z).

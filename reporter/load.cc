@@ -5,16 +5,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <thread>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "core/json_io.h"
 #include "core/layout.h"
+#include "reporter/parallel.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -322,26 +321,17 @@ LoadedResults LoadResults(const fs::path& root, const LoadOptions& options) {
   }
 
   // Parse in parallel; each job writes only its own slot.
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::clamp(threads, 1, 16);
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < jobs.size();) {
-      RunJob& job = jobs[i];
-      const auto& b = out.builds[job.build];
-      try {
-        job.result = LoadRunFile(job.file, b.id, b.platforms[job.platform].manifest.platform_id);
-      } catch (const core::FileError& e) {
-        job.problem = FromFileError(e);
-      } catch (const std::exception& e) {
-        job.problem = Problem{job.file.string(), "", e.what()};
-      }
+  ParallelFor(jobs.size(), ThreadCount(options.threads, jobs.size()), [&](size_t i, int) {
+    RunJob& job = jobs[i];
+    const auto& b = out.builds[job.build];
+    try {
+      job.result = LoadRunFile(job.file, b.id, b.platforms[job.platform].manifest.platform_id);
+    } catch (const core::FileError& e) {
+      job.problem = FromFileError(e);
+    } catch (const std::exception& e) {
+      job.problem = Problem{job.file.string(), "", e.what()};
     }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads && static_cast<size_t>(t) < jobs.size(); ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  });
 
   for (auto& job : jobs) {
     auto& p = out.builds[job.build].platforms[job.platform];

@@ -3,16 +3,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
-#include <memory>
-#include <mutex>
-#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 
 #include <kainjow/mustache.hpp>
@@ -25,6 +22,7 @@
 #include "reporter/compare_report.h"
 #include "reporter/escape.h"
 #include "reporter/markdown.h"
+#include "reporter/parallel.h"
 #include "reporter/paper_data.h"
 #include "reporter/site_paths.h"
 
@@ -566,6 +564,7 @@ class SiteBuilder {
   Writer& w_;
   const Templates& t_;
   Renderer& r_;
+  std::vector<std::unique_ptr<Renderer>> extra_renderers_;  // one per model-page thread beyond the first
   Charts& c_;
   const PaperTable2& paper_;
 };
@@ -770,39 +769,16 @@ void SiteBuilder::WriteTables(const BuildView& v) {
 
 // Model pages are independent: they are rendered on up to o_.threads
 // threads (0: every core), each with its own Renderer (a mustache template
-// is not safe to render from two threads). Output bytes do not depend on the
-// thread count.
+// is not safe to render from two threads), kept for the next build. Output
+// bytes do not depend on the thread count.
 void SiteBuilder::WriteModels(const BuildView& v, const History& history) {
-  int threads = o_.threads > 0 ? o_.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::clamp(threads, 1, 8);
-  threads = std::min<int>(threads, static_cast<int>(v.models.size()));
-  if (threads <= 1) {
-    for (const auto& m : v.models) WriteModel(v, m, history, r_);
-    return;
+  const int threads = ThreadCount(o_.threads, v.models.size());
+  while (static_cast<int>(extra_renderers_.size()) < threads - 1) {
+    extra_renderers_.push_back(std::make_unique<Renderer>(t_));
   }
-  std::atomic<size_t> next{0};
-  std::mutex err_mu;
-  std::exception_ptr err;
-  auto work = [&](Renderer& r) {
-    for (size_t i; (i = next.fetch_add(1)) < v.models.size();) {
-      try {
-        WriteModel(v, v.models[i], history, r);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(err_mu);
-        if (!err) err = std::current_exception();
-        next = v.models.size();
-      }
-    }
-  };
-  std::vector<std::unique_ptr<Renderer>> renderers;
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) {
-    renderers.push_back(std::make_unique<Renderer>(t_));
-    pool.emplace_back(work, std::ref(*renderers.back()));
-  }
-  work(r_);
-  for (auto& t : pool) t.join();
-  if (err) std::rethrow_exception(err);
+  ParallelFor(v.models.size(), threads, [&](size_t i, int worker) {
+    WriteModel(v, v.models[i], history, worker == 0 ? r_ : *extra_renderers_[worker - 1]);
+  });
 }
 
 void SiteBuilder::WriteModel(const BuildView& v, const std::string& model, const History& history, Renderer& r) {
