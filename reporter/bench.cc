@@ -1,8 +1,13 @@
 // Render benchmark (ctest label bench; prints figures, asserts nothing):
 //   1. full render of N builds x M models x K configs (default 365 x 50 x 8)
-//      without SVG (vl-convert is ~1 s per figure here; timed separately);
-//   2. incremental: one new build rendered into the existing site;
-//   3. SVG rendering of that one build's figures through one vl-convert process.
+//      without SVG (vl-convert is ~1 s per figure here; timed separately),
+//      into an empty directory (cold);
+//   2. the same full render again, nothing changed: every build is skipped
+//      by its fingerprint (warm);
+//   3. incremental: one new build rendered with --build;
+//   4. another new build, then a full render without --build (the nightly
+//      flow: the new build and the index are rendered, the rest skipped);
+//   5. SVG rendering of one build's figures through one vl-convert process.
 // Override the size with TORCHGAUGE_BENCH_BUILDS / _MODELS / _CONFIGS; set
 // TORCHGAUGE_BENCH_NO_SVG=1 to stop before step 3.
 #include <chrono>
@@ -68,6 +73,12 @@ int main() {
   std::cout << "full render (no SVG): " << full_s << " s, " << full.builds_rendered << " builds, " << site_files
             << " files, " << site_bytes / 1e6 << " MB, " << full.figures << " figure specs" << std::endl;
 
+  t0 = std::chrono::steady_clock::now();
+  SiteReport warm = BuildSite(o);
+  std::cout << "full render again, nothing changed (no SVG): " << Since(t0) << " s, " << warm.builds_rendered
+            << " builds rendered, " << warm.builds_unchanged << " skipped as unchanged, " << warm.files_written
+            << " files written" << std::endl;
+
   FixtureSpec next = spec;
   next.builds = 1;
   next.first_day = spec.builds;
@@ -76,8 +87,20 @@ int main() {
   t0 = std::chrono::steady_clock::now();
   SiteReport inc = BuildSite(o);
   double inc_s = Since(t0);
-  std::cout << "incremental render of one new build (no SVG): " << inc_s << " s, " << inc.files_written
+  std::cout << "incremental render of one new build with --build (no SVG): " << inc_s << " s, " << inc.files_written
             << " files written, " << inc.files_unchanged << " unchanged" << std::endl;
+
+  FixtureSpec after = spec;
+  after.builds = 1;
+  after.first_day = spec.builds + 1;
+  GenerateFixtureTree(work / "results", after);
+  o.builds.clear();
+  t0 = std::chrono::steady_clock::now();
+  SiteReport nightly = BuildSite(o);
+  std::cout << "full render after one more new build, without --build (no SVG): " << Since(t0) << " s, "
+            << nightly.builds_rendered << " builds rendered, " << nightly.builds_unchanged << " skipped as unchanged, "
+            << nightly.files_written << " files written" << std::endl;
+  o.builds = {FixtureBuildId(after, 0)};
 
   if (std::getenv("TORCHGAUGE_BENCH_NO_SVG")) {
     if (!std::getenv("TORCHGAUGE_BENCH_KEEP")) fs::remove_all(work);

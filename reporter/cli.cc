@@ -44,6 +44,9 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
   sub->add_option("--out", opts->out, "Site output directory")->required();
   sub->add_option("--build", *builds, "Render only these builds (repeatable); other published builds are left untouched");
   sub->add_flag("--strict", opts->strict, "Fail on any unreadable or invalid result instead of skipping it");
+  sub->add_flag("--force", opts->force,
+                "Render every build; by default a build whose results, dependencies, templates and reporter are "
+                "unchanged since it was last rendered is skipped");
   sub->add_option("--site-url", opts->site_url, "Public URL of the site, for absolute links in summary.md");
   sub->add_option("--templates", opts->templates, "Mustache templates directory")->capture_default_str();
   sub->add_option("--static", opts->static_dir, "Directory with torchgauge.css and torchgauge.js")->capture_default_str();
@@ -68,7 +71,9 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       for (const auto& p : r.problems) std::cerr << "warning: skipped " << p.ToString() << "\n";
       for (const auto& k : r.skipped) std::cerr << "warning: not produced: " << k << "\n";
-      std::cout << "Rendered " << r.builds_rendered << " build(s) in " << s << " s: " << r.files_written
+      std::cout << "Rendered " << r.builds_rendered << " build(s) in " << s << " s";
+      if (r.builds_unchanged > 0) std::cout << " (" << r.builds_unchanged << " unchanged build(s) skipped; --force renders them)";
+      std::cout << ": " << r.files_written
                 << " files written, " << r.files_unchanged << " unchanged, " << r.figures << " figures, "
                 << r.svg_rendered << " SVGs.\n"
                 << "Site: " << fs::absolute(r.index).lexically_normal().string() << "\n"

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/hash.h"
 #include "core/json_io.h"
 #include "core/layout.h"
 #include "reporter/parallel.h"
@@ -270,6 +271,65 @@ std::vector<std::string> ListBuildIds(const fs::path& root, std::vector<Problem>
   return ids;
 }
 
+std::vector<std::string> ListPlatformIds(const fs::path& root, const std::string& build_id,
+                                         std::vector<Problem>* problems) {
+  std::vector<std::string> ids;
+  std::error_code ec;
+  for (fs::directory_iterator it(root / build_id, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!it->is_directory(ec) || name.starts_with(".")) continue;
+    if (!core::IsSafeId(name)) {
+      if (problems) problems->push_back({it->path().string(), "", "directory name is not a safe platform id; skipped"});
+      continue;
+    }
+    ids.push_back(name);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+std::vector<fs::path> ListRunFiles(const fs::path& platform_dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (fs::directory_iterator it(core::RunsDir(platform_dir), ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".json" && !it->path().filename().string().starts_with(".")) {
+      files.push_back(it->path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+namespace {
+void AddStat(core::Fingerprint& f, const fs::path& file) {
+  f.Add(file.filename().string());
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) {
+    f.Add(int64_t{-1}).Add(int64_t{errno});
+    return;
+  }
+  f.Add(static_cast<int64_t>(st.st_size)).Add(static_cast<int64_t>(st.st_ino));
+  f.Add(static_cast<int64_t>(st.st_mtim.tv_sec)).Add(static_cast<int64_t>(st.st_mtim.tv_nsec));
+}
+}  // namespace
+
+std::string InputFingerprint(const fs::path& root, const std::string& build_id) {
+  core::Fingerprint f;
+  f.Add(build_id);
+  std::vector<Problem> problems;
+  for (const auto& pid : ListPlatformIds(root, build_id, &problems)) {
+    fs::path dir = core::PlatformDir(root, build_id, pid);
+    f.Add(pid);
+    AddStat(f, core::ManifestPath(dir));
+    std::vector<fs::path> files = ListRunFiles(dir);
+    f.Add(static_cast<int64_t>(files.size()));
+    for (const auto& file : files) AddStat(f, file);
+  }
+  // Unsafe names are reported on the build page, so they are inputs too.
+  for (const auto& p : problems) f.Add(p.file);
+  return f.Hex();
+}
+
 LoadedResults LoadResults(const fs::path& root, const LoadOptions& options) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) throw std::runtime_error(root.string() + ": not a results directory");
@@ -279,18 +339,7 @@ LoadedResults LoadResults(const fs::path& root, const LoadOptions& options) {
     if (!options.only_builds.empty() && !options.only_builds.count(build_id)) continue;
     BuildResults b;
     b.id = build_id;
-    std::vector<std::string> platform_ids;
-    for (fs::directory_iterator it(root / build_id, ec), end; !ec && it != end; it.increment(ec)) {
-      std::string name = it->path().filename().string();
-      if (!it->is_directory(ec) || name.starts_with(".")) continue;
-      if (!core::IsSafeId(name)) {
-        b.problems.push_back({it->path().string(), "", "directory name is not a safe platform id; skipped"});
-        continue;
-      }
-      platform_ids.push_back(name);
-    }
-    std::sort(platform_ids.begin(), platform_ids.end());
-    for (const auto& pid : platform_ids) {
+    for (const auto& pid : ListPlatformIds(root, build_id, &b.problems)) {
       PlatformResults p;
       fs::path dir = core::PlatformDir(root, build_id, pid);
       fs::path mpath = core::ManifestPath(dir);
@@ -307,14 +356,7 @@ LoadedResults LoadResults(const fs::path& root, const LoadOptions& options) {
       }
       p.manifest.build_id = build_id;
       p.manifest.platform_id = pid;
-      std::vector<fs::path> files;
-      for (fs::directory_iterator it(core::RunsDir(dir), ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->path().extension() == ".json" && !it->path().filename().string().starts_with(".")) {
-          files.push_back(it->path());
-        }
-      }
-      std::sort(files.begin(), files.end());
-      for (auto& f : files) jobs.push_back({f, out.builds.size(), b.platforms.size(), {}, {}});
+      for (auto& f : ListRunFiles(dir)) jobs.push_back({f, out.builds.size(), b.platforms.size(), {}, {}});
       b.platforms.push_back(std::move(p));
     }
     out.builds.push_back(std::move(b));

@@ -76,6 +76,20 @@ class StrictError : public std::runtime_error {
 // Build ids found under `root` (safe ids only), unordered.
 std::vector<std::string> ListBuildIds(const std::filesystem::path& root, std::vector<Problem>* problems);
 
+// What LoadResults reads of one build, listed in one place: its platform
+// directories (names not starting with '.'; unsafe names go to `problems`)
+// and each platform's runs/*.json (sorted).
+std::vector<std::string> ListPlatformIds(const std::filesystem::path& root, const std::string& build_id,
+                                         std::vector<Problem>* problems);
+std::vector<std::filesystem::path> ListRunFiles(const std::filesystem::path& platform_dir);
+
+// A fingerprint of everything LoadResults reads for `build_id`: the entry
+// names under the build directory and the name, size, inode and mtime of
+// each manifest and run file. It changes whenever a file the loader reads is
+// added, removed, rewritten or replaced; reading no file contents, it costs
+// a directory listing and one stat per file.
+std::string InputFingerprint(const std::filesystem::path& root, const std::string& build_id);
+
 // Loads the tree. With options.strict, throws StrictError listing every
 // problem; otherwise problems are recorded and the bad files skipped.
 // Throws std::runtime_error only when `root` is not a readable directory.

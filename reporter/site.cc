@@ -15,7 +15,9 @@
 #include <kainjow/mustache.hpp>
 #include <nlohmann/json.hpp>
 
+#include "core/hash.h"
 #include "core/json_io.h"
+#include "core/version.h"
 #include "core/layout.h"
 #include "core/shell.h"
 #include "reporter/charts.h"
@@ -111,10 +113,10 @@ class Writer {
  public:
   Writer(fs::path root, SiteReport* report) : root_(std::move(root)), report_(report) {}
 
-  // Writes only when the bytes differ, so untouched outputs keep their mtime.
-  // Thread-safe: model pages are written from several threads; each path
-  // is written by one of them only.
-  void Write(const std::string& rel, const std::string& contents) {
+  // Writes only when the bytes differ, so untouched outputs keep their mtime;
+  // returns whether it wrote. Thread-safe: model pages are written from
+  // several threads; each path is written by one of them only.
+  bool Write(const std::string& rel, const std::string& contents) {
     fs::path path = root_ / rel;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -128,7 +130,7 @@ class Writer {
       if (in.read(old.data(), static_cast<std::streamsize>(old.size())) && old == contents) {
         std::lock_guard<std::mutex> lock(mu_);
         report_->files_unchanged++;
-        return;
+        return false;
       }
     }
     fs::path dir = path.parent_path();
@@ -148,7 +150,7 @@ class Writer {
       if (!out) throw std::runtime_error(path.string() + ": write failed");
       std::lock_guard<std::mutex> lock(mu_);
       report_->files_written++;
-      return;
+      return true;
     }
     // Replacing a published file: temp file and rename, as
     // core::WriteFileAtomic, without its fsync (a site is re-renderable, and
@@ -162,6 +164,7 @@ class Writer {
     fs::rename(tmp, path);
     std::lock_guard<std::mutex> lock(mu_);
     report_->files_written++;
+    return true;
   }
   fs::path Abs(const std::string& rel) const { return root_ / rel; }
 
@@ -274,8 +277,9 @@ struct FigureJob {
 class Charts {
  public:
   Charts(Writer& w, SiteReport* report) : w_(w), report_(report) {}
-  // Writes the spec file, queues its SVG, and returns the template data that
-  // places the chart on `page` (embedded for HTML, an SVG image for Markdown).
+  // Writes the spec file, queues its SVG unless an SVG newer than an
+  // unchanged spec exists, and returns the template data that places the
+  // chart on `page` (embedded for HTML, an SVG image for Markdown).
   mu::data Place(const Target& page, const Target& figure, const json& spec, const std::string& title,
                  const std::string& link_base = "") {
     Target vl = figure, svg = figure;
@@ -286,12 +290,19 @@ class Charts {
     {
       std::lock_guard<std::mutex> lock(mu_);
       first = seen_.insert(SitePath(vl)).second;
-      if (first) {
-        jobs_.push_back({w_.Abs(SitePath(vl)), w_.Abs(SitePath(svg))});
-        report_->figures++;
+      if (first) report_->figures++;
+    }
+    if (first) {
+      FigureJob job{w_.Abs(SitePath(vl)), w_.Abs(SitePath(svg))};
+      bool changed = w_.Write(SitePath(vl), text + "\n");
+      std::error_code e1, e2;
+      auto svg_time = fs::last_write_time(job.svg, e1);
+      bool svg_current = !changed && !e1 && svg_time >= fs::last_write_time(job.spec, e2) && !e2;
+      if (!svg_current) {
+        std::lock_guard<std::mutex> lock(mu_);
+        jobs_.push_back(std::move(job));
       }
     }
-    if (first) w_.Write(SitePath(vl), text + "\n");
     std::string id = "spec-" + figure.name;
     mu::data d;
     Set(d, "title", title);
@@ -1134,6 +1145,66 @@ class RecentRuns {
 };
 }  // namespace
 
+namespace {
+// Everything besides the results that decides a rendered build's bytes: the
+// reporter itself (its executable), the templates and static files, and the
+// options that change output. With `svg_ok` false no SVG was made, so a later
+// render that can make them does not count the build as unchanged.
+std::string RenderFingerprint(const SiteOptions& o, bool svg_ok) {
+  core::Fingerprint f;
+  try {
+    f.AddFile("/proc/self/exe");
+  } catch (const std::exception&) {
+    f.Add(std::string(core::Version())).Add(std::string(core::GitSha()));
+  }
+  for (const fs::path& dir : {o.templates, o.static_dir}) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_regular_file(ec)) files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) f.Add(file.filename().string()).AddFile(file);
+  }
+  f.Add(o.site_url).Add(int64_t{svg_ok}).Add(int64_t{o.trend_builds}).Add(int64_t{o.compare});
+  const core::CompareOptions& c = o.compare_options;
+  f.Add(c.threshold_percent).Add(c.alpha).Add(int64_t{c.window}).Add(int64_t{c.persist}).Add(c.memory_min_abs_bytes);
+  for (const auto& r : c.rules) f.Add(r.metric).Add(r.model_regex).Add(r.percent);
+  f.Add(std::string(kVegaLiteVersion));
+  return f.Hex();
+}
+
+// The builds whose results build `i`'s pages read besides its own: the
+// trend window (the trend_builds - 1 builds before it) and, per platform,
+// the builds its comparison uses (window + persist - 1 earlier builds with
+// that platform), as WriteModel and RecentRuns::Compare pick them.
+std::string StoredFingerprint(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::vector<size_t> Dependencies(const SiteOptions& o, const std::vector<BuildRef>& refs, size_t i) {
+  std::set<size_t> deps;
+  const size_t trend = static_cast<size_t>(std::max(o.trend_builds, 1));
+  for (size_t j = i + 1 > trend ? i + 1 - trend : 0; j < i; ++j) deps.insert(j);
+  if (o.compare) {
+    const size_t need = static_cast<size_t>(o.compare_options.window + o.compare_options.persist - 1);
+    for (const auto& platform : refs[i].platforms) {
+      size_t found = 0;
+      for (size_t j = i; j-- > 0 && found < need;) {
+        if (refs[j].platforms.count(platform)) {
+          deps.insert(j);
+          ++found;
+        }
+      }
+    }
+  }
+  return {deps.begin(), deps.end()};
+}
+}  // namespace
+
 SiteReport BuildSite(const SiteOptions& o) {
   SiteReport report;
   std::error_code ec;
@@ -1159,19 +1230,59 @@ SiteReport BuildSite(const SiteOptions& o) {
   lo.threads = o.threads;
   if (o.compare) o.compare_options.Validate();
   RecentRuns recent(o, refs);
+
+  // Change detection: a build's fingerprint covers its inputs, those of the
+  // builds its pages read (Dependencies) and the renderer. A full render
+  // skips a build whose stored fingerprint matches; the fingerprint is
+  // removed before a build is rendered and written only once all its files,
+  // SVG included, are done, so an interrupted render is redone next time.
+  const bool vl_ok = o.svg && VlConvertAvailable(o);
+  const std::string render_fp = RenderFingerprint(o, vl_ok);
+  std::vector<std::string> inputs(refs.size());
+  auto input = [&](size_t j) -> const std::string& {
+    if (inputs[j].empty()) inputs[j] = InputFingerprint(o.results, refs[j].id);
+    return inputs[j];
+  };
+  if (o.builds.empty() && !o.force) {
+    ParallelFor(refs.size(), ThreadCount(o.threads, refs.size()), [&](size_t j, int) { input(j); });
+  }
+  auto fingerprint = [&](size_t i) {
+    core::Fingerprint f;
+    f.Add(render_fp).Add(refs[i].id).Add(refs[i].started_at).Add(input(i));
+    for (size_t j : Dependencies(o, refs, i)) f.Add(refs[j].id).Add(input(j));
+    return f.Hex();
+  };
+  auto fingerprint_path = [&](const std::string& id) { return o.out / SitePath({Kind::kFingerprint, id, "", ""}); };
+  auto cached_summary = [&](const BuildRef& ref) -> std::optional<BuildSummary> {
+    try {
+      BuildSummary s = BuildSummaryFromJson(core::ReadJsonFile(o.out / SitePath({Kind::kData, ref.id, "summary", ""})));
+      if (s.id == ref.id && s.started_at == ref.started_at) return s;
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+  };
+  std::vector<std::pair<std::string, std::string>> rendered_fps;  // build id, fingerprint
+
   for (size_t i = 0; i < refs.size(); ++i) {
     const BuildRef& ref = refs[i];
     bool selected = o.builds.empty() || o.builds.count(ref.id);
-    if (!selected) {
-      // A published build: read its cached summary; fall back to the results.
-      try {
-        fs::path cache = o.out / SitePath({Kind::kData, ref.id, "summary", ""});
-        BuildSummary s = BuildSummaryFromJson(core::ReadJsonFile(cache));
-        if (s.id == ref.id && s.started_at == ref.started_at) {
-          history.builds.push_back(std::move(s));
+    std::string fp;
+    if (selected) {
+      fp = fingerprint(i);
+      if (o.builds.empty() && !o.force && StoredFingerprint(fingerprint_path(ref.id)) == fp) {
+        if (auto s = cached_summary(ref)) {
+          history.builds.push_back(std::move(*s));
+          report.builds_unchanged++;
           continue;
         }
-      } catch (const std::exception&) {
+      }
+      fs::remove(fingerprint_path(ref.id), ec);
+    }
+    if (!selected) {
+      // A published build: read its cached summary; fall back to the results.
+      if (auto s = cached_summary(ref)) {
+        history.builds.push_back(std::move(*s));
+        continue;
       }
       LoadOptions quiet = lo;
       quiet.strict = false;
@@ -1203,6 +1314,7 @@ SiteReport BuildSite(const SiteOptions& o) {
       writer.Write(SitePath({Kind::kData, b.id, "summary", ""}), DumpJson(ToJson(summary), 1) + "\n");
       report.problems.insert(report.problems.end(), b.problems.begin(), b.problems.end());
       report.builds_rendered++;
+      rendered_fps.emplace_back(b.id, fp);
     }
     report.problems.insert(report.problems.end(), loaded.problems.begin(), loaded.problems.end());
   }
@@ -1217,7 +1329,6 @@ SiteReport BuildSite(const SiteOptions& o) {
   fs::path bundle_version = o.out / SitePath({Kind::kAsset, "", "vega-bundle.version", ""});
   const std::string want_version = std::string("vega-lite ") + kVegaLiteVersion + "\n";
   bool have_bundle = fs::exists(bundle, ec) && fs::exists(bundle_version, ec) && ReadText(bundle_version) == want_version;
-  bool vl_ok = o.svg && VlConvertAvailable(o);
   if (!have_bundle) {
     // The bundle takes vl-convert seconds to make; keep one per version in the
     // user's cache and copy it from there.
@@ -1241,6 +1352,7 @@ SiteReport BuildSite(const SiteOptions& o) {
                                " (charts in HTML pages will not render; install vl-convert-python or pass --python)");
     }
   }
+  bool svg_failed = false;
   if (o.svg && !charts.jobs().empty()) {
     if (!vl_ok) {
       report.skipped.push_back(std::to_string(charts.jobs().size()) + " SVG figures: vl-convert-python is not available to " +
@@ -1250,11 +1362,23 @@ SiteReport BuildSite(const SiteOptions& o) {
       for (const auto& j : charts.jobs()) jobs += j.spec.string() + "\t" + j.svg.string() + "\n";
       if (!RunHelper(o, std::string("svg ") + kVegaLiteVersion, jobs, &err)) {
         report.skipped.push_back("some SVG figures failed to render:\n" + err);
+        svg_failed = true;
       }
       report.svg_rendered = charts.jobs().size();
     }
   } else if (!o.svg) {
     report.skipped.push_back(std::to_string(charts.jobs().size()) + " SVG figures: --no-svg");
+  }
+  if (!svg_failed) {
+    // Not through the Writer: the fingerprints are a cache beside the site,
+    // not published files, and are not counted as written.
+    for (const auto& [id, fp] : rendered_fps) {
+      fs::path file = fingerprint_path(id), tmp = file;
+      tmp += ".tmp" + std::to_string(::getpid());
+      fs::create_directories(file.parent_path());
+      std::ofstream(tmp, std::ios::binary | std::ios::trunc) << fp << "\n";
+      fs::rename(tmp, file);
+    }
   }
   return report;
 }

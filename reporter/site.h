@@ -31,6 +31,11 @@ struct SiteOptions {
   std::filesystem::path static_dir; // CSS and JS copied to assets/
   std::set<std::string> builds;     // empty: every build
   bool strict = false;
+  // A full render (no `builds`) skips a build whose fingerprint (its
+  // results, the results its pages read, the reporter, templates and
+  // options) matches the one stored when it was last rendered; `force`
+  // renders every build regardless.
+  bool force = false;
   std::string site_url;             // absolute base for links in summary.md; may be empty
   bool svg = true;                  // render SVG via vl-convert
   std::string python;               // interpreter with vl-convert-python
@@ -48,6 +53,7 @@ struct SiteOptions {
 
 struct SiteReport {
   int builds_rendered = 0;
+  int builds_unchanged = 0;          // skipped: fingerprint unchanged
   size_t files_written = 0, files_unchanged = 0, bytes = 0;
   size_t figures = 0, svg_rendered = 0;
   std::vector<Problem> problems;     // skipped inputs (warnings)

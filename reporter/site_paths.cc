@@ -42,6 +42,7 @@ std::string SitePath(const Target& t) {
     case Kind::kTable: return Build(t) + "tables/" + Name(t, "table name") + Ext(t, "csv");
     case Kind::kData: return Build(t) + "data/" + Name(t, "data name") + ".json";
     case Kind::kAsset: return "assets/" + Name(t, "asset name");
+    case Kind::kFingerprint: core::CheckSafeId(t.build, "build id"); return ".torchgauge/" + t.build + ".fingerprint";
   }
   throw std::invalid_argument("unknown target kind");
 }

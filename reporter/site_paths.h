@@ -11,6 +11,7 @@
 //   builds/<build>/tables/<name>.{csv,tex}
 //   builds/<build>/data/<name>.json
 //   assets/<name>
+//   .torchgauge/<build>.fingerprint       (change detection; not published content)
 #pragma once
 
 #include <string>
@@ -28,6 +29,7 @@ enum class Kind {
   kTable,         // build, name, ext: csv | tex
   kData,          // build, name (ext json)
   kAsset,         // name (with extension)
+  kFingerprint,   // build: what the build was last rendered from (site.cc)
 };
 
 struct Target {

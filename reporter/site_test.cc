@@ -9,6 +9,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -53,12 +54,14 @@ SiteOptions Options(const fs::path& results, const fs::path& out, bool svg = fal
   o.threads = 2;
   return o;
 }
-// Every regular file under root, relative path -> bytes.
+// Every regular file under root, relative path -> bytes; without the change
+// detection cache (.torchgauge/), which depends on file times by design.
 std::map<std::string, std::string> Snapshot(const fs::path& root, bool with_bundle = false) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     if (!e.is_regular_file()) continue;
     std::string rel = fs::relative(e.path(), root).generic_string();
+    if (rel.starts_with(".torchgauge/")) continue;
     if (!with_bundle && rel == "assets/vega-bundle.js") continue;
     out[rel] = Read(e.path());
   }
@@ -168,6 +171,109 @@ TEST_CASE("incremental: rendering one build leaves other published builds untouc
   // The same site rendered in full from scratch is identical.
   BuildSite(Options(root / "results", root / "full"));
   CHECK(Snapshot(root / "full") == after);
+}
+
+TEST_CASE("change detection: a full render redoes exactly the builds whose inputs changed") {
+  fs::path root = Tmp("change");
+  FixtureSpec spec;
+  spec.builds = 5;
+  spec.models = 2;
+  spec.configs = 2;
+  GenerateFixtureTree(root / "results", spec);
+  fs::path site = root / "site";
+  auto options = [&] {
+    SiteOptions o = Options(root / "results", site);
+    o.trend_builds = 2;  // build k reads build k-1 (trend and comparison)
+    return o;
+  };
+  SiteReport first = BuildSite(options());
+  CHECK(first.builds_rendered == 5);
+  CHECK(first.builds_unchanged == 0);
+  for (int i = 0; i < 5; ++i) CHECK(fs::exists(site / ".torchgauge" / (FixtureBuildId(spec, i) + ".fingerprint")));
+
+  SiteReport again = BuildSite(options());
+  CHECK(again.builds_rendered == 0);
+  CHECK(again.builds_unchanged == 5);
+  CHECK(again.files_written == 0);
+
+  // A result of build 1 disappears: build 1 and build 2 (which reads it)
+  // are rendered again, and the site equals a fresh render.
+  fs::path runs = core::RunsDir(core::PlatformDir(root / "results", FixtureBuildId(spec, 1), "cpu-x86_64-2c"));
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(runs)) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() > 1);
+  fs::remove(files.front());
+  SiteReport changed = BuildSite(options());
+  CHECK(changed.builds_rendered == 2);
+  CHECK(changed.builds_unchanged == 3);
+  SiteOptions fresh = options();
+  fresh.out = root / "fresh";
+  BuildSite(fresh);
+  CHECK(Snapshot(site) == Snapshot(root / "fresh"));
+
+  // Rewriting a file with the same bytes still counts as a change (the
+  // fingerprint reads times, not contents): build 3 and its reader, build 4.
+  fs::path f3 = core::RunsDir(core::PlatformDir(root / "results", FixtureBuildId(spec, 3), "cpu-x86_64-2c"));
+  fs::path one = fs::directory_iterator(f3)->path();
+  std::string text = Read(one);
+  fs::remove(one);
+  Write(one, text);
+  CHECK(BuildSite(options()).builds_rendered == 2);
+
+  // A lost fingerprint (an interrupted render) redoes that build only.
+  fs::remove(site / ".torchgauge" / (FixtureBuildId(spec, 0) + ".fingerprint"));
+  SiteReport lost = BuildSite(options());
+  CHECK(lost.builds_rendered == 1);
+  CHECK(lost.files_written == 0);
+
+  // A template or an option that changes output redoes every build;
+  // --force too.
+  fs::path templates = root / "templates";
+  fs::copy(fs::path(TORCHGAUGE_SOURCE_DIR) / "templates", templates);
+  Write(templates / "model.md.mustache", Read(templates / "model.md.mustache") + "\n");
+  SiteOptions restyled = options();
+  restyled.templates = templates;
+  CHECK(BuildSite(restyled).builds_rendered == 5);
+  SiteOptions wider = restyled;
+  wider.trend_builds = 3;
+  CHECK(BuildSite(wider).builds_rendered == 5);
+  CHECK(BuildSite(wider).builds_rendered == 0);
+  wider.force = true;
+  CHECK(BuildSite(wider).builds_rendered == 5);
+
+  // Rendering named builds still renders them, and records their fingerprints.
+  wider.force = false;
+  wider.builds = {FixtureBuildId(spec, 2)};
+  fs::remove(site / ".torchgauge" / (FixtureBuildId(spec, 2) + ".fingerprint"));
+  CHECK(BuildSite(wider).builds_rendered == 1);
+  wider.builds.clear();
+  CHECK(BuildSite(wider).builds_rendered == 0);
+}
+
+TEST_CASE("svg: a figure is rendered again only when its spec changed or its SVG is missing") {
+  fs::path root = Tmp("svg-reuse");
+  FixtureSpec spec;
+  spec.builds = 2;
+  spec.models = 1;
+  spec.configs = 1;
+  GenerateFixtureTree(root / "results", spec);
+  SiteOptions o = Options(root / "results", root / "site", /*svg=*/true);
+  SiteReport first = BuildSite(o);
+  REQUIRE(first.skipped.empty());  // vl-convert is part of the bootstrap
+  CHECK(first.svg_rendered == first.figures);
+  CHECK(first.svg_rendered > 3);
+  o.force = true;  // every page again: the specs are unchanged, so no SVG is
+  CHECK(BuildSite(o).svg_rendered == 0);
+  fs::path fig = root / "site" / "builds" / FixtureBuildId(spec, 1) / "figures";
+  std::vector<fs::path> svgs;
+  for (const auto& e : fs::directory_iterator(fig)) {
+    if (e.path().extension() == ".svg") svgs.push_back(e.path());
+  }
+  REQUIRE(!svgs.empty());
+  fs::remove(svgs.front());
+  CHECK(BuildSite(o).svg_rendered == 1);
+  CHECK(fs::exists(svgs.front()));
 }
 
 TEST_CASE("hostile strings are escaped in every context and ids cannot escape the site") {

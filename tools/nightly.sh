@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # TorchGauge nightly entry point: one command runs a whole night for a build.
 #   1. collect the configured suite on this machine into the results tree
-#   2. render that build into the site (torchgauge-report build)
+#   2. render the site: that build and anything changed (torchgauge-report build)
 #   3. compare it with the previous build (torchgauge-report compare)
 #   4. write the GitHub issue body (and title) when something regressed
 #   5. exit with the CI code: 0 nothing regressed, 1 regression, 2 bad input
@@ -105,10 +105,13 @@ if [[ $skip_collect -eq 0 ]]; then
 fi
 [[ -d "$results/$build_id" ]] || die "no results for build $build_id under $results"
 
-# 2. Render the build into the site.
+# 2. Render the site. A full render: builds whose results, dependencies and
+# renderer are unchanged since their last render are skipped by fingerprint,
+# so this renders the new build, the index, and any build a failed night left
+# unfinished.
 if [[ $skip_site -eq 0 ]]; then
-  step "rendering build $build_id into $site"
-  "$report" build --build "$build_id" --results "$results" --out "$site" \
+  step "rendering $site (build $build_id and anything changed)"
+  "$report" build --results "$results" --out "$site" \
       ${site_url:+--site-url "$site_url"} || die "torchgauge-report build failed (exit $?)"
 fi
 

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The nightly entry point end to end on a recorded results tree (the compare
+# golden: two CPU builds, three planted regressions and one broken run), with
+# --skip-collect so it needs no LibTorch:
+#   - a night with a regression exits 1 and writes the issue body and title;
+#   - the site is rendered, and a second night renders no build again;
+#   - the first build of a tree exits 0; a bad build id exits 2.
+# Usage: nightly_test.sh <dir with torchgauge-report> <source dir> <work dir>
+set -uo pipefail
+bin="$1" src="$2" work="$3"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+rm -rf "$work" && mkdir -p "$work" || fail "cannot create $work"
+cp -r "$src/tests/data/compare_golden/results" "$work/results"
+night() { "$src/tools/nightly.sh" --skip-collect --bin-dir "$bin" --results "$work/results" --site "$work/public" "$@"; }
+
+night --build-id 2.11.0-20261122 >"$work/out1" 2>&1
+rc=$?
+cat "$work/out1"
+[ $rc -eq 1 ] || fail "first night: exit $rc, want 1 (regression)"
+issue="$work/results/.nightly/2.11.0-20261122"
+[ -s "$issue/issue.md" ] || fail "no issue.md"
+title=$(cat "$issue/issue-title.txt")
+[ "$title" = "[TorchGauge] 3 regressions, 1 broken run in 2.11.0-20261122 vs 2.11.0-20261121 (cpu-x86_64-2c)" ] ||
+  fail "issue title: '$title'"
+cmp -s "$issue/issue.md" "$issue/report.md" || fail "issue.md differs from report.md"
+[ "$(wc -c <"$issue/issue.md")" -lt 65536 ] || fail "issue.md over GitHub's comment limit"
+for f in index.html builds/2.11.0-20261122/index.html builds/2.11.0-20261122/compare.html builds/2.11.0-20261121/index.md; do
+  [ -s "$work/public/$f" ] || fail "site file missing: $f"
+done
+grep -q "Rendered 2 build(s)" "$work/out1" || fail "first night did not render both builds"
+
+night --build-id 2.11.0-20261122 >"$work/out2" 2>&1
+rc=$?
+cat "$work/out2"
+[ $rc -eq 1 ] || fail "second night: exit $rc, want 1"
+grep -q "Rendered 0 build(s).*(2 unchanged build(s) skipped" "$work/out2" || fail "second night rendered builds again"
+
+# The first build in a results tree has nothing to compare with.
+mkdir -p "$work/first" && cp -r "$work/results/2.11.0-20261121" "$work/first/"
+"$src/tools/nightly.sh" --skip-collect --bin-dir "$bin" --results "$work/first" --site "$work/first-site" \
+  --build-id 2.11.0-20261121 >"$work/out3" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { cat "$work/out3"; fail "first build: exit $rc, want 0"; }
+grep -q "nothing to compare with" "$work/out3" || fail "first build: no 'nothing to compare with'"
+
+night --build-id '../escape' >"$work/out4" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$work/out4"; fail "unsafe build id: exit $rc, want 2"; }
+grep -q "not a safe slug" "$work/out4" || fail "unsafe build id: message"
+echo "nightly_test: ok"
