@@ -250,12 +250,19 @@ std::optional<double> LogBand(const std::vector<double>& v) {
   return std::log(*hi / *lo) * ExpectedRange(5) / ExpectedRange(v.size());
 }
 
+double BandPercent(double log_band) { return std::expm1(log_band) * 100.0; }
+
 const std::vector<double>* ProcessMedians(const RunResult& r, Metric m) {
   if ((m == Metric::kTime || m == Metric::kThroughput) && r.timing) return &r.timing->process_medians_ms;
   return nullptr;
 }
 
 }  // namespace
+
+std::optional<double> NoiseBandPercent(const std::vector<double>& medians) {
+  if (auto b = LogBand(medians)) return BandPercent(*b);
+  return std::nullopt;
+}
 
 PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window, const RunSet& next,
                                   const CompareOptions& options) {
@@ -337,7 +344,7 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
         const MannWhitneyResult t = MannWhitneyU(pooled, new_samples);
         c.p_value = t.p_value;
         c.exact = t.exact;
-        if (band) c.noise_percent = std::expm1(*band) * 100.0;
+        if (band) c.noise_percent = BandPercent(*band);
         const bool beyond_band = !band || std::abs(std::log(c.ratio)) > *band;
         if (!over) {
           c.verdict = Verdict::kUnchanged;

@@ -92,6 +92,11 @@ enum class Verdict {
   kNoise,          // over the threshold, not significant
   kTooFewSamples,  // over the threshold, the test cannot reach alpha
 };
+// The noise band one set of medians that should agree shows (a run's
+// per-process medians), in percent: what the comparison uses for it. Null
+// for fewer than two values.
+std::optional<double> NoiseBandPercent(const std::vector<double>& medians);
+
 const char* VerdictName(Verdict v);  // regression | improvement | unchanged | noise | too_few_samples
 
 struct MetricChange {

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "models/rl_env.h"
+#include "models/squashed_normal.h"
 
 namespace torchgauge::models {
 namespace {
@@ -116,21 +117,6 @@ struct DrqNetImpl : torch::nn::Module {
 };
 TORCH_MODULE(DrqNet);
 
-// drq utils.SquashedNormal: tanh of a Gaussian, log-density with the stable
-// log|d tanh/dx| = 2 (log 2 - x - softplus(-2x)).
-struct Squashed {
-  torch::Tensor pre_tanh, action;
-};
-Squashed RSample(const torch::Tensor& mu, const torch::Tensor& sigma) {
-  auto x = mu + sigma * torch::randn_like(mu);
-  return {x, torch::tanh(x)};
-}
-torch::Tensor LogProb(const Squashed& s, const torch::Tensor& mu, const torch::Tensor& sigma) {
-  const double half_log_2pi = 0.5 * std::log(2.0 * M_PI);
-  auto normal = -(s.pre_tanh - mu).pow(2) / (2 * sigma.pow(2)) - sigma.log() - half_log_2pi;
-  return normal - 2.0 * (std::log(2.0) - s.pre_tanh - F::softplus(-2.0 * s.pre_tanh));
-}
-
 // Random shift (DrQ's augmentation): replicate-pad by kImagePad, then crop
 // 84 x 84 at an independent random offset per sample, done on the device
 // with two gathers.
@@ -226,7 +212,7 @@ class DrqWorkload : public Workload {
       net_->actor->eval();
       inputs_["obs"].copy_(host_obs_.to(torch::kFloat));
       auto [mu, sigma] = net_->actor->forward(inputs_["obs"]);
-      action = RSample(mu, sigma).action.clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).reshape({-1});
+      action = SquashedRSample(mu, sigma).action.clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).reshape({-1});
       net_->actor->train();
     }
     auto loss = Update();
@@ -290,8 +276,8 @@ class DrqWorkload : public Workload {
       torch::NoGradGuard g;
       auto target = [&](const torch::Tensor& next) {
         auto [mu, sigma] = net_->actor->forward(next);
-        auto s = RSample(mu, sigma);
-        auto log_prob = LogProb(s, mu, sigma).sum(-1, true);
+        auto s = SquashedRSample(mu, sigma);
+        auto log_prob = SquashedLogProb(s, mu, sigma).sum(-1, true);
         auto [q1, q2] = net_->critic_target->forward(next, s.action);
         auto v = torch::min(q1, q2) - alpha.detach() * log_prob;
         return b.reward + b.not_done * kDiscount * v;
@@ -308,8 +294,8 @@ class DrqWorkload : public Workload {
 
     if (step_ % kActorUpdateFrequency == 0) {
       auto [mu, sigma] = net_->actor->forward(obs, /*detach_encoder=*/true);
-      auto s = RSample(mu, sigma);
-      auto log_prob = LogProb(s, mu, sigma).sum(-1, true);
+      auto s = SquashedRSample(mu, sigma);
+      auto log_prob = SquashedLogProb(s, mu, sigma).sum(-1, true);
       auto [aq1, aq2] = net_->critic->forward(obs, s.action, /*detach_encoder=*/true);
       auto actor_loss = (alpha.detach() * log_prob - torch::min(aq1, aq2)).mean();
       actor_opt_->zero_grad();

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "models/rl_env.h"
+#include "models/squashed_normal.h"
 
 namespace torchgauge::models {
 namespace {
@@ -81,24 +82,6 @@ struct SacNetImpl : torch::nn::Module {
 };
 TORCH_MODULE(SacNet);
 
-// The tanh-squashed Gaussian of TorchBench's util/distribution.SquashedNormal.
-// Reparameterised sampling returns the pre-tanh value too: log_prob of a
-// fresh sample uses it directly (the distribution's cache), so the inverse
-// clamp (-0.99, 0.99) never comes into play on this path.
-struct Squashed {
-  torch::Tensor pre_tanh, action;
-};
-Squashed RSample(const torch::Tensor& mu, const torch::Tensor& sigma) {
-  auto x = mu + sigma * torch::randn_like(mu);
-  return {x, torch::tanh(x)};
-}
-torch::Tensor LogProb(const Squashed& s, const torch::Tensor& mu, const torch::Tensor& sigma) {
-  const double half_log_2pi = 0.5 * std::log(2.0 * M_PI);
-  auto normal = -(s.pre_tanh - mu).pow(2) / (2 * sigma.pow(2)) - sigma.log() - half_log_2pi;
-  auto log_det = 2.0 * (std::log(2.0) - s.pre_tanh - F::softplus(-2.0 * s.pre_tanh));
-  return normal - log_det;
-}
-
 void SoftUpdate(BigCritic& target, BigCritic& source, double tau) {
   torch::NoGradGuard g;
   auto t = target->parameters(), s = source->parameters();
@@ -168,7 +151,7 @@ class SacWorkload : public Workload {
       net_->actor->eval();
       inputs_["state"].copy_(host_obs_, /*non_blocking=*/false);
       auto [mu, sigma] = net_->actor->forward(inputs_["state"]);
-      action = RSample(mu, sigma).action.clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).reshape({-1});
+      action = SquashedRSample(mu, sigma).action.clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).reshape({-1});
       net_->actor->train();
     }
     EnvStepAndStore(action);
@@ -246,8 +229,8 @@ class SacWorkload : public Workload {
     {
       torch::NoGradGuard g;
       auto [mu1, std1] = net_->actor->forward(batch.next_obs);
-      auto s1 = RSample(mu1, std1);
-      auto logp_a1 = LogProb(s1, mu1, std1).sum(-1, true);
+      auto s1 = SquashedRSample(mu1, std1);
+      auto logp_a1 = SquashedLogProb(s1, mu1, std1).sum(-1, true);
       auto target_q = torch::min(net_->target_critic1->forward(batch.next_obs, s1.action),
                                  net_->target_critic2->forward(batch.next_obs, s1.action));
       td_target = batch.reward + kGamma * batch.not_done * (target_q - alpha * logp_a1);
@@ -260,8 +243,8 @@ class SacWorkload : public Workload {
     critic_opt_->step();
     if (update_policy) {
       auto [mu, sigma] = net_->actor->forward(batch.obs);
-      auto s = RSample(mu, sigma);
-      auto logp_a = LogProb(s, mu, sigma).sum(-1, true);
+      auto s = SquashedRSample(mu, sigma);
+      auto logp_a = SquashedLogProb(s, mu, sigma).sum(-1, true);
       auto q = torch::min(net_->critic1->forward(batch.obs, s.action), net_->critic2->forward(batch.obs, s.action));
       auto actor_loss = -(q - alpha.detach() * logp_a).mean();
       actor_opt_->zero_grad();

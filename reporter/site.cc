@@ -408,6 +408,24 @@ mu::data RunRow(const core::RunResult& r, const std::string& model_href) {
   return d;
 }
 
+// How a timed run was measured: its processes and samples, each process's
+// median, and the noise band those medians give the comparison.
+mu::data MeasurementRow(const core::RunResult& r) {
+  mu::data d;
+  Set(d, "config", ConfigLabel(r));
+  const int processes = r.settings ? r.settings->processes : 1;
+  Set(d, "processes", std::to_string(processes));
+  Set(d, "samples", std::to_string(r.timing->samples_ms.size()));
+  Set(d, "warmup", std::to_string(r.timing->warmup_iterations));
+  Set(d, "threads", r.settings && r.settings->threads > 0 ? std::to_string(r.settings->threads) : std::string("default"));
+  std::string medians;
+  for (double m : r.timing->process_medians_ms) medians += (medians.empty() ? "" : ", ") + Ms(m);
+  Set(d, "process_medians", medians.empty() ? Dash() : medians);
+  auto band = core::NoiseBandPercent(r.timing->process_medians_ms);
+  Set(d, "noise", band ? Num(*band, "%.1f") : Dash());
+  return d;
+}
+
 // Paths are shown relative to the results root, so pages do not depend on
 // where the results were when the site was rendered.
 mu::data Problems(const std::vector<Problem>& problems, const fs::path& root) {
@@ -493,6 +511,7 @@ mu::data RegressionData(const core::Comparison& c, const std::string& build, con
       Set(r, "new", MetricValue(ch.metric, ch.new_value));
       Set(r, "delta", Num(ch.delta_percent, "%+.1f"));
       Set(r, "p", ch.p_value ? Num(*ch.p_value, "%.2g") : Dash());
+      Set(r, "noise", ch.noise_percent ? Num(*ch.noise_percent, "%.1f") : Dash());
       Set(r, "confirmed", list == &regs ? std::string(ch.confirmed ? "yes" : "not yet (" + std::to_string(ch.seen_in) +
                                                                                  " of " + std::to_string(c.options.persist) + ")")
                                        : Dash());
@@ -821,8 +840,10 @@ void SiteBuilder::WriteModel(const BuildView& v, const std::string& model, const
     mu::data rows = List(), kernels = List();
     std::vector<SamplePoint> samples;
     bool has_kernels = false;
+    mu::data measurement = List();
     for (const auto* r : runs) {
       Append(rows, RunRow(*r, ""));
+      if (r->timing) Append(measurement, MeasurementRow(*r));
       if (r->timing) {
         for (double s : r->timing->samples_ms) samples.push_back({ConfigLabel(*r), s});
       }
@@ -839,6 +860,8 @@ void SiteBuilder::WriteModel(const BuildView& v, const std::string& model, const
       }
     }
     Set(pd, "runs", std::move(rows));
+    Set(pd, "has_measurement", !measurement.list_value().empty());
+    Set(pd, "measurement", std::move(measurement));
     Set(pd, "kernels", std::move(kernels));
     Set(pd, "has_kernels", has_kernels);
     if (!samples.empty()) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "models/rl_env.h"
+#include "models/squashed_normal.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;
@@ -427,4 +428,23 @@ TEST_CASE("rl_env replay buffer samples stored transitions") {
   CHECK(b.obs.min().item<float>() >= 2.0f);  // transitions 0 and 1 were overwritten
   CHECK(torch::allclose(b.reward.squeeze(1), b.obs.select(1, 0)));
   CHECK(torch::equal(b.not_done.squeeze(1) == 0, b.obs.select(1, 0) == 5));
+}
+
+TEST_CASE("parity soft_actor_critic and drq squashed Gaussian: log-density by the change of variables") {
+  // log p(tanh x) = log N(x; mu, sigma) - log(1 - tanh(x)^2), computed here
+  // directly in double precision where 1 - tanh^2 is still accurate.
+  torch::manual_seed(0);
+  auto mu = torch::randn({64, 3}, torch::kDouble) * 0.5;
+  auto sigma = torch::rand({64, 3}, torch::kDouble) * 0.9 + 0.1;
+  models::SquashedSample s = models::SquashedRSample(mu, sigma);
+  CHECK(torch::allclose(s.action, torch::tanh(s.pre_tanh)));
+  auto normal = -0.5 * ((s.pre_tanh - mu) / sigma).pow(2) - sigma.log() - 0.5 * std::log(2 * M_PI);
+  auto want = normal - torch::log(1 - torch::tanh(s.pre_tanh).pow(2));
+  auto got = models::SquashedLogProb(s, mu, sigma);
+  CHECK(torch::allclose(got, want, 1e-9, 1e-9));
+  // Samples follow mu + sigma * N(0, 1): standardised, mean ~0 and sd ~1.
+  auto big_mu = torch::full({20000}, 0.3, torch::kDouble), big_sigma = torch::full({20000}, 0.2, torch::kDouble);
+  auto z = (models::SquashedRSample(big_mu, big_sigma).pre_tanh - big_mu) / big_sigma;
+  CHECK(std::abs(z.mean().item<double>()) < 0.05);
+  CHECK(std::abs(z.std().item<double>() - 1.0) < 0.05);
 }
