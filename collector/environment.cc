@@ -19,6 +19,7 @@
 
 #include "collector/cuda_support.h"
 #include "core/result.h"
+#include "core/shell.h"
 
 namespace torchgauge::collector {
 
@@ -41,12 +42,10 @@ std::string ReadProcField(const char* file, const std::string& key) {
   return "";
 }
 
+// What a read-only query command prints, without trailing blanks; empty if
+// it is missing or fails.
 std::string RunCommand(const std::string& cmd) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  if (!pipe) return "";
-  std::string out;
-  std::array<char, 256> buf{};
-  while (fgets(buf.data(), buf.size(), pipe.get())) out += buf.data();
+  std::string out = core::RunCapture(cmd).output;
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
 }

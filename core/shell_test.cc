@@ -22,3 +22,14 @@ TEST_CASE("shell quoting survives the shell byte for byte") {
     CHECK(got == s);
   }
 }
+
+TEST_CASE("RunCapture: output, exit code, stderr on request, binary-safe") {
+  using torchgauge::core::RunCapture;
+  auto a = RunCapture("printf 'a\\nb'; exit 3");
+  CHECK(a.exit_code == 3);
+  CHECK(a.output == "a\nb");
+  CHECK(RunCapture("echo out; echo err >&2").output == "out\n");
+  CHECK(RunCapture("echo out; echo err >&2", true).output == "out\nerr\n");
+  CHECK(RunCapture("printf 'x\\000y'").output == std::string("x\0y", 3));
+  CHECK(RunCapture("kill -9 $$").exit_code == -1);
+}

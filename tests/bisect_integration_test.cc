@@ -14,6 +14,8 @@
 #include <memory>
 #include <string>
 
+#include "core/shell.h"
+
 namespace fs = std::filesystem;
 
 TEST_CASE("bisect finds the planted revision") {
@@ -33,14 +35,9 @@ TEST_CASE("bisect finds the planted revision") {
                           "/collector --model '^test_tiny$' --mode train --device cpu --repeat 10 "
                           "--collect-arg --include-test-models --collect-arg --profile-iterations "
                           "--collect-arg 0 --threshold 150 --work-dir " + (work / "w").string();
-  std::string text;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen((cmd + " 2>&1").c_str(), "r"), pclose);
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), pipe.get())) text += buf.data();
-  int status = pclose(pipe.release());
+  auto [code, text] = torchgauge::core::RunCapture(cmd, /*merge_stderr=*/true);
   INFO(text);
-  REQUIRE(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(code == 0);
   CHECK(text.find("first bad revision: r11") != std::string::npos);
   // ceil(log2 16) = 4 judgements at most (the bad endpoint is not judged).
   int judged = 0;

@@ -19,6 +19,7 @@
 #include "core/json_io.h"
 #include "core/layout.h"
 #include "core/result.h"
+#include "core/shell.h"
 
 namespace fs = std::filesystem;
 using namespace torchgauge;
@@ -33,13 +34,8 @@ struct Output {
 };
 
 Output Run(const std::string& cmd) {
-  Output out;
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen((cmd + " 2>&1").c_str(), "r"), pclose);
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), pipe.get())) out.text += buf.data();
-  int status = pclose(pipe.release());
-  out.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
+  auto r = torchgauge::core::RunCapture(cmd, /*merge_stderr=*/true);
+  return {r.exit_code, std::move(r.output)};
 }
 
 fs::path FreshDir(const std::string& name) {

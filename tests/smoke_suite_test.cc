@@ -14,16 +14,15 @@
 #include <memory>
 
 #include "core/coverage.h"
+#include "core/shell.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 int RunCmd(const std::string& cmd, std::string* text) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen((cmd + " 2>&1").c_str(), "r"), pclose);
-  std::array<char, 4096> buf{};
-  while (fgets(buf.data(), buf.size(), pipe.get())) *text += buf.data();
-  int status = pclose(pipe.release());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  auto r = torchgauge::core::RunCapture(cmd, /*merge_stderr=*/true);
+  *text += r.output;
+  return r.exit_code;
 }
 }  // namespace
 
