@@ -1,13 +1,18 @@
 // Hidden models that exercise the harness rather than PyTorch: a tiny
-// well-behaved MLP for fast end-to-end tests, and models that crash, hang,
+// well-behaved MLP for fast end-to-end tests; models that crash, hang,
 // throw and exhaust memory, so that tests can check each failure status is
-// recorded while the rest of a suite completes.
+// recorded while the rest of a suite completes; and test_gpu_phases, whose
+// step has a known idle, copy and compute phase.
+#include "models/test_models.h"
+
+#include <chrono>
 #include <csignal>
 #include <stdexcept>
 #include <thread>
 
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/functional/loss.h>
+#include <torch/cuda.h>
 #include <torch/optim/sgd.h>
 
 #include "models/workload.h"
@@ -68,6 +73,45 @@ class TestWorkload : public Workload {
   std::unique_ptr<torch::optim::SGD> optimizer_;
 };
 
+// test_gpu_phases (eval only): each step waits for the device, busy-waits
+// on the host for kHostMs (the device idles), copies kCopyFloats from pinned
+// host memory to the device (data movement), then runs kMatmuls matrix
+// products (active). On CPU the same phases run on the host.
+class GpuPhasesWorkload : public Workload {
+ public:
+  explicit GpuPhasesWorkload(const WorkloadOptions& opt) : device_(opt.device) {
+    using namespace gpu_phases;
+    auto dev = torch::TensorOptions(opt.device);
+    host_ = torch::rand({kCopyFloats}, torch::TensorOptions().pinned_memory(opt.device.is_cuda()));
+    inputs_["buffer"] = torch::empty({kCopyFloats}, dev);
+    inputs_["a"] = torch::randn({kN, kN}, dev);
+    inputs_["b"] = torch::randn({kN, kN}, dev);
+    samples_per_step_ = 1;
+  }
+  torch::nn::Module& net() override { return net_; }
+  torch::Tensor Forward() override {
+    using namespace gpu_phases;
+    if (device_.is_cuda()) torch::cuda::synchronize();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(kHostMs);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    inputs_["buffer"].copy_(host_);
+    torch::Tensor out;
+    for (int i = 0; i < kMatmuls; ++i) out = torch::mm(inputs_["a"], inputs_["b"]);
+    return out;
+  }
+  torch::Tensor TrainStep() override { throw std::logic_error("test_gpu_phases is eval only"); }
+  std::optional<double> AnalyticFlops(Mode) const override {
+    using namespace gpu_phases;
+    return 2.0 * kN * kN * kN * kMatmuls;
+  }
+
+ private:
+  torch::Device device_;
+  torch::Tensor host_;
+  torch::nn::Module net_;
+};
+
 ModelInfo Make(const std::string& id, Misbehaviour how) {
   ModelInfo info;
   info.id = id;
@@ -90,6 +134,14 @@ void AddTestModels(std::vector<ModelInfo>& out) {
   out.push_back(Make("test_hang", Misbehaviour::kHang));
   out.push_back(Make("test_throw", Misbehaviour::kThrow));
   out.push_back(Make("test_oom", Misbehaviour::kOom));
+  ModelInfo phases = Make(gpu_phases::kModelId, Misbehaviour::kNone);
+  phases.task = "harness test: known idle, copy and compute phases";
+  phases.default_batch = {1, 1};
+  phases.smoke_batch = {1, 1};
+  phases.supports_train = false;
+  phases.unsupported_reason = "test_gpu_phases measures inference-style phases only";
+  phases.create = [](const WorkloadOptions& opt) { return std::make_unique<GpuPhasesWorkload>(opt); };
+  out.push_back(phases);
 }
 
 }  // namespace torchgauge::models

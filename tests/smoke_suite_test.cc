@@ -1,7 +1,10 @@
-// The end-to-end CPU smoke run through the real binary: every model, train
-// and eval, must end ok (or unsupported with a reason where a mode does not
+// The end-to-end smoke run through the real binary: every model, train and
+// eval, must end ok (or unsupported with a reason where a mode does not
 // exist), with schema-valid output and coverage that the `coverage` command
-// can count.
+// can count. On CPU (the default) no result may carry a GPU breakdown; with
+// TORCHGAUGE_TEST_DEVICE=cuda (ctest smoke_suite_cuda_test, label gpu) every
+// result must have one whose parts sum to its wall time within 1 %, and GPU
+// peak memory; without a CUDA device that variant exits 77 (skipped).
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
@@ -9,6 +12,8 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -26,13 +31,25 @@ int RunCmd(const std::string& cmd, std::string* text) {
 }
 }  // namespace
 
-TEST_CASE("the smoke suite runs every model on CPU") {
-  const fs::path root = fs::path(TORCHGAUGE_BINARY_DIR) / "test-output" / "smoke";
+TEST_CASE("the smoke suite runs every model on the test device") {
+  const char* env_device = std::getenv("TORCHGAUGE_TEST_DEVICE");
+  const std::string device = env_device && *env_device ? env_device : "cpu";
+  REQUIRE_MESSAGE((device == "cpu" || device == "cuda"), "TORCHGAUGE_TEST_DEVICE must be cpu or cuda, not ", device);
+  const bool gpu = device == "cuda";
+  if (gpu) {
+    std::string env;
+    RunCmd(std::string(TORCHGAUGE_COLLECT) + " env", &env);
+    if (env.find("\"cuda_available\": true") == std::string::npos) {
+      std::cout << "no CUDA device: smoke_suite_cuda_test needs a GPU (ctest label gpu); skipped\n";
+      std::exit(77);
+    }
+  }
+  const fs::path root = fs::path(TORCHGAUGE_BINARY_DIR) / "test-output" / ("smoke-" + device);
   fs::remove_all(root);
   const auto t0 = std::chrono::steady_clock::now();
   std::string text;
-  int code = RunCmd(std::string(TORCHGAUGE_COLLECT) + " run --suite smoke --device cpu --no-summary --out " +
-                        root.string() + " --build-id smoke --platform-id cpu",
+  int code = RunCmd(std::string(TORCHGAUGE_COLLECT) + " run --suite smoke --device " + device + " --no-summary --out " +
+                        root.string() + " --build-id smoke --platform-id " + device,
                     &text);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << text << "smoke suite wall time: " << seconds << " s\n";
@@ -49,6 +66,21 @@ TEST_CASE("the smoke suite runs every model on CPU") {
     } else {
       CHECK(r.status == "ok");
     }
+    if (r.status != "ok") continue;
+    CHECK(r.memory.has_value());
+    CHECK((r.operators && !r.operators->empty()));
+    if (!gpu) {
+      CHECK(!r.gpu_breakdown.has_value());  // not measured on CPU: absent, never zeros
+      continue;
+    }
+    CHECK(r.device.starts_with("cuda"));
+    REQUIRE(r.gpu_breakdown.has_value());
+    const auto& g = *r.gpu_breakdown;
+    CHECK(std::abs(g.active_ms + g.data_movement_ms + g.idle_ms - g.wall_ms) <= 0.01 * g.wall_ms);
+    CHECK(g.kernel_count > 0);
+    CHECK(r.memory->gpu_peak_allocated_bytes.has_value());
+    std::printf("%-28s %-5s active %5.1f%%  movement %5.1f%%  idle %5.1f%%  (wall %.3f ms)\n", r.model.id.c_str(),
+                r.mode.c_str(), 100 * g.active_fraction, 100 * g.data_movement_fraction, 100 * g.idle_fraction, g.wall_ms);
   }
   auto cov = torchgauge::core::ComputeCoverage(runs);
   std::cout << "distinct ATen operators in the smoke suite: " << cov.all.size() << "\n";
