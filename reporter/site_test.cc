@@ -341,6 +341,10 @@ TEST_CASE("--strict fails on a bad file; default skips it and the build page say
   std::string page = Read(root / "site" / "builds" / FixtureBuildId(FixtureSpec{}, 2) / "index.md");
   CHECK(page.find("could not be read") != std::string::npos);
   CHECK(page.find("dlrm.eval.eager.fp32.json") != std::string::npos);
+  // The lenient render left fingerprints; a strict render must not take
+  // the build with the bad file as unchanged.
+  o.strict = true;
+  CHECK_THROWS_AS(BuildSite(o), StrictError);
 }
 
 TEST_CASE("no input crashes the reporter: garbage files of every kind") {
