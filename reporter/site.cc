@@ -88,6 +88,16 @@ std::string Ms(double v) {
   double a = std::fabs(v);
   return Num(v, a >= 1000 ? "%.0f" : a >= 100 ? "%.1f" : a >= 10 ? "%.2f" : "%.3f");
 }
+// Three significant digits, never in exponent form: small rates (CPU
+// TFLOP/s, a tiny model's GFLOP) must not print as 0.00.
+std::string Sig3(double v) {
+  double a = std::fabs(v);
+  if (a == 0 || a >= 100) return Num(v, "%.0f");
+  int decimals = std::clamp(2 - static_cast<int>(std::floor(std::log10(a))), 0, 12);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
 std::string Pct(double fraction) { return Num(fraction * 100, "%.1f"); }
 std::string MiB(const std::optional<int64_t>& b) {
   return b ? Num(static_cast<double>(*b) / (1024.0 * 1024.0), "%.1f") : "—";
@@ -398,10 +408,10 @@ mu::data RunRow(const core::RunResult& r, const std::string& model_href) {
   Set(d, "cpu_mib", r.memory ? MiB(r.memory->cpu_peak_rss_bytes) : Dash());
   Set(d, "gpu_mib", r.memory ? MiB(r.memory->gpu_peak_allocated_bytes) : Dash());
   auto tf = Tflops(r);
-  Set(d, "tflops", tf ? Num(*tf, "%.2f") : Dash());
+  Set(d, "tflops", tf ? Sig3(*tf) : Dash());
   double flops = 0;
   if (r.flops) flops = r.flops->profiler_flops_per_iter.value_or(r.flops->analytic_flops_per_iter.value_or(0));
-  Set(d, "gflops", flops > 0 ? Num(flops / 1e9, "%.2f") : Dash());
+  Set(d, "gflops", flops > 0 ? Sig3(flops / 1e9) : Dash());
   Set(d, "kernels", r.gpu_breakdown ? Num(r.gpu_breakdown->kernel_count, "%.0f") : Dash());
   Set(d, "status", r.status);
   Set(d, "reason", r.reason.value_or(r.signal ? "signal " + std::to_string(*r.signal) : ""));
@@ -746,7 +756,7 @@ void SiteBuilder::WriteTables(const BuildView& v) {
              (tf ? Num(*tf, "%.4g") : "") + "," + r->status + "," + CsvField(r->reason.value_or("")) + "\n";
       tex += TexEscape(r->model.id) + " & " + r->mode + " & " + r->backend + " & " + r->precision + " & " +
              std::to_string(r->batch_size) + " & " + (t ? Ms(r->timing->median_ms) : "--") + " & " +
-             (t ? Pct(r->timing->cov) : "--") + " & " + (tf ? Num(*tf, "%.2f") : "--") + " & " + r->status + " \\\\\n";
+             (t ? Pct(r->timing->cov) : "--") + " & " + (tf ? Sig3(*tf) : "--") + " & " + r->status + " \\\\\n";
     }
     tex += "\\hline\n\\end{tabular}\n";
     w_.Write(SitePath({Kind::kTable, v.id, "runs." + p.id, "csv"}), csv);
