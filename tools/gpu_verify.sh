@@ -42,7 +42,7 @@ cap=$(python3 -c 'import torch; print("%d.%d" % torch.cuda.get_device_capability
 export TORCH_CUDA_ARCH_LIST="$cap"
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
   -DTORCHGAUGE_DEPS_DIR="$root/.device/deps" -DTORCHGAUGE_WITH_REPORTER=OFF \
-  -DTORCHGAUGE_PYTHON="$(command -v python3)" >/dev/null || fail "cmake failed"
+  -DTORCHGAUGE_PYTHON="$(command -v python3)" || fail "cmake failed"
 timeout 420 ninja -C build-gpu torchgauge-collect gpu_breakdown_test smoke_suite_test || fail "build failed"
 collect="$root/build-gpu/collector/torchgauge-collect"
 
