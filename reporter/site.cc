@@ -366,7 +366,7 @@ mu::data Table2Rows(const std::vector<DomainBreakdown>& rows, bool train, const 
     if (d.models == 0 && !d.paper) continue;
     mu::data r;
     Set(r, "domain", DomainLabel(d.domain, paper));
-    Set(r, "models", std::to_string(d.models));
+    Set(r, "models", d.models ? std::to_string(d.models) : Dash());
     Set(r, "active", d.models ? Pct(d.active) : Dash());
     Set(r, "movement", d.models ? Pct(d.movement) : Dash());
     Set(r, "idle", d.models ? Pct(d.idle) : Dash());
@@ -655,9 +655,11 @@ mu::data SiteBuilder::BuildData(const BuildView& v, const core::Comparison* cmp,
         Set(pd, "fig2", c_.Place(page, f2, BreakdownChart(p.figure2_eval, "Figure 2 (eval): GPU time breakdown, " + p.id),
                                 "Figure 2: inference step time breakdown on " + p.id, base));
       }
-      Set(pd, "table2_train", Table2Rows(p.table2_train, true, paper_));
-      Set(pd, "table2_eval", Table2Rows(p.table2_eval, false, paper_));
     }
+    // Table 2 on every platform: where nothing was measured, the paper's
+    // column still shows what a GPU platform would be compared with.
+    Set(pd, "table2_train", Table2Rows(p.table2_train, true, paper_));
+    Set(pd, "table2_eval", Table2Rows(p.table2_eval, false, paper_));
     if (!p.backend_ratios.empty()) {
       Target fr{Kind::kFigure, v.id, "backend-ratio." + p.id, ""};
       mu::data ratios;
