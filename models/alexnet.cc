@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "models/torchvision_harness.h"
+
 namespace torchgauge::models {
 
 namespace nn = torch::nn;
@@ -36,50 +38,6 @@ torch::Tensor AlexNetImpl::forward(torch::Tensor x) {
   return classifier->forward(x);
 }
 
-namespace {
-
-// TorchBench's torchvision harness (torchbenchmark/util/framework/vision/
-// model_factory.py): 224x224 images, Adam with its defaults (lr 1e-3,
-// betas 0.9/0.999, eps 1e-8) and CrossEntropyLoss against a uniform random
-// tensor shaped like the logits (soft, unnormalised class-probability
-// targets), drawn once at set-up so the step only does Listing 1's work.
-class AlexNetWorkload : public Workload {
- public:
-  explicit AlexNetWorkload(const WorkloadOptions& opt) {
-    TORCH_CHECK(opt.batch_size >= 1, "batch size must be positive, got ", opt.batch_size);
-    net_->to(opt.device);
-    net_->train(opt.mode == Mode::kTrain);
-    const auto on_device = torch::TensorOptions(opt.device);
-    // Image size is an input dimension, not architecture (adaptive pooling): smoke runs use 64x64.
-    const int64_t side = opt.smoke ? 64 : 224;
-    inputs_["images"] = torch::randn({opt.batch_size, 3, side, side}, on_device);
-    inputs_["target"] = torch::rand({opt.batch_size, 1000}, on_device);
-    samples_per_step_ = opt.batch_size;
-    if (opt.mode == Mode::kTrain) {
-      optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
-    }
-  }
-
-  torch::nn::Module& net() override { return *net_; }
-
-  torch::Tensor Forward() override { return net_->forward(inputs_.at("images")); }
-
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_ != nullptr, "TrainStep() needs a workload created in train mode");
-    auto loss = torch::nn::functional::cross_entropy(Forward(), inputs_.at("target"));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
- private:
-  AlexNet net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-};
-
-}  // namespace
-
 void AddAlexNetModels(std::vector<ModelInfo>& out) {
   ModelInfo info;
   info.id = "alexnet";
@@ -91,7 +49,11 @@ void AddAlexNetModels(std::vector<ModelInfo>& out) {
   // DEFAULT_TRAIN_BSIZE 128, DEFAULT_EVAL_BSIZE 128.
   info.default_batch = {128, 128};
   info.smoke_batch = {2, 2};
-  info.create = [](const WorkloadOptions& opt) { return std::make_unique<AlexNetWorkload>(opt); };
+  info.create = [](const WorkloadOptions& opt) {
+    AlexNet net;
+    auto forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
+    return MakeTorchvisionWorkload(opt, net.ptr(), forward);
+  };
   out.push_back(std::move(info));
 }
 

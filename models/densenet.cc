@@ -11,6 +11,8 @@
 #include <memory>
 #include <string>
 
+#include "models/torchvision_harness.h"
+
 namespace torchgauge::models {
 namespace {
 
@@ -123,49 +125,6 @@ torch::Tensor DenseNetImpl::forward(torch::Tensor x) {
   return classifier(torch::flatten(out, 1));
 }
 
-namespace {
-
-// TorchBench's torchvision harness (torchbenchmark/util/framework/vision/
-// model_factory.py): 224x224 images, Adam with its defaults (lr 1e-3) and
-// CrossEntropyLoss against a uniform random tensor shaped like the logits
-// (soft targets). The target is drawn once here, not every step, so that the
-// step itself only does Listing 1's work.
-class DenseNetWorkload : public Workload {
- public:
-  DenseNetWorkload(const WorkloadOptions& opt, const DenseNetConfig& config) : net_(config) {
-    TORCH_CHECK(opt.batch_size >= 1, "batch size must be positive, got ", opt.batch_size);
-    net_->to(opt.device);
-    net_->train(opt.mode == Mode::kTrain);
-    const auto on_device = torch::TensorOptions(opt.device);
-    // Image size is an input dimension, not architecture (adaptive pooling): smoke runs use 64x64.
-    const int64_t side = opt.smoke ? 64 : 224;
-    inputs_["images"] = torch::randn({opt.batch_size, 3, side, side}, on_device);
-    inputs_["target"] = torch::rand({opt.batch_size, config.num_classes}, on_device);
-    samples_per_step_ = opt.batch_size;
-    if (opt.mode == Mode::kTrain) {
-      optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
-    }
-  }
-
-  torch::nn::Module& net() override { return *net_; }
-  torch::Tensor Forward() override { return net_->forward(inputs_.at("images")); }
-
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_ != nullptr, "TrainStep() needs a workload created in train mode");
-    auto loss = torch::nn::functional::cross_entropy(Forward(), inputs_.at("target"));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
- private:
-  DenseNet net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-};
-
-}  // namespace
-
 void AddDenseNetModels(std::vector<ModelInfo>& out) {
   ModelInfo info;
   info.id = "densenet121";
@@ -178,7 +137,12 @@ void AddDenseNetModels(std::vector<ModelInfo>& out) {
   // ImageNet batch, per the comment there).
   info.default_batch = {256, 64};
   info.smoke_batch = {1, 1};
-  info.create = [](const WorkloadOptions& opt) { return std::make_unique<DenseNetWorkload>(opt, DenseNetConfig{}); };
+  info.create = [](const WorkloadOptions& opt) {
+    const DenseNetConfig config{};
+    DenseNet net(config);
+    auto forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
+    return MakeTorchvisionWorkload(opt, net.ptr(), forward, config.num_classes);
+  };
   out.push_back(std::move(info));
 }
 

@@ -13,6 +13,8 @@
 #include <memory>
 #include <string>
 
+#include "models/torchvision_harness.h"
+
 namespace torchgauge::models {
 namespace {
 
@@ -143,49 +145,6 @@ torch::Tensor MobileNetV3Impl::forward(torch::Tensor x) {
   return classifier->forward(torch::flatten(x, 1));
 }
 
-namespace {
-
-// TorchBench's torchvision harness (torchbenchmark/util/framework/vision/
-// model_factory.py): 224x224 images, Adam with its defaults (lr 1e-3) and
-// CrossEntropyLoss against a uniform random tensor shaped like the logits
-// (soft targets). The target is drawn once here, not every step, so that the
-// step itself only does Listing 1's work.
-class MobileNetV3Workload : public Workload {
- public:
-  explicit MobileNetV3Workload(const WorkloadOptions& opt) : net_(MobileNetV3LargeSetting(), MakeDivisible(1280, 8)) {
-    TORCH_CHECK(opt.batch_size >= 1, "batch size must be positive, got ", opt.batch_size);
-    net_->to(opt.device);
-    net_->train(opt.mode == Mode::kTrain);
-    const auto on_device = torch::TensorOptions(opt.device);
-    // Image size is an input dimension, not architecture (adaptive pooling): smoke runs use 64x64.
-    const int64_t side = opt.smoke ? 64 : 224;
-    inputs_["images"] = torch::randn({opt.batch_size, 3, side, side}, on_device);
-    inputs_["target"] = torch::rand({opt.batch_size, 1000}, on_device);
-    samples_per_step_ = opt.batch_size;
-    if (opt.mode == Mode::kTrain) {
-      optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
-    }
-  }
-
-  torch::nn::Module& net() override { return *net_; }
-  torch::Tensor Forward() override { return net_->forward(inputs_.at("images")); }
-
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_ != nullptr, "TrainStep() needs a workload created in train mode");
-    auto loss = torch::nn::functional::cross_entropy(Forward(), inputs_.at("target"));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
- private:
-  MobileNetV3 net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-};
-
-}  // namespace
-
 void AddMobileNetV3Models(std::vector<ModelInfo>& out) {
   ModelInfo info;
   info.id = "mobilenet_v3_large";
@@ -197,7 +156,11 @@ void AddMobileNetV3Models(std::vector<ModelInfo>& out) {
   // torchbenchmark/models/mobilenet_v3_large/__init__.py.
   info.default_batch = {32, 32};
   info.smoke_batch = {1, 1};
-  info.create = [](const WorkloadOptions& opt) { return std::make_unique<MobileNetV3Workload>(opt); };
+  info.create = [](const WorkloadOptions& opt) {
+    MobileNetV3 net(MobileNetV3LargeSetting(), MakeDivisible(1280, 8));
+    auto forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
+    return MakeTorchvisionWorkload(opt, net.ptr(), forward);
+  };
   out.push_back(std::move(info));
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "models/torchvision_harness.h"
+
 namespace torchgauge::models {
 namespace {
 
@@ -133,47 +135,6 @@ ResNetConfig ResNeXt50_32x4dConfig() { return {true, {3, 4, 6, 3}, 32, 4, 1000};
 
 namespace {
 
-// TorchBench's torchvision harness (torchbenchmark/util/framework/vision/
-// model_factory.py): 224x224 images, Adam with its defaults (lr 1e-3,
-// betas 0.9/0.999, eps 1e-8) and CrossEntropyLoss against a uniform random
-// tensor shaped like the logits (soft, unnormalised class-probability
-// targets). The target is drawn once here rather than every step, so that
-// the step itself only does Listing 1's work.
-class ResNetWorkload : public Workload {
- public:
-  ResNetWorkload(const WorkloadOptions& opt, const ResNetConfig& config) : net_(config) {
-    TORCH_CHECK(opt.batch_size >= 1, "batch size must be positive, got ", opt.batch_size);
-    net_->to(opt.device);
-    net_->train(opt.mode == Mode::kTrain);
-    const auto on_device = torch::TensorOptions(opt.device);
-    // Image size is an input dimension, not architecture (adaptive pooling): smoke runs use 64x64.
-    const int64_t side = opt.smoke ? 64 : 224;
-    inputs_["images"] = torch::randn({opt.batch_size, 3, side, side}, on_device);
-    inputs_["target"] = torch::rand({opt.batch_size, config.num_classes}, on_device);
-    samples_per_step_ = opt.batch_size;
-    if (opt.mode == Mode::kTrain) {
-      optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
-    }
-  }
-
-  torch::nn::Module& net() override { return *net_; }
-
-  torch::Tensor Forward() override { return net_->forward(inputs_.at("images")); }
-
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_ != nullptr, "TrainStep() needs a workload created in train mode");
-    auto loss = torch::nn::functional::cross_entropy(Forward(), inputs_.at("target"));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
- private:
-  ResNet net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-};
-
 ModelInfo Make(const std::string& id, const std::string& reference, ResNetConfig (*config)(), BatchSizes batch,
                BatchSizes smoke) {
   ModelInfo info;
@@ -184,7 +145,12 @@ ModelInfo Make(const std::string& id, const std::string& reference, ResNetConfig
   info.reference = reference;
   info.default_batch = batch;
   info.smoke_batch = smoke;
-  info.create = [config](const WorkloadOptions& opt) { return std::make_unique<ResNetWorkload>(opt, config()); };
+  info.create = [config](const WorkloadOptions& opt) {
+    const ResNetConfig c = config();
+    ResNet net(c);
+    auto forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
+    return MakeTorchvisionWorkload(opt, net.ptr(), forward, c.num_classes);
+  };
   return info;
 }
 

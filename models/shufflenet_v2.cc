@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "models/torchvision_harness.h"
+
 namespace torchgauge::models {
 namespace {
 
@@ -99,50 +101,6 @@ torch::Tensor ShuffleNetV2Impl::forward(torch::Tensor x) {
   return fc(x.mean({2, 3}));  // global average pool
 }
 
-namespace {
-
-// TorchBench's torchvision harness (torchbenchmark/util/framework/vision/
-// model_factory.py): 224x224 images, Adam with its defaults (lr 1e-3) and
-// CrossEntropyLoss against a uniform random tensor shaped like the logits
-// (soft targets). The target is drawn once here, not every step, so that the
-// step itself only does Listing 1's work.
-class ShuffleNetV2Workload : public Workload {
- public:
-  explicit ShuffleNetV2Workload(const WorkloadOptions& opt) : net_(std::array<int64_t, 3>{4, 8, 4},
-                                                                    std::array<int64_t, 5>{24, 116, 232, 464, 1024}) {
-    TORCH_CHECK(opt.batch_size >= 1, "batch size must be positive, got ", opt.batch_size);
-    net_->to(opt.device);
-    net_->train(opt.mode == Mode::kTrain);
-    const auto on_device = torch::TensorOptions(opt.device);
-    // Image size is an input dimension, not architecture (adaptive pooling): smoke runs use 64x64.
-    const int64_t side = opt.smoke ? 64 : 224;
-    inputs_["images"] = torch::randn({opt.batch_size, 3, side, side}, on_device);
-    inputs_["target"] = torch::rand({opt.batch_size, 1000}, on_device);
-    samples_per_step_ = opt.batch_size;
-    if (opt.mode == Mode::kTrain) {
-      optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
-    }
-  }
-
-  torch::nn::Module& net() override { return *net_; }
-  torch::Tensor Forward() override { return net_->forward(inputs_.at("images")); }
-
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_ != nullptr, "TrainStep() needs a workload created in train mode");
-    auto loss = torch::nn::functional::cross_entropy(Forward(), inputs_.at("target"));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
- private:
-  ShuffleNetV2 net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-};
-
-}  // namespace
-
 void AddShuffleNetV2Models(std::vector<ModelInfo>& out) {
   ModelInfo info;
   info.id = "shufflenet_v2_x1_0";
@@ -154,7 +112,11 @@ void AddShuffleNetV2Models(std::vector<ModelInfo>& out) {
   // torchbenchmark/models/shufflenet_v2_x1_0/__init__.py.
   info.default_batch = {128, 64};
   info.smoke_batch = {1, 1};
-  info.create = [](const WorkloadOptions& opt) { return std::make_unique<ShuffleNetV2Workload>(opt); };
+  info.create = [](const WorkloadOptions& opt) {
+    ShuffleNetV2 net(std::array<int64_t, 3>{4, 8, 4}, std::array<int64_t, 5>{24, 116, 232, 464, 1024});
+    auto forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
+    return MakeTorchvisionWorkload(opt, net.ptr(), forward);
+  };
   out.push_back(std::move(info));
 }
 

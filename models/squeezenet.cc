@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "models/torchvision_harness.h"
+
 namespace torchgauge::models {
 
 namespace nn = torch::nn;
@@ -61,51 +63,6 @@ torch::Tensor SqueezeNet11Impl::forward(torch::Tensor x) {
   return torch::flatten(classifier->forward(features->forward(x)), 1);
 }
 
-namespace {
-
-// TorchBench's squeezenet1_1 (torchbenchmark/models/squeezenet1_1/
-// __init__.py) overrides the torchvision harness's train(): Adam with its
-// defaults (lr 1e-3, betas 0.9/0.999, eps 1e-8) and CrossEntropyLoss
-// against random class indices. Its 16 accumulated micro-batches emulate the
-// original batch of 512; one Listing 1 step here is one micro-batch
-// (forward, loss, zero_grad, backward, step). Targets are drawn once at set-up.
-class SqueezeNetWorkload : public Workload {
- public:
-  explicit SqueezeNetWorkload(const WorkloadOptions& opt) {
-    TORCH_CHECK(opt.batch_size >= 1, "batch size must be positive, got ", opt.batch_size);
-    net_->to(opt.device);
-    net_->train(opt.mode == Mode::kTrain);
-    const auto on_device = torch::TensorOptions(opt.device);
-    // Image size is an input dimension, not architecture (adaptive pooling): smoke runs use 64x64.
-    const int64_t side = opt.smoke ? 64 : 224;
-    inputs_["images"] = torch::randn({opt.batch_size, 3, side, side}, on_device);
-    inputs_["target"] = torch::randint(0, 1000, {opt.batch_size}, on_device.dtype(torch::kLong));
-    samples_per_step_ = opt.batch_size;
-    if (opt.mode == Mode::kTrain) {
-      optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
-    }
-  }
-
-  torch::nn::Module& net() override { return *net_; }
-
-  torch::Tensor Forward() override { return net_->forward(inputs_.at("images")); }
-
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_ != nullptr, "TrainStep() needs a workload created in train mode");
-    auto loss = torch::nn::functional::cross_entropy(Forward(), inputs_.at("target"));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
- private:
-  SqueezeNet11 net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-};
-
-}  // namespace
-
 void AddSqueezeNetModels(std::vector<ModelInfo>& out) {
   ModelInfo info;
   info.id = "squeezenet1_1";
@@ -117,7 +74,16 @@ void AddSqueezeNetModels(std::vector<ModelInfo>& out) {
   // DEFAULT_TRAIN_BSIZE 32, DEFAULT_EVAL_BSIZE 16.
   info.default_batch = {32, 16};
   info.smoke_batch = {2, 2};
-  info.create = [](const WorkloadOptions& opt) { return std::make_unique<SqueezeNetWorkload>(opt); };
+  // TorchBench's squeezenet1_1 (torchbenchmark/models/squeezenet1_1/
+  // __init__.py) overrides the torchvision harness's train(): CrossEntropyLoss
+  // against random class indices (Adam with its defaults, as the harness).
+  // Its 16 accumulated micro-batches emulate the original batch of 512; one
+  // Listing 1 step here is one micro-batch.
+  info.create = [](const WorkloadOptions& opt) {
+    SqueezeNet11 net;
+    auto forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };
+    return MakeTorchvisionWorkload(opt, net.ptr(), forward, 1000, VisionTargets::kClassIndices);
+  };
   out.push_back(std::move(info));
 }
 
