@@ -252,8 +252,12 @@ std::optional<double> LogBand(const std::vector<double>& v) {
 
 double BandPercent(double log_band) { return std::expm1(log_band) * 100.0; }
 
+// Time and throughput come from the step samples, so the spread of medians
+// (per process, or per build of a window) bounds their noise.
+bool HasNoiseBand(Metric m) { return m == Metric::kTime || m == Metric::kThroughput; }
+
 const std::vector<double>* ProcessMedians(const RunResult& r, Metric m) {
-  if ((m == Metric::kTime || m == Metric::kThroughput) && r.timing) return &r.timing->process_medians_ms;
+  if (HasNoiseBand(m) && r.timing) return &r.timing->process_medians_ms;
   return nullptr;
 }
 
@@ -317,7 +321,7 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
         widen(ProcessMedians(it->second, m));
       }
       if (per_build.empty()) continue;
-      if (m == Metric::kTime || m == Metric::kThroughput) widen(&per_build);
+      if (HasNoiseBand(m)) widen(&per_build);
       MetricChange c;
       c.key = key;
       c.metric = m;

@@ -17,9 +17,9 @@
 
 #include "core/hash.h"
 #include "core/json_io.h"
-#include "core/version.h"
 #include "core/layout.h"
 #include "core/shell.h"
+#include "core/version.h"
 #include "reporter/charts.h"
 #include "reporter/compare_report.h"
 #include "reporter/escape.h"
@@ -855,8 +855,8 @@ void SiteBuilder::WriteModel(const BuildView& v, const std::string& model, const
     mu::data measurement = List();
     for (const auto* r : runs) {
       Append(rows, RunRow(*r, ""));
-      if (r->timing) Append(measurement, MeasurementRow(*r));
       if (r->timing) {
+        Append(measurement, MeasurementRow(*r));
         for (double s : r->timing->samples_ms) samples.push_back({ConfigLabel(*r), s});
       }
       if (r->gpu_breakdown) {
@@ -1211,10 +1211,7 @@ std::string RenderFingerprint(const SiteOptions& o, bool svg_ok) {
   return f.Hex();
 }
 
-// The builds whose results build `i`'s pages read besides its own: the
-// trend window (the trend_builds - 1 builds before it) and, per platform,
-// the builds its comparison uses (window + persist - 1 earlier builds with
-// that platform), as WriteModel and RecentRuns::Compare pick them.
+// The fingerprint a build was last rendered with ("" if none).
 std::string StoredFingerprint(const fs::path& file) {
   std::ifstream in(file);
   std::string line;
@@ -1222,6 +1219,10 @@ std::string StoredFingerprint(const fs::path& file) {
   return line;
 }
 
+// The builds whose results build `i`'s pages read besides its own: the
+// trend window (the trend_builds - 1 builds before it) and, per platform,
+// the builds its comparison uses (window + persist - 1 earlier builds with
+// that platform), as WriteModel and RecentRuns::Compare pick them.
 std::vector<size_t> Dependencies(const SiteOptions& o, const std::vector<BuildRef>& refs, size_t i) {
   std::set<size_t> deps;
   const size_t trend = static_cast<size_t>(std::max(o.trend_builds, 1));
@@ -1390,32 +1391,27 @@ SiteReport BuildSite(const SiteOptions& o) {
     }
   }
   bool svg_failed = false;
-  if (o.svg && !charts.jobs().empty()) {
+  const std::vector<FigureJob> svg_jobs = charts.jobs();
+  if (o.svg && !svg_jobs.empty()) {
     if (!vl_ok) {
-      report.skipped.push_back(std::to_string(charts.jobs().size()) + " SVG figures: vl-convert-python is not available to " +
+      report.skipped.push_back(std::to_string(svg_jobs.size()) + " SVG figures: vl-convert-python is not available to " +
                                o.python + " (Markdown pages link to missing images)");
     } else {
       std::string jobs, err;
-      for (const auto& j : charts.jobs()) jobs += j.spec.string() + "\t" + j.svg.string() + "\n";
+      for (const auto& j : svg_jobs) jobs += j.spec.string() + "\t" + j.svg.string() + "\n";
       if (!RunHelper(o, std::string("svg ") + kVegaLiteVersion, jobs, &err)) {
         report.skipped.push_back("some SVG figures failed to render:\n" + err);
         svg_failed = true;
       }
-      report.svg_rendered = charts.jobs().size();
+      report.svg_rendered = svg_jobs.size();
     }
   } else if (!o.svg) {
-    report.skipped.push_back(std::to_string(charts.jobs().size()) + " SVG figures: --no-svg");
+    report.skipped.push_back(std::to_string(svg_jobs.size()) + " SVG figures: --no-svg");
   }
   if (!svg_failed) {
     // Not through the Writer: the fingerprints are a cache beside the site,
     // not published files, and are not counted as written.
-    for (const auto& [id, fp] : rendered_fps) {
-      fs::path file = fingerprint_path(id), tmp = file;
-      tmp += ".tmp" + std::to_string(::getpid());
-      fs::create_directories(file.parent_path());
-      std::ofstream(tmp, std::ios::binary | std::ios::trunc) << fp << "\n";
-      fs::rename(tmp, file);
-    }
+    for (const auto& [id, fp] : rendered_fps) core::WriteFileAtomic(fingerprint_path(id), fp + "\n");
   }
   return report;
 }
