@@ -1,6 +1,7 @@
 #include "collector/config.h"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 
 #include "collector/embedded_suites.h"
@@ -54,7 +55,9 @@ T Field(const json& j, const char* key, const std::string& source, T fallback) {
   }
 }
 
-void CheckAllowed(const std::vector<std::string>& values, std::initializer_list<const char*> allowed,
+constexpr const char* kModes[] = {"train", "eval"};
+
+void CheckAllowed(const std::vector<std::string>& values, std::span<const char* const> allowed,
                   const std::string& source, const char* field) {
   for (const auto& v : values) {
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return v == a; })) {
@@ -91,9 +94,9 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   s.modes = Field<std::vector<std::string>>(j, "modes", source, s.modes);
   s.backends = Field<std::vector<std::string>>(j, "backends", source, s.backends);
   s.precisions = Field<std::vector<std::string>>(j, "precisions", source, s.precisions);
-  CheckAllowed(s.modes, {"train", "eval"}, source, "modes");
-  CheckAllowed(s.backends, {"eager", "cudagraph", "aotinductor"}, source, "backends");
-  CheckAllowed(s.precisions, {"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"}, source, "precisions");
+  CheckAllowed(s.modes, kModes, source, "modes");
+  CheckAllowed(s.backends, core::kBackends, source, "backends");
+  CheckAllowed(s.precisions, core::kPrecisions, source, "precisions");
   if (s.modes.empty()) Bad(source, "modes", "must not be empty");
   if (s.precisions.empty()) Bad(source, "precisions", "must not be empty");
   if (s.backends.empty()) Bad(source, "backends", "must not be empty");

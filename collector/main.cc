@@ -90,15 +90,15 @@ int PrintCoverage(const std::string& dir, bool list) {
 }
 
 void PrintSummary(const std::vector<tg::core::RunResult>& results) {
-  std::printf("\n%-34s %-6s %-8s %6s %12s %8s %12s %12s  %s\n", "MODEL", "MODE", "PREC", "BATCH", "MEDIAN ms",
+  std::printf("\n%-34s %-6s %-11s %-8s %6s %12s %8s %12s %12s  %s\n", "MODEL", "MODE", "BACKEND", "PREC", "BATCH", "MEDIAN ms",
               "CoV", "CPU PEAK", "GPU PEAK", "STATUS");
   for (const auto& r : results) {
     std::string med = r.timing ? (std::ostringstream() << std::fixed << std::setprecision(2) << r.timing->median_ms).str() : "-";
     std::string cov = r.timing ? (std::ostringstream() << std::fixed << std::setprecision(1) << r.timing->cov * 100 << "%").str() : "-";
     std::string status = r.status;
     if (r.status != "ok" && r.reason) status += ": " + r.reason->substr(0, 70);
-    std::printf("%-34s %-6s %-8s %6lld %12s %8s %12s %12s  %s\n", r.model.id.c_str(), r.mode.c_str(),
-                r.precision.c_str(), static_cast<long long>(r.batch_size), med.c_str(), cov.c_str(),
+    std::printf("%-34s %-6s %-11s %-8s %6lld %12s %8s %12s %12s  %s\n", r.model.id.c_str(), r.mode.c_str(),
+                r.backend.c_str(), r.precision.c_str(), static_cast<long long>(r.batch_size), med.c_str(), cov.c_str(),
                 HumanBytes(r.memory ? r.memory->cpu_peak_rss_bytes : std::nullopt).c_str(),
                 HumanBytes(r.memory ? r.memory->gpu_peak_allocated_bytes : std::nullopt).c_str(), status.c_str());
   }
@@ -141,9 +141,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   run->add_option("--precision", precisions, "fp32 tf32 default bf16 fp16 amp-bf16 amp-fp16")
-      ->check(CLI::IsMember({"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"}));
-  run->add_option("--backend", backends, "eager (cudagraph, aotinductor: recorded as unsupported for now)")
-      ->check(CLI::IsMember({"eager", "cudagraph", "aotinductor"}));
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(tg::core::kPrecisions), std::end(tg::core::kPrecisions))));
+  run->add_option("--backend", backends,
+                  "eager | torchscript (traced forward run by the JIT graph executor); cudagraph and aotinductor are "
+                  "recorded as unsupported")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(tg::core::kBackends), std::end(tg::core::kBackends))));
   run->add_option("--batch-size", filters.batch_size, "Override every run's batch size")->check(CLI::PositiveNumber);
   run->add_option("--warmup", warmup, "Warm-up iterations before timing")->check(CLI::NonNegativeNumber);
   run->add_option("--repeat", repeat, "Timed repetitions (one iteration each)")->check(CLI::PositiveNumber);

@@ -8,6 +8,7 @@
 #include <new>
 #include <thread>
 
+#include "collector/backend.h"
 #include "collector/cuda_support.h"
 #include "collector/environment.h"
 #include "collector/precision.h"
@@ -76,9 +77,7 @@ core::RunResult RunWorker(const RunSpec& spec) {
   const auto mode = *models::ParseMode(spec.mode);
   if (mode == models::Mode::kTrain && !info->supports_train) return unsupported(info->unsupported_reason);
   if (mode == models::Mode::kEval && !info->supports_eval) return unsupported(info->unsupported_reason);
-  if (spec.backend != "eager") {
-    return unsupported("backend '" + spec.backend + "' is not implemented in this collector version; only eager runs");
-  }
+  if (auto why = BackendUnsupported(spec.backend, spec.precision)) return unsupported(*why);
   const bool gpu = spec.device == "cuda";
   if (gpu && !CudaAvailable()) return unsupported("no CUDA or ROCm device is visible to LibTorch on this machine");
   const auto device_type = gpu ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
@@ -97,6 +96,7 @@ core::RunResult RunWorker(const RunSpec& spec) {
     ApplyPrecision(spec.precision, *workload);
     if (mode == models::Mode::kTrain) workload->net().train();
     else workload->net().eval();
+    if (auto why = InstallBackend(spec.backend, *workload, mode)) return unsupported(FirstLines(*why));
 
     auto sync = [gpu] {
       if (gpu) CudaSynchronize();

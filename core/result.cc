@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <span>
 
 #include <nlohmann/json.hpp>
 
@@ -49,6 +50,9 @@ class Reader {
     return Get<T>(key);
   }
   std::string OneOf(const char* key, std::initializer_list<const char*> allowed) const {
+    return OneOf(key, std::span<const char* const>(allowed.begin(), allowed.size()));
+  }
+  std::string OneOf(const char* key, std::span<const char* const> allowed) const {
     auto v = Get<std::string>(key);
     for (const char* a : allowed) {
       if (v == a) return v;
@@ -214,8 +218,8 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
              m.OneOf("domain", {"vision", "nlp", "recommendation", "rl", "speech", "other", "test"}),
              m.Get<std::string>("task"), m.Get<std::string>("reference")};
   r.mode = in.OneOf("mode", {"train", "eval"});
-  r.backend = in.OneOf("backend", {"eager", "cudagraph", "aotinductor"});
-  r.precision = in.OneOf("precision", {"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"});
+  r.backend = in.OneOf("backend", kBackends);
+  r.precision = in.OneOf("precision", kPrecisions);
   r.batch_size = in.Get<int64_t>("batch_size");
   if (r.batch_size < 1) in.Fail("batch_size", "must be >= 1");
   r.device = in.Get<std::string>("device");

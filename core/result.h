@@ -23,7 +23,7 @@ inline constexpr int kManifestSchemaVersion = 1;
 
 inline constexpr const char* kStatuses[] = {"ok", "unsupported", "error", "timeout", "oom", "crashed"};
 inline constexpr const char* kPrecisions[] = {"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"};
-inline constexpr const char* kBackends[] = {"eager", "cudagraph", "aotinductor"};
+inline constexpr const char* kBackends[] = {"eager", "torchscript", "cudagraph", "aotinductor"};
 inline constexpr const char* kDomains[] = {"vision", "nlp", "recommendation", "rl", "speech", "other", "test"};
 
 struct ModelIdentity {

@@ -268,7 +268,7 @@ class BertWorkload : public Workload {
 
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_, "hf_bert: workload was not built for training");
-    auto logits = Forward();
+    auto logits = RunForward();
     auto loss = torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}), inputs_.at("labels").view(-1));
     optimizer_->zero_grad();
     loss.backward();

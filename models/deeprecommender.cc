@@ -84,7 +84,7 @@ class DeepRecommenderWorkload : public Workload {
     TORCH_CHECK(optimizer_, "nvidia_deeprecommender: TrainStep needs a workload built in train mode");
     const auto& targets = inputs_["ratings"];
     optimizer_->zero_grad();
-    auto outputs = Forward();
+    auto outputs = RunForward();
     auto mask = (targets != 0).to(outputs.scalar_type());
     auto num_ratings = mask.sum();
     auto loss = torch::mse_loss(outputs * mask, targets, at::Reduction::Sum) / num_ratings;

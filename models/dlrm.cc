@@ -114,7 +114,7 @@ class DlrmWorkload : public Workload {
 
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_, "dlrm: TrainStep needs a workload built in train mode");
-    auto out = Forward();
+    auto out = RunForward();
     auto loss = torch::mse_loss(out, inputs_["target"]);
     optimizer_->zero_grad();
     loss.backward();

@@ -204,6 +204,11 @@ class DrqWorkload : public Workload {
   // One DrQ training iteration: act on the device with a sampled action,
   // step and render the cart-pole on the CPU, store the transition, then one
   // agent.update from a sampled, augmented batch. Returns the critic loss.
+  std::optional<std::string> CompiledForwardUnsupported(Mode mode) const override {
+    if (mode == Mode::kTrain) return "the DrQ update trains the encoder, actor and critic outside the policy's forward pass";
+    return std::nullopt;
+  }
+
   torch::Tensor TrainStep() override {
     TORCH_CHECK(buffer_, "drq: TrainStep needs a workload built in train mode");
     torch::Tensor action;
@@ -231,7 +236,7 @@ class DrqWorkload : public Workload {
     {
       c10::InferenceMode guard;
       inputs_["obs"].copy_(host_obs_.to(torch::kFloat));
-      actions = Forward().clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).contiguous();
+      actions = RunForward().clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).contiguous();
     }
     const float* a = actions.data_ptr<float>();
     for (size_t i = 0; i < envs_.size(); ++i) {

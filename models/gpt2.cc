@@ -231,7 +231,7 @@ class Gpt2Workload : public Workload {
 
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_, "hf_gpt2: workload was not built for training");
-    auto logits = Forward();
+    auto logits = RunForward();
     // Causal LM loss: token t predicts label t+1. As transformers does, the
     // labels are shifted by padding with the ignore index, so the mean runs
     // over the same (batch * (seq - 1)) terms.

@@ -48,6 +48,10 @@ class LennardJonesWorkload : public Workload {
     return torch::cat({energies, forces}, 1).detach();
   }
 
+  std::optional<std::string> CompiledForwardUnsupported(Mode) const override {
+    return std::string("the forces are the energy's gradient (torch::autograd::grad inside the forward pass), which a traced graph cannot record");
+  }
+
   torch::Tensor TrainStep() override {
     optimizer_->zero_grad();
     auto [energies, forces] = Predict(/*create_graph=*/true);
@@ -64,7 +68,7 @@ class LennardJonesWorkload : public Workload {
     if (mode == Mode::kTrain) {
       TrainStep();
     } else {
-      Forward();
+      RunForward();
     }
   }
 

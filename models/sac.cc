@@ -143,6 +143,11 @@ class SacWorkload : public Workload {
   // One TorchBench _train iteration: act with a sampled action on the device,
   // bring it to the host, step Pendulum on the CPU, store the transition,
   // then one SAC update from a sampled batch. Returns the critic loss.
+  std::optional<std::string> CompiledForwardUnsupported(Mode mode) const override {
+    if (mode == Mode::kTrain) return "the SAC update trains the actor and both critics outside the policy's forward pass";
+    return std::nullopt;
+  }
+
   torch::Tensor TrainStep() override {
     TORCH_CHECK(buffer_, "soft_actor_critic: TrainStep needs a workload built in train mode");
     torch::Tensor action;
@@ -175,7 +180,7 @@ class SacWorkload : public Workload {
     {
       c10::InferenceMode guard;
       inputs_["state"].copy_(host_obs_);
-      actions = Forward().clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).contiguous();
+      actions = RunForward().clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).contiguous();
     }
     const float* a = actions.data_ptr<float>();
     for (size_t i = 0; i < envs_.size(); ++i) {

@@ -329,7 +329,7 @@ class T5Workload : public Workload {
 
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_, "hf_t5: workload was not built for training");
-    auto logits = Forward();
+    auto logits = RunForward();
     auto loss = torch::nn::functional::cross_entropy(
         logits.view({-1, logits.size(-1)}), inputs_.at("labels").view(-1),
         torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));

@@ -46,7 +46,7 @@ class TestWorkload : public Workload {
     return net_->forward(inputs_["x"]);
   }
   torch::Tensor TrainStep() override {
-    auto loss = torch::nn::functional::cross_entropy(Forward(), inputs_["target"]);
+    auto loss = torch::nn::functional::cross_entropy(RunForward(), inputs_["target"]);
     optimizer_->zero_grad();
     loss.backward();
     optimizer_->step();

@@ -34,7 +34,7 @@ class TorchvisionWorkload : public Workload {
 
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_ != nullptr, "TrainStep() needs a workload created in train mode");
-    auto loss = torch::nn::functional::cross_entropy(Forward(), inputs_.at("target"));
+    auto loss = torch::nn::functional::cross_entropy(RunForward(), inputs_.at("target"));
     optimizer_->zero_grad();
     loss.backward();
     optimizer_->step();

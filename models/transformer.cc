@@ -228,7 +228,7 @@ class TransformerWorkload : public Workload {
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_, "attention_is_all_you_need_pytorch: workload was not built for training");
     optimizer_->zero_grad();
-    auto pred = Forward();
+    auto pred = RunForward();
     auto loss = torch::nn::functional::cross_entropy(
         pred, inputs_.at("gold"),
         torch::nn::functional::CrossEntropyFuncOptions().ignore_index(Config{}.pad_idx).reduction(torch::kSum));

@@ -139,7 +139,7 @@ class TtsAngularWorkload : public Workload {
 
   torch::Tensor TrainStep() override {
     optimizer_->zero_grad();
-    auto embeddings = Forward();
+    auto embeddings = RunForward();
     auto loss = AngleProtoLoss(embeddings.view({-1, kUtterancesPerSpeaker, embeddings.size(1)}));
     loss.backward();
     optimizer_->step();

@@ -134,7 +134,7 @@ class UNetWorkload : public Workload {
   torch::Tensor Forward() override { return net_->forward(inputs_["images"]); }
 
   torch::Tensor TrainStep() override {
-    auto logits = Forward();
+    auto logits = RunForward();
     const auto& masks = inputs_["masks"];
     auto loss = F::cross_entropy(logits, masks) +
                 MulticlassDiceLoss(torch::softmax(logits, 1).to(torch::kFloat),

@@ -157,7 +157,7 @@ class VitWorkload : public Workload {
   torch::Tensor Forward() override { return net_->forward(inputs_["images"]); }
 
   torch::Tensor TrainStep() override {
-    auto loss = torch::nn::functional::cross_entropy(Forward(), inputs_["target"]);
+    auto loss = torch::nn::functional::cross_entropy(RunForward(), inputs_["target"]);
     optimizer_->zero_grad();
     loss.backward();
     optimizer_->step();

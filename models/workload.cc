@@ -32,7 +32,7 @@ void Workload::Step(Mode mode) {
     TrainStep();
   } else {
     c10::InferenceMode guard;
-    Forward();
+    RunForward();
   }
 }
 

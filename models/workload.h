@@ -8,9 +8,10 @@
 // tests reach into net(), inputs(), Forward() and TrainStep() to compare with
 // the Python reference.
 //
-// Backends other than eager (CUDA-graph capture, AOTInductor) call the same
-// Step(): inputs are member tensors whose storage never moves between
-// iterations, which is what graph capture needs.
+// Backends other than eager replace the forward pass: the collector installs a
+// compiled forward (SetCompiledForward) and Step()/TrainStep() reach it through
+// RunForward(). Loss, backward, optimizer and any host-side work stay eager, as
+// when a Python user compiles the model and keeps the training loop.
 #pragma once
 
 #include <torch/nn/module.h>
@@ -71,6 +72,17 @@ class Workload {
   // parity tests. Callers decide the grad mode.
   virtual torch::Tensor Forward() = 0;
 
+  // The forward pass as the run's backend executes it: the compiled forward
+  // when one is installed, Forward() otherwise. Step() and TrainStep() call
+  // this, never Forward() directly.
+  torch::Tensor RunForward() { return compiled_forward_ ? compiled_forward_() : Forward(); }
+  void SetCompiledForward(std::function<torch::Tensor()> forward) { compiled_forward_ = std::move(forward); }
+
+  // Why a compiled forward cannot stand for this workload's computation in
+  // `mode` (its step differentiates inside the forward, say, or trains
+  // networks that Forward() does not run); nullopt when it can.
+  virtual std::optional<std::string> CompiledForwardUnsupported(Mode) const { return std::nullopt; }
+
   // One training iteration, the paper's Listing 1 segment: forward, loss,
   // zero_grad, backward, optimizer step. Returns the (detached) loss.
   virtual torch::Tensor TrainStep() = 0;
@@ -94,6 +106,9 @@ class Workload {
  protected:
   std::map<std::string, torch::Tensor> inputs_;
   int64_t samples_per_step_ = 1;
+
+ private:
+  std::function<torch::Tensor()> compiled_forward_;
 };
 
 using WorkloadFactory = std::function<std::unique_ptr<Workload>(const WorkloadOptions&)>;

@@ -155,23 +155,59 @@ std::vector<CoverageRow> ApiCoverage(const std::vector<const core::RunResult*>& 
   return out;
 }
 
-namespace {
 std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*>& runs) {
   std::map<std::tuple<std::string, std::string, std::string, int64_t>, const core::RunResult*> eager;
   for (const auto* r : runs) {
     if (r->backend == "eager" && Ok(*r)) eager[{r->model.id, r->mode, r->precision, r->batch_size}] = r;
   }
+  auto ratio = [](const std::optional<core::Memory>& m_backend, const std::optional<core::Memory>& m_eager,
+                  std::optional<int64_t> core::Memory::*field) -> std::optional<double> {
+    if (!m_backend || !m_eager || !(*m_backend.*field) || !(*m_eager.*field) || *(*m_eager.*field) <= 0) {
+      return std::nullopt;
+    }
+    return static_cast<double>(*(*m_backend.*field)) / static_cast<double>(*(*m_eager.*field));
+  };
   std::vector<BackendRatio> out;
   for (const auto* r : runs) {
     if (r->backend == "eager" || !Ok(*r)) continue;
     auto it = eager.find({r->model.id, r->mode, r->precision, r->batch_size});
     if (it == eager.end()) continue;
-    double e = it->second->timing->median_ms, b = r->timing->median_ms;
-    out.push_back({r->model.id, r->mode, r->precision, r->backend, e, b, b / e});
+    const auto& e = *it->second;
+    BackendRatio br{r->model.id, r->mode, r->precision, r->backend, e.timing->median_ms, r->timing->median_ms,
+                    r->timing->median_ms / e.timing->median_ms};
+    br.cpu_memory_ratio = ratio(r->memory, e.memory, &core::Memory::cpu_peak_rss_bytes);
+    br.gpu_memory_ratio = ratio(r->memory, e.memory, &core::Memory::gpu_peak_allocated_bytes);
+    out.push_back(std::move(br));
+  }
+  std::sort(out.begin(), out.end(), [](const BackendRatio& a, const BackendRatio& b) {
+    return std::tie(a.mode, a.backend, a.model, a.precision) < std::tie(b.mode, b.backend, b.model, b.precision);
+  });
+  return out;
+}
+
+std::vector<BackendSummary> SummarizeBackends(const std::vector<BackendRatio>& ratios) {
+  struct Acc {
+    std::vector<double> time, cpu, gpu;
+  };
+  std::map<std::pair<std::string, std::string>, Acc> acc;
+  for (const auto& r : ratios) {
+    auto& a = acc[{r.backend, r.mode}];
+    if (r.ratio > 0) a.time.push_back(r.ratio);
+    if (r.cpu_memory_ratio && *r.cpu_memory_ratio > 0) a.cpu.push_back(*r.cpu_memory_ratio);
+    if (r.gpu_memory_ratio && *r.gpu_memory_ratio > 0) a.gpu.push_back(*r.gpu_memory_ratio);
+  }
+  std::vector<BackendSummary> out;
+  for (const auto& [key, a] : acc) {
+    if (a.time.empty()) continue;
+    BackendSummary s{key.first, key.second, static_cast<int>(a.time.size()), core::GeoMean(a.time)};
+    if (!a.cpu.empty()) s.cpu_memory_geomean = core::GeoMean(a.cpu);
+    if (!a.gpu.empty()) s.gpu_memory_geomean = core::GeoMean(a.gpu);
+    s.cpu_memory_pairs = static_cast<int>(a.cpu.size());
+    s.gpu_memory_pairs = static_cast<int>(a.gpu.size());
+    out.push_back(std::move(s));
   }
   return out;
 }
-}  // namespace
 
 BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper) {
   BuildView v;
@@ -199,6 +235,7 @@ BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper) {
     pv.geomean_train_ms = SuiteGeomean(pv.runs, "train", &pv.geomean_train_n);
     pv.geomean_eval_ms = SuiteGeomean(pv.runs, "eval", &pv.geomean_eval_n);
     pv.backend_ratios = BackendRatios(pv.runs);
+    pv.backend_summaries = SummarizeBackends(pv.backend_ratios);
     v.platforms.push_back(std::move(pv));
   }
   v.models.assign(models.begin(), models.end());

@@ -57,11 +57,29 @@ struct CoverageRow {
   size_t distinct_ops = 0;
 };
 
-// Figures 3/4 room: time of a non-eager backend relative to eager.
+// Figures 3/4: a non-eager backend against eager on the same model, mode,
+// precision and batch size: execution time (T), CPU memory (CM) and GPU
+// memory (GM), each backend / eager, so < 1 means the backend does better.
+// A memory ratio is absent where either side did not measure it.
 struct BackendRatio {
   std::string model, mode, precision, backend;
-  double eager_ms = 0, backend_ms = 0, ratio = 0;  // backend / eager; < 1 means faster
+  double eager_ms = 0, backend_ms = 0, ratio = 0;  // time
+  std::optional<double> cpu_memory_ratio, gpu_memory_ratio;
 };
+
+// The paper's headline numbers for Figures 3/4: geomeans of the ratios over
+// the models of one backend and mode (section 3.2: "1.30x and 1.46x speedups
+// for training and inference on average (geomean)").
+struct BackendSummary {
+  std::string backend, mode;
+  int pairs = 0;                // ratios with a time
+  double time_geomean = 0;      // < 1: faster than eager
+  std::optional<double> cpu_memory_geomean, gpu_memory_geomean;
+  int cpu_memory_pairs = 0, gpu_memory_pairs = 0;
+};
+// Every ok non-eager run paired with its ok eager run.
+std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*>& runs);
+std::vector<BackendSummary> SummarizeBackends(const std::vector<BackendRatio>& ratios);
 
 struct PlatformView {
   std::string id;
@@ -75,7 +93,8 @@ struct PlatformView {
   std::vector<CoverageRow> coverage;  // per domain, then the union row
   std::optional<double> geomean_train_ms, geomean_eval_ms;
   int geomean_train_n = 0, geomean_eval_n = 0;
-  std::vector<BackendRatio> backend_ratios;
+  std::vector<BackendRatio> backend_ratios;    // sorted by mode, backend, model, precision
+  std::vector<BackendSummary> backend_summaries;  // sorted by backend, mode
   std::vector<Problem> problems;
 };
 

@@ -141,3 +141,49 @@ TEST_CASE("BuildSummary round-trips through JSON") {
   CHECK_FALSE(t.platforms[0].geomean_eval_ms);
   CHECK(t.platforms[0].medians[0].config == "train/eager/fp32/bs1");
 }
+
+TEST_CASE("BackendRatios pairs each backend run with eager; SummarizeBackends takes the paper's geomeans") {
+  auto mem = [](core::RunResult r, std::optional<int64_t> cpu, std::optional<int64_t> gpu) {
+    r.memory = core::Memory{};
+    r.memory->cpu_peak_rss_bytes = cpu;
+    r.memory->gpu_peak_allocated_bytes = gpu;
+    return r;
+  };
+  std::vector<core::RunResult> runs = {
+      mem(Run("a", "vision", "train", 100), 1000, 400),
+      mem(Run("a", "vision", "train", 50, std::nullopt, "torchscript"), 500, 800),  // T 0.5, CM 0.5, GM 2
+      mem(Run("b", "nlp", "train", 10), 1000, std::nullopt),
+      mem(Run("b", "nlp", "train", 20, std::nullopt, "torchscript"), 2000, 100),    // T 2, CM 2, GM not measured
+      Run("c", "nlp", "eval", 10, std::nullopt, "torchscript"),                     // no eager partner
+      Run("d", "nlp", "eval", 10),
+      Run("d", "nlp", "eval", 5, std::nullopt, "torchscript", "bf16"),              // other precision: no partner
+  };
+  core::RunResult failed = Run("e", "nlp", "train", 10, std::nullopt, "torchscript");
+  failed.status = "unsupported";
+  runs.push_back(Run("e", "nlp", "train", 10));
+  runs.push_back(failed);
+  std::vector<const core::RunResult*> ptrs;
+  for (auto& r : runs) {
+    if (r.status.empty()) r.status = "ok";
+    ptrs.push_back(&r);
+  }
+  auto ratios = BackendRatios(ptrs);
+  REQUIRE(ratios.size() == 2);
+  CHECK(ratios[0].model == "a");
+  CHECK(ratios[0].ratio == doctest::Approx(0.5));
+  CHECK(*ratios[0].cpu_memory_ratio == doctest::Approx(0.5));
+  CHECK(*ratios[0].gpu_memory_ratio == doctest::Approx(2.0));
+  CHECK(ratios[1].model == "b");
+  CHECK(ratios[1].ratio == doctest::Approx(2.0));
+  CHECK(!ratios[1].gpu_memory_ratio.has_value());  // eager did not measure it: absent, not 0
+
+  auto sums = SummarizeBackends(ratios);
+  REQUIRE(sums.size() == 1);
+  CHECK(sums[0].backend == "torchscript");
+  CHECK(sums[0].mode == "train");
+  CHECK(sums[0].pairs == 2);
+  CHECK(sums[0].time_geomean == doctest::Approx(1.0));  // sqrt(0.5 * 2)
+  CHECK(*sums[0].cpu_memory_geomean == doctest::Approx(1.0));
+  CHECK(*sums[0].gpu_memory_geomean == doctest::Approx(2.0));
+  CHECK(sums[0].gpu_memory_pairs == 1);
+}

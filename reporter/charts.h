@@ -38,7 +38,9 @@ struct SamplePoint {
 // Per-configuration distribution of timing samples (box plot plus ticks).
 nlohmann::json SamplesChart(const std::vector<SamplePoint>& samples, const std::string& title);
 
-// Figures 3/4 room: backend / eager time ratios per model (log scale, 1 = parity).
-nlohmann::json RatioChart(const std::vector<BackendRatio>& ratios, const std::string& title);
+// Figures 3 (train) and 4 (eval): per model, the backend / eager ratios of
+// time (T), CPU memory (CM) and GPU memory (GM) as points on a log axis with
+// a rule at 1; models sorted by time ratio. Pass the ratios of one mode.
+nlohmann::json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& title);
 
 }  // namespace torchgauge::reporter

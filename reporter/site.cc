@@ -596,6 +596,7 @@ class SiteBuilder {
 
  private:
   mu::data BuildData(const BuildView& v, const core::Comparison* cmp, const Target& page, const std::string& base);
+  mu::data BackendSection(const Target& page, const std::string& build, const PlatformView& p, const std::string& base);
   void WriteModel(const BuildView& v, const std::string& model, const History& history, Renderer& r);
   void WriteModels(const BuildView& v, const History& history);
   void WriteTables(const BuildView& v);
@@ -608,6 +609,55 @@ class SiteBuilder {
   Charts& c_;
   const PaperTable2& paper_;
 };
+
+// Figures 3 and 4 with the paper's headline geomeans and the per-run ratios.
+mu::data SiteBuilder::BackendSection(const Target& page, const std::string& build, const PlatformView& p,
+                                     const std::string& base) {
+  auto ratio = [](const std::optional<double>& r) { return r ? Num(*r, "%.3f") : Dash(); };
+  mu::data d;
+  mu::data summaries = List();
+  for (const auto& s : p.backend_summaries) {
+    mu::data row;
+    Set(row, "backend", s.backend);
+    Set(row, "mode", s.mode);
+    Set(row, "pairs", std::to_string(s.pairs));
+    Set(row, "time", Num(s.time_geomean, "%.3f"));
+    Set(row, "speedup", Num(1.0 / s.time_geomean, "%.2f") + "×");
+    Set(row, "cpu_memory", ratio(s.cpu_memory_geomean));
+    Set(row, "gpu_memory", ratio(s.gpu_memory_geomean));
+    Append(summaries, std::move(row));
+  }
+  Set(d, "summaries", std::move(summaries));
+  const std::pair<const char*, const char*> figures[] = {{"train", "Figure 3 (train)"}, {"eval", "Figure 4 (eval)"}};
+  for (const auto& [mode, name] : figures) {
+    std::vector<BackendRatio> of_mode;
+    for (const auto& r : p.backend_ratios) {
+      if (r.mode == mode) of_mode.push_back(r);
+    }
+    if (of_mode.empty()) continue;
+    Target f{Kind::kFigure, build, std::string(mode == std::string("train") ? "fig3-train." : "fig4-eval.") + p.id, ""};
+    Set(d, mode == std::string("train") ? "fig3" : "fig4",
+        c_.Place(page, f, CompilerChart(of_mode, std::string(name) + ": backends relative to eager, " + p.id),
+                 std::string(name) + ": time, CPU memory and GPU memory of each backend relative to eager on " + p.id,
+                 base));
+  }
+  mu::data rows = List();
+  for (const auto& br : p.backend_ratios) {
+    mu::data rr;
+    Set(rr, "model", br.model);
+    Set(rr, "mode", br.mode);
+    Set(rr, "precision", br.precision);
+    Set(rr, "backend", br.backend);
+    Set(rr, "eager", Ms(br.eager_ms));
+    Set(rr, "other", Ms(br.backend_ms));
+    Set(rr, "ratio", Num(br.ratio, "%.3f"));
+    Set(rr, "cpu_ratio", ratio(br.cpu_memory_ratio));
+    Set(rr, "gpu_ratio", ratio(br.gpu_memory_ratio));
+    Append(rows, std::move(rr));
+  }
+  Set(d, "rows", std::move(rows));
+  return d;
+}
 
 mu::data SiteBuilder::BuildData(const BuildView& v, const core::Comparison* cmp, const Target& page,
                                 const std::string& base) {
@@ -660,26 +710,7 @@ mu::data SiteBuilder::BuildData(const BuildView& v, const core::Comparison* cmp,
     // column still shows what a GPU platform would be compared with.
     Set(pd, "table2_train", Table2Rows(p.table2_train, true, paper_));
     Set(pd, "table2_eval", Table2Rows(p.table2_eval, false, paper_));
-    if (!p.backend_ratios.empty()) {
-      Target fr{Kind::kFigure, v.id, "backend-ratio." + p.id, ""};
-      mu::data ratios;
-      Set(ratios, "chart_data", c_.Place(page, fr, RatioChart(p.backend_ratios, "Backend time relative to eager, " + p.id),
-                                        "Backend time relative to eager on " + p.id, base));
-      mu::data rows = List();
-      for (const auto& br : p.backend_ratios) {
-        mu::data rr;
-        Set(rr, "model", br.model);
-        Set(rr, "mode", br.mode);
-        Set(rr, "precision", br.precision);
-        Set(rr, "backend", br.backend);
-        Set(rr, "eager", Ms(br.eager_ms));
-        Set(rr, "other", Ms(br.backend_ms));
-        Set(rr, "ratio", Num(br.ratio, "%.3f"));
-        Append(rows, std::move(rr));
-      }
-      Set(ratios, "rows", std::move(rows));
-      Set(pd, "backend_ratios", std::move(ratios));
-    }
+    if (!p.backend_ratios.empty()) Set(pd, "backend_ratios", BackendSection(page, v.id, p, base));
     mu::data runs = List();
     for (const auto* r : p.runs) {
       std::string href = base + Href(page, {Kind::kModelPage, v.id, r->model.id, page.ext});

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "core/coverage.h"
@@ -58,8 +59,10 @@ TEST_CASE("the smoke suite runs every model on the test device") {
   auto runs = torchgauge::core::LoadRunsUnder(root, &problems);
   CHECK(problems.empty());
   CHECK(runs.size() >= 2);
+  std::map<std::string, int> ok_by_backend;
   for (const auto& r : runs) {
-    INFO(r.model.id, " ", r.mode, ": ", r.status, " ", r.reason.value_or(""));
+    INFO(r.model.id, " ", r.mode, " ", r.backend, ": ", r.status, " ", r.reason.value_or(""));
+    if (r.status == "ok") ++ok_by_backend[r.backend];
     if (r.status == "unsupported") {
       CHECK(r.reason.has_value());
       CHECK(!r.reason->empty());
@@ -79,9 +82,13 @@ TEST_CASE("the smoke suite runs every model on the test device") {
     CHECK(std::abs(g.active_ms + g.data_movement_ms + g.idle_ms - g.wall_ms) <= 0.01 * g.wall_ms);
     CHECK(g.kernel_count > 0);
     CHECK(r.memory->gpu_peak_allocated_bytes.has_value());
-    std::printf("%-28s %-5s active %5.1f%%  movement %5.1f%%  idle %5.1f%%  (wall %.3f ms)\n", r.model.id.c_str(),
-                r.mode.c_str(), 100 * g.active_fraction, 100 * g.data_movement_fraction, 100 * g.idle_fraction, g.wall_ms);
+    std::printf("%-28s %-5s %-11s active %5.1f%%  movement %5.1f%%  idle %5.1f%%  (wall %.3f ms)\n", r.model.id.c_str(),
+                r.mode.c_str(), r.backend.c_str(), 100 * g.active_fraction, 100 * g.data_movement_fraction, 100 * g.idle_fraction, g.wall_ms);
   }
+  // The suite compares execution backends: both must have run.
+  for (const auto& [backend, n] : ok_by_backend) std::cout << backend << ": " << n << " ok runs\n";
+  CHECK(ok_by_backend["eager"] > 0);
+  CHECK(ok_by_backend["torchscript"] > 0);
   auto cov = torchgauge::core::ComputeCoverage(runs);
   std::cout << "distinct ATen operators in the smoke suite: " << cov.all.size() << "\n";
   std::string vtext;

@@ -1,0 +1,114 @@
+#include "collector/backend.h"
+
+#include <torch/csrc/jit/frontend/tracer.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <memory>
+#include <sstream>
+
+namespace torchgauge::collector {
+
+namespace jit = torch::jit;
+
+namespace {
+
+// Calls of the compiled forward before timing: the executor's profiling runs
+// (jit::getNumProfiledRuns(), 1 by default) and its first optimised runs.
+constexpr int kCompileRuns = 3;
+
+// The traced graph's inputs, in a fixed order: parameters, buffers, then the
+// workload's named inputs. Gathered again on every call, since a workload may
+// replace an input tensor between steps (the RL environments do).
+jit::Stack GraphInputs(models::Workload& w) {
+  jit::Stack s;
+  for (auto& p : w.net().parameters()) s.emplace_back(p);
+  for (auto& b : w.net().buffers()) s.emplace_back(b);
+  for (auto& [name, t] : w.inputs()) {
+    if (t.defined()) s.emplace_back(t);
+  }
+  return s;
+}
+
+std::function<torch::Tensor()> TraceForward(models::Workload& w) {
+  auto [state, outputs] = jit::tracer::trace(
+      GraphInputs(w), [&w](jit::Stack) -> jit::Stack { return {w.Forward()}; },
+      [](const torch::autograd::Variable&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false);
+  if (outputs.size() != 1 || !outputs[0].isTensor()) throw std::runtime_error("the traced forward does not return one tensor");
+  auto executor = std::make_shared<jit::GraphExecutor>(state->graph, "forward");
+  return [executor, &w] {
+    jit::Stack s = GraphInputs(w);
+    executor->run(s);
+    return s.back().toTensor();
+  };
+}
+
+// Largest absolute difference, and the reference's largest magnitude.
+std::pair<double, double> Difference(const torch::Tensor& got, const torch::Tensor& want) {
+  auto g = got.detach().to(torch::kCPU, torch::kDouble);
+  auto w = want.detach().to(torch::kCPU, torch::kDouble);
+  if (g.sizes() != w.sizes()) return {INFINITY, 0};
+  return {(g - w).abs().max().item<double>(), w.abs().max().item<double>()};
+}
+
+}  // namespace
+
+std::optional<std::string> BackendUnsupported(const std::string& backend, const std::string& precision) {
+  if (backend == "eager") return std::nullopt;
+  if (backend == "torchscript") {
+    if (precision.starts_with("amp")) {
+      return "torchscript runs a graph traced outside autocast; this collector does not trace under autocast (" +
+             precision + ")";
+    }
+    return std::nullopt;
+  }
+  return "backend '" + backend + "' is not implemented in this collector version (eager and torchscript run)";
+}
+
+std::optional<std::string> InstallBackend(const std::string& backend, models::Workload& workload, models::Mode mode) {
+  if (backend == "eager") return std::nullopt;
+  if (auto why = workload.CompiledForwardUnsupported(mode)) return "torchscript: " + *why;
+  const bool eval = mode == models::Mode::kEval;
+  std::function<torch::Tensor()> compiled;
+  try {
+    // Eval traces without autograd, as its steps run; train traces with it,
+    // so the graph executor differentiates the graph.
+    std::optional<torch::NoGradGuard> no_grad;
+    if (eval) no_grad.emplace();
+    compiled = TraceForward(workload);
+  } catch (const std::exception& e) {
+    return std::string("torchscript: the forward pass cannot be traced: ") + e.what();
+  }
+  if (eval) {
+    torch::NoGradGuard no_grad;
+    const torch::Tensor want = workload.Forward();
+    const torch::Tensor got = compiled();
+    const auto [diff, scale] = Difference(got, want);
+    const bool half = want.scalar_type() == torch::kHalf || want.scalar_type() == torch::kBFloat16;
+    const double tolerance = (half ? 1e-2 : 1e-4) * std::max(scale, 1.0);
+    if (!(diff <= tolerance)) {
+      std::ostringstream msg;
+      msg << "torchscript: the traced forward's output differs from eager by " << diff << " (tolerance " << tolerance
+          << ")";
+      throw std::runtime_error(msg.str());
+    }
+  }
+  // The graph executor profiles the first calls and then optimises (and, for
+  // train, builds the differentiated graph); do that here, outside the timed
+  // steps, as a user's warm-up would. Train passes also run backward; their
+  // gradients are dropped.
+  for (int i = 0; i < kCompileRuns; ++i) {
+    std::optional<torch::NoGradGuard> no_grad;
+    if (eval) no_grad.emplace();
+    torch::Tensor out = compiled();
+    if (!eval && out.requires_grad()) out.to(torch::kFloat).sum().backward();
+  }
+  if (!eval) {
+    for (auto& p : workload.net().parameters()) p.mutable_grad().reset();
+  }
+  workload.SetCompiledForward(std::move(compiled));
+  return std::nullopt;
+}
+
+}  // namespace torchgauge::collector

@@ -1,0 +1,33 @@
+// Execution backends (DESIGN.md vocabulary): how a run executes the model.
+//   eager        LibTorch's eager mode: each operator dispatched as the model's
+//                C++ code calls it.
+//   torchscript  the model's forward pass traced once (torch::jit::tracer) into
+//                a TorchScript graph, then run by the JIT's graph executor,
+//                which optimises the graph after its profiling runs (and fuses
+//                it on GPU). Loss, backward, optimizer and host-side work stay
+//                eager, as in a Python loop around a compiled model. A trace
+//                is specialised to the run's input shapes, which never change.
+//   cudagraph, aotinductor
+//                not implemented: recorded as unsupported, with the reason.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "models/workload.h"
+
+namespace torchgauge::collector {
+
+// Why `backend` cannot run at `precision`, or nullopt; decided before the
+// workload is built.
+std::optional<std::string> BackendUnsupported(const std::string& backend, const std::string& precision);
+
+// Installs `backend`'s compiled forward in `workload` (nothing for eager).
+// Call after the precision is applied and the net is in `mode`'s train/eval
+// state. Returns why this workload cannot run on the backend (the model says
+// so, or tracing fails), or nullopt when installed. In eval mode the compiled
+// output is checked against Forward() once; a mismatch throws, since it is a
+// wrong result rather than an unsupported configuration.
+std::optional<std::string> InstallBackend(const std::string& backend, models::Workload& workload, models::Mode mode);
+
+}  // namespace torchgauge::collector
