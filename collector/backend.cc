@@ -78,6 +78,13 @@ std::optional<std::string> InstallBackend(const std::string& backend, models::Wo
     if (eval) no_grad.emplace();
     compiled = TraceForward(workload);
   } catch (const std::exception& e) {
+    // A forward that fails in eager too is the model's error, not a limit
+    // of tracing: let that error through.
+    {
+      std::optional<torch::NoGradGuard> no_grad;
+      if (eval) no_grad.emplace();
+      workload.Forward();
+    }
     return std::string("torchscript: the forward pass cannot be traced: ") + e.what();
   }
   if (eval) {

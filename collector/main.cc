@@ -191,11 +191,14 @@ int main(int argc, char** argv) {
       ->required();
   bisect->add_option("--collector", bis.collector,
                      "Collector to measure with ({rev} allowed; default: this binary)");
-  std::string bisect_model, bisect_mode = "train", bisect_precision, bisect_device = "auto";
+  std::string bisect_model, bisect_mode = "train", bisect_precision, bisect_device = "auto", bisect_backend = "eager";
   int bisect_repeat = 10;
   bisect->add_option("--model", bisect_model, "Regex of the affected models")->required();
   bisect->add_option("--mode", bisect_mode, "train | eval")->check(CLI::IsMember({"train", "eval"}))->capture_default_str();
   bisect->add_option("--precision", bisect_precision, "Precision of the affected runs");
+  bisect->add_option("--backend", bisect_backend, "Backend of the affected runs")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(tg::core::kBackends), std::end(tg::core::kBackends))))
+      ->capture_default_str();
   bisect->add_option("--device", bisect_device, "auto | cpu | cuda")->capture_default_str();
   bisect->add_option("--repeat", bisect_repeat, "Timed repetitions per measurement")->capture_default_str();
   bisect->add_option("--collect-arg", bis.collect_args, "Extra argument for `run`, repeatable");
@@ -225,8 +228,8 @@ int main(int argc, char** argv) {
     if (*bisect) {
       if (bis.collector.empty()) bis.collector = std::filesystem::read_symlink("/proc/self/exe").string();
       for (const auto& r : threshold_rules) bis.compare.rules.push_back(tg::core::ParseThresholdRule(r));
-      std::vector<std::string> args = {"--model", bisect_model, "--mode", bisect_mode, "--device", bisect_device,
-                                       "--repeat", std::to_string(bisect_repeat)};
+      std::vector<std::string> args = {"--model", bisect_model, "--mode", bisect_mode, "--backend", bisect_backend,
+                                       "--device", bisect_device, "--repeat", std::to_string(bisect_repeat)};
       if (!bisect_precision.empty()) {
         args.push_back("--precision");
         args.push_back(bisect_precision);

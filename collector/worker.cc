@@ -96,7 +96,13 @@ core::RunResult RunWorker(const RunSpec& spec) {
     ApplyPrecision(spec.precision, *workload);
     if (mode == models::Mode::kTrain) workload->net().train();
     else workload->net().eval();
+    const auto setup_start = Clock::now();
     if (auto why = InstallBackend(spec.backend, *workload, mode)) return unsupported(FirstLines(*why));
+    std::optional<double> backend_setup_ms;
+    if (spec.backend != "eager") {
+      if (gpu) CudaSynchronize();
+      backend_setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - setup_start).count();
+    }
 
     auto sync = [gpu] {
       if (gpu) CudaSynchronize();
@@ -158,6 +164,7 @@ core::RunResult RunWorker(const RunSpec& spec) {
     t.repetitions = spec.repeat;
     t.clock = gpu ? "cuda_event" : "steady_clock";
     t.samples_per_step = workload->samples_per_step();
+    t.backend_setup_ms = backend_setup_ms;
     core::SummarizeTiming(t);
     r.timing = t;
 

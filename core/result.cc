@@ -148,6 +148,7 @@ json ToJson(const RunResult& r) {
                    {"repetitions", t.repetitions}, {"clock", t.clock}, {"samples_per_step", t.samples_per_step},
                    {"throughput_per_s", Opt(t.throughput_per_s)}};
     if (!t.process_medians_ms.empty()) j["timing"]["process_medians_ms"] = t.process_medians_ms;
+    if (t.backend_setup_ms) j["timing"]["backend_setup_ms"] = *t.backend_setup_ms;
   } else {
     j["timing"] = nullptr;
   }
@@ -281,6 +282,8 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
         if (!(v >= 0)) t.Fail("process_medians_ms", "must be >= 0");
       }
     }
+    tm.backend_setup_ms = t.GetOpt<double>("backend_setup_ms");
+    if (tm.backend_setup_ms && !(*tm.backend_setup_ms >= 0)) t.Fail("backend_setup_ms", "must be >= 0");
     r.timing = tm;
   }
   if (in.Has("memory")) {

@@ -65,6 +65,11 @@ struct Timing {
   // samples_ms then pools every process's samples (in the same order) and the
   // summary statistics describe the pool. Empty for a single process.
   std::vector<double> process_medians_ms;
+  // Backends other than eager: wall time of preparing the backend once,
+  // before warm-up (for torchscript: tracing, the check against eager, the
+  // executor's profiling and optimising calls). Absent for eager. With
+  // several processes, the first process's.
+  std::optional<double> backend_setup_ms;
 };
 
 struct Memory {

@@ -41,6 +41,24 @@ TEST_CASE("run result round-trips and keeps unmeasured values null") {
   CHECK(*back.memory->cpu_peak_rss_bytes == 1234);
 }
 
+TEST_CASE("a compiled backend's run keeps its setup time; eager has none") {
+  RunResult eager = Sample();
+  CHECK(ToJson(eager)["timing"].count("backend_setup_ms") == 0);
+  CHECK(!RunResultFromJson(ToJson(eager), "e.json").timing->backend_setup_ms);
+  RunResult ts = Sample();
+  ts.backend = "torchscript";
+  ts.timing->backend_setup_ms = 812.5;
+  auto back = RunResultFromJson(ToJson(ts), "t.json");
+  CHECK(back.backend == "torchscript");
+  CHECK(*back.timing->backend_setup_ms == doctest::Approx(812.5));
+  auto bad = ToJson(ts);
+  bad["timing"]["backend_setup_ms"] = -1;
+  CHECK_THROWS_AS(RunResultFromJson(bad, "t.json"), FileError);
+  auto unknown = ToJson(ts);
+  unknown["backend"] = "tensorrt";
+  CHECK_THROWS_AS(RunResultFromJson(unknown, "t.json"), FileError);
+}
+
 TEST_CASE("errors name the file and the field") {
   auto j = ToJson(Sample());
   j["mode"] = "fly";

@@ -101,6 +101,9 @@ class GpuPhasesWorkload : public Workload {
     return out;
   }
   torch::Tensor TrainStep() override { throw std::logic_error("test_gpu_phases is eval only"); }
+  std::optional<std::string> CompiledForwardUnsupported(Mode) const override {
+    return std::string("its host wait is a phase of the step, and a traced graph would drop it");
+  }
   std::optional<double> AnalyticFlops(Mode) const override {
     using namespace gpu_phases;
     return 2.0 * kN * kN * kN * kMatmuls;

@@ -177,6 +177,7 @@ std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*
                     r->timing->median_ms / e.timing->median_ms};
     br.cpu_memory_ratio = ratio(r->memory, e.memory, &core::Memory::cpu_peak_rss_bytes);
     br.gpu_memory_ratio = ratio(r->memory, e.memory, &core::Memory::gpu_peak_allocated_bytes);
+    br.backend_setup_ms = r->timing->backend_setup_ms;
     out.push_back(std::move(br));
   }
   std::sort(out.begin(), out.end(), [](const BackendRatio& a, const BackendRatio& b) {

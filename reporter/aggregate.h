@@ -65,6 +65,7 @@ struct BackendRatio {
   std::string model, mode, precision, backend;
   double eager_ms = 0, backend_ms = 0, ratio = 0;  // time
   std::optional<double> cpu_memory_ratio, gpu_memory_ratio;
+  std::optional<double> backend_setup_ms;  // the backend's one-off preparation, outside the timed steps
 };
 
 // The paper's headline numbers for Figures 3/4: geomeans of the ratios over

@@ -167,8 +167,11 @@ TEST_CASE("BackendRatios pairs each backend run with eager; SummarizeBackends ta
     if (r.status.empty()) r.status = "ok";
     ptrs.push_back(&r);
   }
+  runs[1].timing->backend_setup_ms = 1500;
   auto ratios = BackendRatios(ptrs);
   REQUIRE(ratios.size() == 2);
+  CHECK(*ratios[0].backend_setup_ms == doctest::Approx(1500));
+  CHECK(!ratios[1].backend_setup_ms);
   CHECK(ratios[0].model == "a");
   CHECK(ratios[0].ratio == doctest::Approx(0.5));
   CHECK(*ratios[0].cpu_memory_ratio == doctest::Approx(0.5));

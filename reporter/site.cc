@@ -653,6 +653,7 @@ mu::data SiteBuilder::BackendSection(const Target& page, const std::string& buil
     Set(rr, "ratio", Num(br.ratio, "%.3f"));
     Set(rr, "cpu_ratio", ratio(br.cpu_memory_ratio));
     Set(rr, "gpu_ratio", ratio(br.gpu_memory_ratio));
+    Set(rr, "setup", br.backend_setup_ms ? Sig3(*br.backend_setup_ms / 1000.0) : Dash());
     Append(rows, std::move(rr));
   }
   Set(d, "rows", std::move(rows));

@@ -45,8 +45,9 @@ fs::path FreshDir(const std::string& name) {
   return d;
 }
 
-core::RunResult Load(const fs::path& platform_dir, const std::string& model, const std::string& mode) {
-  auto p = core::RunPath(platform_dir, {model, mode, "eager", "default"});
+core::RunResult Load(const fs::path& platform_dir, const std::string& model, const std::string& mode,
+                     const std::string& backend = "eager") {
+  auto p = core::RunPath(platform_dir, {model, mode, backend, "default"});
   return core::RunResultFromJson(core::ReadJsonFile(p), p);
 }
 
@@ -63,7 +64,7 @@ std::string Validate(const fs::path& dir) {
 TEST_CASE("every failure gets its status and the suite completes") {
   auto root = FreshDir("statuses");
   // Every misbehaving test model (test_gpu_phases is for GPUs: gpu_breakdown_test).
-  auto out = Run(kCollect + " run --include-test-models --model '^test_(tiny|crash|hang|throw|oom)$' --timeout 15 " +
+  auto out = Run(kCollect + " run --include-test-models --model '^test_(tiny|crash|hang|throw|oom)$' --backend eager --timeout 15 " +
                  "--repeat 5 --out " + root.string() + " --build-id b1 --platform-id p1");
   INFO(out.text);
   REQUIRE(out.code == 0);
@@ -95,7 +96,7 @@ TEST_CASE("every failure gets its status and the suite completes") {
 
   SUBCASE("resume keeps finished results and measures only missing ones") {
     fs::remove(core::RunPath(dir, {"test_tiny", "eval", "eager", "default"}));
-    auto again = Run(kCollect + " run --include-test-models --model '^test_(tiny|throw)$' --resume --out " +
+    auto again = Run(kCollect + " run --include-test-models --model '^test_(tiny|throw)$' --backend eager --resume --out " +
                      root.string() + " --build-id b1 --platform-id p1");
     INFO(again.text);
     CHECK(again.code == 0);
@@ -106,7 +107,7 @@ TEST_CASE("every failure gets its status and the suite completes") {
 
 TEST_CASE("several worker processes per run: interleaved rounds, pooled samples, resumable parts") {
   auto root = FreshDir("processes");
-  const std::string base = kCollect + " run --include-test-models --model '^test_(tiny|throw)$' --mode eval --repeat 4 "
+  const std::string base = kCollect + " run --include-test-models --model '^test_(tiny|throw)$' --mode eval --backend eager --repeat 4 "
                            "--processes 3 --out " + root.string() + " --build-id b1 --platform-id p1";
   auto out = Run(base);
   INFO(out.text);
@@ -153,7 +154,7 @@ TEST_CASE("Ctrl-C stops the suite and keeps finished results") {
   REQUIRE(pid >= 0);
   if (pid == 0) {
     execl(kCollect.c_str(), kCollect.c_str(), "run", "--include-test-models", "--model", "^test_(tiny|hang)$",
-          "--mode", "train", "--timeout", "300", "--out", root.c_str(), "--build-id", "b1", "--platform-id", "p1",
+          "--mode", "train", "--backend", "eager", "--timeout", "300", "--out", root.c_str(), "--build-id", "b1", "--platform-id", "p1",
           static_cast<char*>(nullptr));
     _exit(127);
   }
@@ -171,6 +172,31 @@ TEST_CASE("Ctrl-C stops the suite and keeps finished results") {
   CHECK(!fs::exists(core::RunPath(root / "b1" / "p1", {"test_hang", "train", "eager", "default"})));
   auto manifest = core::ReadJsonFile(core::ManifestPath(root / "b1" / "p1"));
   CHECK(manifest["interrupted"] == true);
+}
+
+TEST_CASE("the torchscript backend: ok runs record their setup, a model's own error stays an error") {
+  auto root = FreshDir("torchscript");
+  auto out = Run(kCollect + " run --include-test-models --model '^test_(tiny|throw)$' --backend eager torchscript " +
+                 "--repeat 3 --out " + root.string() + " --build-id b1 --platform-id p1");
+  INFO(out.text);
+  REQUIRE(out.code == 0);
+  auto dir = root / "b1" / "p1";
+  for (const char* mode : {"train", "eval"}) {
+    CAPTURE(mode);
+    auto eager = Load(dir, "test_tiny", mode);
+    auto compiled = Load(dir, "test_tiny", mode, "torchscript");
+    REQUIRE(compiled.status == "ok");
+    REQUIRE(compiled.timing);
+    REQUIRE(compiled.timing->backend_setup_ms.has_value());  // tracing and the executor's first calls
+    CHECK(*compiled.timing->backend_setup_ms > 0);
+    CHECK(!eager.timing->backend_setup_ms.has_value());     // eager has no setup: absent, not 0
+    CHECK(compiled.operators->size() > 5);
+    // test_throw fails in eager too: its own error, not "cannot be traced".
+    auto thrown = Load(dir, "test_throw", mode, "torchscript");
+    CHECK(thrown.status == "error");
+    CHECK(thrown.reason->find("deliberate failure") != std::string::npos);
+  }
+  Validate(root);
 }
 
 TEST_CASE("bad input gets a clear error") {
