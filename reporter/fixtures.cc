@@ -184,6 +184,8 @@ size_t GenerateFixtureTree(const fs::path& root, const FixtureSpec& spec) {
             t.repetitions = spec.samples;
             t.clock = plat.gpu ? "cuda_event" : "steady_clock";
             t.samples_per_step = r.batch_size;
+            // A compiled backend's one-off setup: about twenty steps' worth.
+            if (std::string(cfg.backend) != "eager") t.backend_setup_ms = std::round(base_ms * scale * 200) / 10;
             core::SummarizeTiming(t);
             r.timing = t;
             const double median_ms = t.median_ms;
