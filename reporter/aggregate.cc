@@ -131,7 +131,7 @@ std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult
 std::optional<double> SuiteGeomean(const std::vector<const core::RunResult*>& runs, const std::string& mode, int* n) {
   std::vector<double> v;
   for (const auto* r : runs) {
-    if (r->mode == mode && Ok(*r)) v.push_back(r->timing->median_ms);
+    if (r->mode == mode && r->backend == "eager" && Ok(*r)) v.push_back(r->timing->median_ms);
   }
   if (n) *n = static_cast<int>(v.size());
   if (v.empty()) return std::nullopt;

@@ -122,7 +122,9 @@ std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult
 // Bars for Figures 1/2: eager runs with a GPU breakdown, sorted by active share
 // (descending), then label.
 std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*>& runs, const std::string& mode);
-// Geomean of median_ms over ok runs of one mode; nullopt when there are none.
+// Geomean of median_ms over the ok eager runs of one mode (the paper's
+// configuration, so that adding a backend to a suite does not move the
+// trend); nullopt when there are none.
 std::optional<double> SuiteGeomean(const std::vector<const core::RunResult*>& runs, const std::string& mode, int* n);
 std::vector<CoverageRow> ApiCoverage(const std::vector<const core::RunResult*>& runs);
 

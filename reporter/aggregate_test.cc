@@ -82,9 +82,10 @@ TEST_CASE("BreakdownBars sorts by active share and normalises") {
   CHECK(bars[2].active + bars[2].movement + bars[2].idle == doctest::Approx(1.0));
 }
 
-TEST_CASE("SuiteGeomean uses ok runs of one mode") {
+TEST_CASE("SuiteGeomean uses the ok eager runs of one mode") {
   std::vector<core::RunResult> runs = {Run("a", "vision", "train", 2), Run("b", "vision", "train", 8),
-                                       Run("c", "vision", "eval", 100)};
+                                       Run("c", "vision", "eval", 100),
+                                       Run("a", "vision", "train", 1, std::nullopt, "torchscript")};
   runs.push_back(Run("d", "vision", "train", 1000));
   runs.back().status = "error";
   std::vector<const core::RunResult*> ptrs;

@@ -1058,9 +1058,9 @@ void SiteBuilder::WriteIndex(const History& history) {
   }
   if (!points.empty()) {
     Set(d, "trend", c_.Place(md, {Kind::kIndexFigure, "", "index-trend", ""},
-                            TrendChart(points, "Suite geomean of median step time per platform and mode",
+                            TrendChart(points, "Suite geomean of median step time per platform and mode (eager runs)",
                                        "Geomean of median step time (ms, log scale)"),
-                            "Suite geomean of median step time across builds"));
+                            "Suite geomean of eager median step time across builds"));
   }
   r_.Page(w_, r_.index(), d, md, html, "TorchGauge results");
 }
