@@ -113,6 +113,7 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
                    [](const BackendRatio* a, const BackendRatio* b) { return a->ratio < b->ratio; });
   json values = json::array();
   json order = json::array();
+  bool present[3] = {false, false, false};
   for (const auto* r : by_time) {
     const std::string label = r->model + " (" + r->precision + ")";
     if (std::find(order.begin(), order.end(), label) == order.end()) order.push_back(label);
@@ -121,7 +122,15 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
       if (!v[m] || *v[m] <= 0) continue;  // not measured: no point, never a 0
       values.push_back({{"model", label}, {"backend", r->backend}, {"metric", kMetrics[m]}, {"k", m},
                         {"ratio", Round(*v[m], 1e4)}});
+      present[m] = true;
     }
+  }
+  // The legend lists only the ratios measured here (no GPU memory on CPU).
+  json metric_domain = json::array(), metric_range = json::array();
+  for (int m = 0; m < 3; ++m) {
+    if (!present[m]) continue;
+    metric_domain.push_back(kMetrics[m]);
+    metric_range.push_back(kMetricColors[m]);
   }
   json y = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", "Model (sorted by time ratio)"},
             {"axis", {{"labelLimit", 280}}}};
@@ -135,9 +144,9 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
        {"encoding",
         {{"y", y},
          {"x", x},
-         {"yOffset", {{"field", "metric"}, {"sort", {kMetrics[0], kMetrics[1], kMetrics[2]}}}},
+         {"yOffset", {{"field", "metric"}, {"sort", metric_domain}}},
          {"color", {{"field", "metric"}, {"type", "nominal"}, {"title", "Ratio"},
-                    {"scale", {{"domain", kMetrics}, {"range", kMetricColors}}}, {"legend", {{"orient", "top"}}}}},
+                    {"scale", {{"domain", metric_domain}, {"range", metric_range}}}, {"legend", {{"orient", "top"}}}}},
          {"shape", {{"field", "backend"}, {"type", "nominal"}, {"title", "Backend"}}},
          {"tooltip", {{{"field", "model"}, {"title", "Model"}}, {{"field", "backend"}, {"title", "Backend"}},
                       {{"field", "metric"}, {"title", "Ratio"}}, {{"field", "ratio"}, {"title", "Backend / eager"}, {"format", ".3f"}}}}}}},
