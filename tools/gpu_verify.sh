@@ -13,7 +13,19 @@
 # Everything lands in $OUT (the device tool brings it back), at most 8 files:
 # gpu-verify.log, results-gpu.tar.gz, ncu.csv.
 # Device tool: run(command="bash tools/gpu_verify.sh", carry=[".device"]).
+#
+# Steps: build, test, collect, ncu (default: all four). The smoke suite runs
+# eager and torchscript (100 runs, twice: once in the test, once collected),
+# so all four may not fit one 10-minute device call. Then run
+# `bash tools/gpu_verify.sh build test` and, right after (the machine keeps
+# build-gpu/ only while it stays warm), `bash tools/gpu_verify.sh collect ncu`.
 set -uo pipefail
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(build test collect ncu)
+for s in "${steps[@]}"; do
+  case "$s" in build|test|collect|ncu) ;; *) echo "gpu_verify: unknown step '$s' (build, test, collect, ncu)"; exit 2 ;; esac
+done
+want() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 out="${OUT:-$root/gpu-out}"
@@ -36,6 +48,8 @@ if ! python3 -c 'import jsonschema' 2>/dev/null; then
 fi
 python3 -c 'import jsonschema; print("jsonschema", jsonschema.__version__)'
 
+collect="$root/build-gpu/collector/torchgauge-collect"
+if want build; then
 step "configure and build (collector, models, gpu tests; no reporter)"
 prefix=$(python3 -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
 cap=$(python3 -c 'import torch; print("%d.%d" % torch.cuda.get_device_capability())')
@@ -44,19 +58,26 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=
   -DTORCHGAUGE_DEPS_DIR="$root/.device/deps" -DTORCHGAUGE_WITH_REPORTER=OFF \
   -DTORCHGAUGE_PYTHON="$(command -v python3)" || fail "cmake failed"
 timeout 420 ninja -C build-gpu torchgauge-collect gpu_breakdown_test smoke_suite_test || fail "build failed"
-collect="$root/build-gpu/collector/torchgauge-collect"
+fi
+[ -x "$collect" ] || fail "no build-gpu: run the build step first (in the same warm machine)"
 
+gpu_rc=0
+if want test; then
 step "gpu tests"
-(cd build-gpu && timeout 300 ctest -L gpu --output-on-failure -V) | grep -v "^[0-9]*: Test command\|^UpdateCTestConfiguration\|^Parse\|^Constructing\|^Checking test dep"
+(cd build-gpu && timeout 540 ctest -L gpu --output-on-failure -V) | grep -v "^[0-9]*: Test command\|^UpdateCTestConfiguration\|^Parse\|^Constructing\|^Checking test dep"
 gpu_rc=${PIPESTATUS[0]}
+fi
 
+if want collect; then
 step "smoke suite on CUDA: sample data"
 rm -rf results-gpu
-timeout 300 "$collect" run --suite smoke --device cuda --out results-gpu || echo "collector exit $?"
+timeout 480 "$collect" run --suite smoke --device cuda --out results-gpu || echo "collector exit $?"
 python3 tests/validate_schema.py results-gpu || echo "schema validation failed"
 "$collect" coverage results-gpu | tail -12
 tar czf "$out/results-gpu.tar.gz" results-gpu
+fi
 
+if want ncu; then
 step "Nsight Compute: test_gpu_phases kernel times (clocks not locked)"
 if command -v ncu >/dev/null; then
   timeout 240 ncu --target-processes all --clock-control none --metrics gpu__time_duration.sum --csv \
@@ -76,6 +97,7 @@ print(len(rows), "kernel launches profiled over 3 steps (1 warm-up + 2 timed)")
 PY
 else
   echo "ncu not found"
+fi
 fi
 
 step "done: gpu tests exit $gpu_rc"
