@@ -18,13 +18,12 @@ namespace {
 // (jit::getNumProfiledRuns(), 1 by default) and its first optimised runs.
 constexpr int kCompileRuns = 3;
 
-// The traced graph's inputs, in a fixed order: parameters, buffers, then the
-// workload's named inputs. Gathered again on every call, since a workload may
-// replace an input tensor between steps (the RL environments do).
-jit::Stack GraphInputs(models::Workload& w) {
-  jit::Stack s;
-  for (auto& p : w.net().parameters()) s.emplace_back(p);
-  for (auto& b : w.net().buffers()) s.emplace_back(b);
+// The traced graph's inputs, in a fixed order: parameters and buffers (read
+// once: they are updated in place, never replaced), then the workload's named
+// inputs, read again on every call since a workload may replace an input
+// tensor between steps (the RL environments do).
+jit::Stack GraphInputs(const std::vector<torch::Tensor>& state, models::Workload& w) {
+  jit::Stack s(state.begin(), state.end());
   for (auto& [name, t] : w.inputs()) {
     if (t.defined()) s.emplace_back(t);
   }
@@ -32,13 +31,15 @@ jit::Stack GraphInputs(models::Workload& w) {
 }
 
 std::function<torch::Tensor()> TraceForward(models::Workload& w) {
-  auto [state, outputs] = jit::tracer::trace(
-      GraphInputs(w), [&w](jit::Stack) -> jit::Stack { return {w.Forward()}; },
+  std::vector<torch::Tensor> state = w.net().parameters();
+  for (auto& b : w.net().buffers()) state.push_back(b);
+  auto [trace, outputs] = jit::tracer::trace(
+      GraphInputs(state, w), [&w](jit::Stack) -> jit::Stack { return {w.Forward()}; },
       [](const torch::autograd::Variable&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false);
   if (outputs.size() != 1 || !outputs[0].isTensor()) throw std::runtime_error("the traced forward does not return one tensor");
-  auto executor = std::make_shared<jit::GraphExecutor>(state->graph, "forward");
-  return [executor, &w] {
-    jit::Stack s = GraphInputs(w);
+  auto executor = std::make_shared<jit::GraphExecutor>(trace->graph, "forward");
+  return [executor, state = std::move(state), &w] {
+    jit::Stack s = GraphInputs(state, w);
     executor->run(s);
     return s.back().toTensor();
   };
@@ -70,25 +71,19 @@ std::optional<std::string> InstallBackend(const std::string& backend, models::Wo
   if (backend == "eager") return std::nullopt;
   if (auto why = workload.CompiledForwardUnsupported(mode)) return "torchscript: " + *why;
   const bool eval = mode == models::Mode::kEval;
+  // Autograd as the mode's steps run: off in eval, on in train (so the graph
+  // executor differentiates the graph).
+  torch::AutoGradMode grad_mode(!eval);
   std::function<torch::Tensor()> compiled;
   try {
-    // Eval traces without autograd, as its steps run; train traces with it,
-    // so the graph executor differentiates the graph.
-    std::optional<torch::NoGradGuard> no_grad;
-    if (eval) no_grad.emplace();
     compiled = TraceForward(workload);
   } catch (const std::exception& e) {
     // A forward that fails in eager too is the model's error, not a limit
     // of tracing: let that error through.
-    {
-      std::optional<torch::NoGradGuard> no_grad;
-      if (eval) no_grad.emplace();
-      workload.Forward();
-    }
+    workload.Forward();
     return std::string("torchscript: the forward pass cannot be traced: ") + e.what();
   }
   if (eval) {
-    torch::NoGradGuard no_grad;
     const torch::Tensor want = workload.Forward();
     const torch::Tensor got = compiled();
     const auto [diff, scale] = Difference(got, want);
@@ -106,8 +101,6 @@ std::optional<std::string> InstallBackend(const std::string& backend, models::Wo
   // steps, as a user's warm-up would. Train passes also run backward; their
   // gradients are dropped.
   for (int i = 0; i < kCompileRuns; ++i) {
-    std::optional<torch::NoGradGuard> no_grad;
-    if (eval) no_grad.emplace();
     torch::Tensor out = compiled();
     if (!eval && out.requires_grad()) out.to(torch::kFloat).sum().backward();
   }

@@ -55,8 +55,6 @@ T Field(const json& j, const char* key, const std::string& source, T fallback) {
   }
 }
 
-constexpr const char* kModes[] = {"train", "eval"};
-
 void CheckAllowed(const std::vector<std::string>& values, std::span<const char* const> allowed,
                   const std::string& source, const char* field) {
   for (const auto& v : values) {
@@ -94,7 +92,7 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   s.modes = Field<std::vector<std::string>>(j, "modes", source, s.modes);
   s.backends = Field<std::vector<std::string>>(j, "backends", source, s.backends);
   s.precisions = Field<std::vector<std::string>>(j, "precisions", source, s.precisions);
-  CheckAllowed(s.modes, kModes, source, "modes");
+  CheckAllowed(s.modes, core::kModes, source, "modes");
   CheckAllowed(s.backends, core::kBackends, source, "backends");
   CheckAllowed(s.precisions, core::kPrecisions, source, "precisions");
   if (s.modes.empty()) Bad(source, "modes", "must not be empty");

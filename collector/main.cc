@@ -12,6 +12,7 @@
 #include <iostream>
 #include <regex>
 #include <set>
+#include <span>
 #include <sstream>
 
 #include "collector/bisect_command.h"
@@ -64,6 +65,11 @@ int ListModels(bool all, bool as_json) {
   }
   if (as_json) std::cout << out.dump(2) << "\n";
   return 0;
+}
+
+// A CLI choice check from one of core's name lists.
+CLI::IsMember Choices(std::span<const char* const> names) {
+  return CLI::IsMember(std::vector<std::string>(names.begin(), names.end()));
 }
 
 std::string HumanBytes(std::optional<int64_t> b) {
@@ -136,16 +142,16 @@ int main(int argc, char** argv) {
   run->add_option("--config", config_file, "JSON suite file overriding the embedded suite's fields");
   run->add_option("--model", filters.model_regex, "Only models whose id matches this regular expression");
   run->add_option("--domain", domains, "Only these domains: vision nlp recommendation rl speech other");
-  run->add_option("--mode", modes, "train | eval (default: the suite's, both)")->check(CLI::IsMember({"train", "eval"}));
+  run->add_option("--mode", modes, "train | eval (default: the suite's, both)")->check(Choices(tg::core::kModes));
   run->add_option("--device", device, "auto | cpu | cuda (auto: cuda when present)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
   run->add_option("--precision", precisions, "fp32 tf32 default bf16 fp16 amp-bf16 amp-fp16")
-      ->check(CLI::IsMember(std::vector<std::string>(std::begin(tg::core::kPrecisions), std::end(tg::core::kPrecisions))));
+      ->check(Choices(tg::core::kPrecisions));
   run->add_option("--backend", backends,
                   "eager | torchscript (traced forward run by the JIT graph executor); cudagraph and aotinductor are "
                   "recorded as unsupported")
-      ->check(CLI::IsMember(std::vector<std::string>(std::begin(tg::core::kBackends), std::end(tg::core::kBackends))));
+      ->check(Choices(tg::core::kBackends));
   run->add_option("--batch-size", filters.batch_size, "Override every run's batch size")->check(CLI::PositiveNumber);
   run->add_option("--warmup", warmup, "Warm-up iterations before timing")->check(CLI::NonNegativeNumber);
   run->add_option("--repeat", repeat, "Timed repetitions (one iteration each)")->check(CLI::PositiveNumber);
@@ -194,10 +200,10 @@ int main(int argc, char** argv) {
   std::string bisect_model, bisect_mode = "train", bisect_precision, bisect_device = "auto", bisect_backend = "eager";
   int bisect_repeat = 10;
   bisect->add_option("--model", bisect_model, "Regex of the affected models")->required();
-  bisect->add_option("--mode", bisect_mode, "train | eval")->check(CLI::IsMember({"train", "eval"}))->capture_default_str();
+  bisect->add_option("--mode", bisect_mode, "train | eval")->check(Choices(tg::core::kModes))->capture_default_str();
   bisect->add_option("--precision", bisect_precision, "Precision of the affected runs");
   bisect->add_option("--backend", bisect_backend, "Backend of the affected runs")
-      ->check(CLI::IsMember(std::vector<std::string>(std::begin(tg::core::kBackends), std::end(tg::core::kBackends))))
+      ->check(Choices(tg::core::kBackends))
       ->capture_default_str();
   bisect->add_option("--device", bisect_device, "auto | cpu | cuda")->capture_default_str();
   bisect->add_option("--repeat", bisect_repeat, "Timed repetitions per measurement")->capture_default_str();

@@ -49,9 +49,6 @@ class Reader {
     if (!Has(key)) return std::nullopt;
     return Get<T>(key);
   }
-  std::string OneOf(const char* key, std::initializer_list<const char*> allowed) const {
-    return OneOf(key, std::span<const char* const>(allowed.begin(), allowed.size()));
-  }
   std::string OneOf(const char* key, std::span<const char* const> allowed) const {
     auto v = Get<std::string>(key);
     for (const char* a : allowed) {
@@ -216,15 +213,15 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
   r.platform_id = in.Get<std::string>("platform_id");
   auto m = in.Child("model");
   r.model = {m.Get<std::string>("id"), m.Get<std::string>("paper_name"),
-             m.OneOf("domain", {"vision", "nlp", "recommendation", "rl", "speech", "other", "test"}),
+             m.OneOf("domain", kDomains),
              m.Get<std::string>("task"), m.Get<std::string>("reference")};
-  r.mode = in.OneOf("mode", {"train", "eval"});
+  r.mode = in.OneOf("mode", kModes);
   r.backend = in.OneOf("backend", kBackends);
   r.precision = in.OneOf("precision", kPrecisions);
   r.batch_size = in.Get<int64_t>("batch_size");
   if (r.batch_size < 1) in.Fail("batch_size", "must be >= 1");
   r.device = in.Get<std::string>("device");
-  r.status = in.OneOf("status", {"ok", "unsupported", "error", "timeout", "oom", "crashed"});
+  r.status = in.OneOf("status", kStatuses);
   r.reason = in.GetOpt<std::string>("reason");
   r.signal = in.GetOpt<int>("signal");
   r.started_at = in.Get<std::string>("started_at");

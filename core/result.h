@@ -21,6 +21,7 @@ namespace torchgauge::core {
 inline constexpr int kRunSchemaVersion = 1;
 inline constexpr int kManifestSchemaVersion = 1;
 
+inline constexpr const char* kModes[] = {"train", "eval"};
 inline constexpr const char* kStatuses[] = {"ok", "unsupported", "error", "timeout", "oom", "crashed"};
 inline constexpr const char* kPrecisions[] = {"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"};
 inline constexpr const char* kBackends[] = {"eager", "torchscript", "cudagraph", "aotinductor"};

@@ -203,8 +203,6 @@ std::vector<BackendSummary> SummarizeBackends(const std::vector<BackendRatio>& r
     BackendSummary s{key.first, key.second, static_cast<int>(a.time.size()), core::GeoMean(a.time)};
     if (!a.cpu.empty()) s.cpu_memory_geomean = core::GeoMean(a.cpu);
     if (!a.gpu.empty()) s.gpu_memory_geomean = core::GeoMean(a.gpu);
-    s.cpu_memory_pairs = static_cast<int>(a.cpu.size());
-    s.gpu_memory_pairs = static_cast<int>(a.gpu.size());
     out.push_back(std::move(s));
   }
   return out;

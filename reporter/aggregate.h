@@ -75,8 +75,7 @@ struct BackendSummary {
   std::string backend, mode;
   int pairs = 0;                // ratios with a time
   double time_geomean = 0;      // < 1: faster than eager
-  std::optional<double> cpu_memory_geomean, gpu_memory_geomean;
-  int cpu_memory_pairs = 0, gpu_memory_pairs = 0;
+  std::optional<double> cpu_memory_geomean, gpu_memory_geomean;  // absent where no pair measured it
 };
 // Every ok non-eager run paired with its ok eager run.
 std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*>& runs);

@@ -188,6 +188,5 @@ TEST_CASE("BackendRatios pairs each backend run with eager; SummarizeBackends ta
   CHECK(sums[0].pairs == 2);
   CHECK(sums[0].time_geomean == doctest::Approx(1.0));  // sqrt(0.5 * 2)
   CHECK(*sums[0].cpu_memory_geomean == doctest::Approx(1.0));
-  CHECK(*sums[0].gpu_memory_geomean == doctest::Approx(2.0));
-  CHECK(sums[0].gpu_memory_pairs == 1);
+  CHECK(*sums[0].gpu_memory_geomean == doctest::Approx(2.0));  // over the one pair that measured it
 }

@@ -120,7 +120,7 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
     const std::optional<double> v[] = {r->ratio, r->cpu_memory_ratio, r->gpu_memory_ratio};
     for (int m = 0; m < 3; ++m) {
       if (!v[m] || *v[m] <= 0) continue;  // not measured: no point, never a 0
-      values.push_back({{"model", label}, {"backend", r->backend}, {"metric", kMetrics[m]}, {"k", m},
+      values.push_back({{"model", label}, {"backend", r->backend}, {"metric", kMetrics[m]},
                         {"ratio", Round(*v[m], 1e4)}});
       present[m] = true;
     }

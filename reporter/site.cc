@@ -628,17 +628,21 @@ mu::data SiteBuilder::BackendSection(const Target& page, const std::string& buil
     Append(summaries, std::move(row));
   }
   Set(d, "summaries", std::move(summaries));
-  const std::pair<const char*, const char*> figures[] = {{"train", "Figure 3 (train)"}, {"eval", "Figure 4 (eval)"}};
-  for (const auto& [mode, name] : figures) {
+  struct Figure {
+    const char* mode;
+    const char* name;  // as titled
+    const char* key;   // template key and figure file prefix
+  };
+  for (const Figure& fig : {Figure{"train", "Figure 3 (train)", "fig3"}, Figure{"eval", "Figure 4 (eval)", "fig4"}}) {
     std::vector<BackendRatio> of_mode;
     for (const auto& r : p.backend_ratios) {
-      if (r.mode == mode) of_mode.push_back(r);
+      if (r.mode == fig.mode) of_mode.push_back(r);
     }
     if (of_mode.empty()) continue;
-    Target f{Kind::kFigure, build, std::string(mode == std::string("train") ? "fig3-train." : "fig4-eval.") + p.id, ""};
-    Set(d, mode == std::string("train") ? "fig3" : "fig4",
-        c_.Place(page, f, CompilerChart(of_mode, std::string(name) + ": backends relative to eager, " + p.id),
-                 std::string(name) + ": time, CPU memory and GPU memory of each backend relative to eager on " + p.id,
+    Target f{Kind::kFigure, build, std::string(fig.key) + "-" + fig.mode + "." + p.id, ""};
+    Set(d, fig.key,
+        c_.Place(page, f, CompilerChart(of_mode, std::string(fig.name) + ": backends relative to eager, " + p.id),
+                 std::string(fig.name) + ": time, CPU memory and GPU memory of each backend relative to eager on " + p.id,
                  base));
   }
   mu::data rows = List();
