@@ -9,7 +9,14 @@
 #      every task has ended;
 #   3. `scancel <array>_<task>` of one task is observable: that task ends
 #      CANCELLED without writing its output, its siblings complete, and the
-#      afterany job still runs and sees exactly the missing task.
+#      afterany job still runs and sees exactly the missing task;
+#   4. tools/slurm/submit.sh submits tools/slurm/nightly.sbatch and
+#      merge.sbatch as documented, and they call the collector with the
+#      interface of issue 14 (run --shard I/N --out <own dir> --resume, then
+#      merge --into, then tools/nightly.sh). `--shard` and `merge` are not in
+#      the collector yet, so this case runs them against a recording stand-in
+#      for torchgauge-collect/torchgauge-report: it tests the scripts and their
+#      scheduling, not collection (docs/cluster.md).
 # Usage: slurm_cluster_test.sh [WORK_DIR]   (default: a new temp dir)
 # Exit 0 pass, 1 fail, 77 skip (not root: slurmd must start jobs as any user).
 set -euo pipefail
@@ -27,6 +34,10 @@ if [ -z "$work" ]; then work=$(mktemp -d /tmp/tg-slurm.XXXXXX); else rm -rf "$wo
 failed=0
 finish() {
   local rc=$?
+  if [ "$rc" -ne 0 ] || [ "$failed" -ne 0 ]; then
+    echo "---- jobs still queued (id state reason):" >&2
+    squeue -h -o '%i %T %r' >&2 2>/dev/null || true
+  fi
   slurm_stop
   if [ "$rc" -ne 0 ] || [ "$failed" -ne 0 ]; then
     slurm_dump_logs
@@ -74,7 +85,8 @@ printf '%s\n%s\n' "$start" "$present" >"$dir/after"
 EOF
 
 # `--gres=none` on the command line overrides the script's gpu directive;
-# this node has no GPUs, as a CI machine.
+# this node has no GPUs, as a CI machine. (Case 4 also overrides
+# nightly.sbatch's --cpus-per-task=8: the node may have 2.)
 submit_array() {  # outdir -> array job id
   sbatch --parsable --array=0-2 --gres=none --chdir="$work" \
     --output="$work/slurm-%A_%a.out" "$work/task.sbatch" "$1"
@@ -130,3 +142,62 @@ for i in 0 2; do
 done
 check "afterany job ran after the cancel" [ "$(slurm_job_state "$after2")" = COMPLETED ]
 check "afterany job saw exactly tasks 0 and 2" [ "$(sed -n 2p "$d2/after")" = "0 2 " ]
+
+# ---- Case 4: tools/slurm/ scripts through sbatch, with a recording stand-in
+# for the collector and the reporter (see the header).
+repo="$(cd "$here/../.." && pwd)"
+stub="$work/stub-bin"; mkdir -p "$stub"
+cat >"$stub/torchgauge-collect" <<'STUB'
+#!/usr/bin/env bash
+# Records its arguments; creates what the real command would leave behind.
+set -eu
+log="$STUB_LOG/collect.$1.$(date +%s%N).$$"
+printf '%s\n' "$@" >"$log"
+case "$1" in
+  run) prev=""; for a in "$@"; do [ "$prev" = --out ] && mkdir -p "$a/$BUILD_ID/stub-platform/runs"; prev="$a"; done ;;
+  merge) mkdir -p "$3/$BUILD_ID/stub-platform" ;;
+esac
+STUB
+cat >"$stub/torchgauge-report" <<'STUB'
+#!/usr/bin/env bash
+set -eu
+printf '%s\n' "$@" >"$STUB_LOG/report.$1.$$"
+STUB
+chmod +x "$stub/torchgauge-collect" "$stub/torchgauge-report"
+export STUB_LOG="$work/stub-log"; mkdir -p "$STUB_LOG"
+ids=$(BUILD_ID=stub-build SHARDS=3 TORCHGAUGE_BIN_DIR="$stub" RESULTS="$work/results" SITE="$work/public" \
+      PROCESSES=1 "$repo/tools/slurm/submit.sh" --gres=none --cpus-per-task=1 --chdir="$work" --output="$work/slurm-%x-%A_%a.out")
+echo "case 4: $ids" >&2
+array4=$(sed -n 's/^shards: job array \([0-9]*\) .*/\1/p' <<<"$ids")
+merge4=$(sed -n 's/.*merge: job \([0-9]*\) .*/\1/p' <<<"$ids")
+check "submit.sh printed the array's job id" [ -n "$array4" ]
+check "submit.sh printed the merge's job id" [ -n "$merge4" ]
+check "case 4 shards finished within 60 s" slurm_wait_gone "$array4" 60
+check "case 4 merge finished within 60 s" slurm_wait_gone "$merge4" 60
+shard_root="$work/results/.shards/stub-build"
+for i in 0 1 2; do
+  check "shard task $i completed" [ "$(slurm_job_state "${array4}_$i")" = COMPLETED ]
+  f=$(grep -lx -- "$i/3" "$STUB_LOG"/collect.run.* 2>/dev/null | head -n 1 || true)
+  check "shard $i ran the collector with --shard $i/3" [ -n "$f" ]
+  check "shard $i: --out its own directory" grep -qx -- "$shard_root/shard-$i" "$f"
+  check "shard $i: --resume" grep -qx -- --resume "$f"
+  check "shard $i: the build id" grep -qx -- stub-build "$f"
+done
+check "merge job completed" [ "$(slurm_job_state "$merge4")" = COMPLETED ]
+m=$(ls "$STUB_LOG"/collect.merge.* 2>/dev/null | head -n 1 || true)
+check "merge job ran torchgauge-collect merge" [ -n "$m" ]
+check "merge --into the results tree, --allow-missing, the three shards in order" \
+  [ "$(tr '\n' ' ' <"$m")" = "merge --into $work/results --allow-missing $shard_root/shard-0 $shard_root/shard-1 $shard_root/shard-2 " ]
+merge_ns=$(basename "$m" | cut -d. -f3)
+for f in "$STUB_LOG"/collect.run.*; do
+  check "merge started after $(basename "$f")" [ "$merge_ns" -gt "$(basename "$f" | cut -d. -f3)" ]
+done
+check "merge job rendered the site through tools/nightly.sh" grep -qx -- "$work/public" "$STUB_LOG"/report.build.*
+
+# A shifted array would misnumber shards: nightly.sbatch refuses it.
+bad=$(BUILD_ID=stub-build TORCHGAUGE_BIN_DIR="$stub" RESULTS="$work/results" \
+      sbatch --parsable --export=ALL --array=1-3 --gres=none --cpus-per-task=1 --chdir="$work" \
+      --output="$work/slurm-bad-%A_%a.out" "$repo/tools/slurm/nightly.sbatch")
+check "shifted array finished within 60 s" slurm_wait_gone "$bad" 60
+check "nightly.sbatch fails a task of --array=1-3" [ "$(slurm_job_state "${bad}_1")" = FAILED ]
+check "and says to use --array=0-2" grep -q -- "use --array=0-2" "$work/slurm-bad-${bad}_1.out"
