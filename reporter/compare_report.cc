@@ -151,7 +151,7 @@ Row ChangeRow(const MetricChange& c, const std::string& new_build, const std::st
           {c.key.backend},
           {c.key.precision},
           {core::MetricName(c.metric)},
-          {ReportMetricValue(c.metric, c.base_value) + " → " + ReportMetricValue(c.metric, c.new_value)},
+          {MetricValue(c.metric, c.base_value) + " → " + MetricValue(c.metric, c.new_value)},
           {DeltaPercent(c.delta_percent)},
           {PValue(c.p_value)},
           {c.p_value ? n : "1/1"}};

@@ -44,17 +44,6 @@ std::string MetricValue(core::Metric m, double v) {
   }
 }
 
-std::string ReportMetricValue(core::Metric m, double v) {
-  switch (m) {
-    case core::Metric::kTime: return v >= 100 ? Num(v, "%.1f ms") : v >= 1 ? Num(v, "%.2f ms") : Num(v, "%.4f ms");
-    case core::Metric::kThroughput: return Num(v, "%.1f/s");
-    default: {
-      const double mib = v / (1024.0 * 1024.0);
-      return mib >= 1024 ? Num(mib / 1024, "%.2f GiB") : Num(mib, "%.1f MiB");
-    }
-  }
-}
-
 std::string DeltaPercent(double delta) { return Num(delta, "%+.1f%%"); }
 
 std::string PValue(const std::optional<double>& p) {

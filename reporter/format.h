@@ -27,11 +27,9 @@ std::string OptMs(const std::optional<double>& v);
 // What a cell shows when nothing was measured.
 std::string Dash();
 
-// A comparison metric's value with its unit, as the build page's
-// "Regressions and improvements" table shows it ("12.35 ms", "40.0/s").
+// A comparison metric's value with its unit ("12.35 ms", "40.0/s",
+// "1536.0 MiB"), as the build page and the comparison report show it.
 std::string MetricValue(core::Metric m, double v);
-// The same, as the comparison report shows it ("12.35 ms", "1.50 GiB").
-std::string ReportMetricValue(core::Metric m, double v);
 // A change in percent with its sign: "+12.5%".
 std::string DeltaPercent(double delta);
 // A p-value: "n/a" when no test ran, exponent form below 1e-4.
