@@ -1,6 +1,7 @@
 #include "reporter/compare_report.h"
 
 #include "core/version.h"
+#include "reporter/format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -45,37 +46,21 @@ struct Document {
   std::string full_url;
 };
 
-std::string Fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string FormatValue(Metric m, double v) {
-  switch (m) {
-    case Metric::kTime: return v >= 100 ? Fmt("%.1f ms", v) : v >= 1 ? Fmt("%.2f ms", v) : Fmt("%.4f ms", v);
-    case Metric::kThroughput: return Fmt("%.1f/s", v);
-    default: {
-      const double mib = v / (1024.0 * 1024.0);
-      return mib >= 1024 ? Fmt("%.2f GiB", mib / 1024) : Fmt("%.1f MiB", mib);
-    }
-  }
-}
-
-std::string FormatP(const std::optional<double>& p) {
-  if (!p) return "n/a";
-  if (*p < 1e-4) return Fmt("%.1e", *p);
-  return Fmt("%.4f", *p);
-}
-
-std::string FormatDelta(double d) { return Fmt("%+.1f%%", d); }
-
 std::string OneLine(std::string s, std::size_t max = 160) {
   for (char& c : s) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   }
   if (s.size() > max) s = s.substr(0, max) + "...";
   return s;
+}
+
+// Only http(s) and relative links survive: no javascript: URLs from a --site-url.
+std::string SafeHref(const std::string& url) {
+  if (url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0 || url.rfind("/", 0) == 0 ||
+      url.rfind(".", 0) == 0) {
+    return url;
+  }
+  return "";
 }
 
 std::string Str(const json& j, std::initializer_list<const char*> path) {
@@ -86,7 +71,7 @@ std::string Str(const json& j, std::initializer_list<const char*> path) {
   }
   if (cur->is_string()) return cur->get<std::string>();
   if (cur->is_number_integer()) return std::to_string(cur->get<int64_t>());
-  if (cur->is_number()) return Fmt("%g", cur->get<double>());
+  if (cur->is_number()) return Num(cur->get<double>(), "%g");
   if (cur->is_boolean()) return cur->get<bool>() ? "yes" : "no";
   return "";
 }
@@ -147,17 +132,28 @@ Section EnvironmentSection(const PlatformComparison& p) {
   return s;
 }
 
-Row ChangeRow(const MetricChange& c, const std::string& new_build, const ReportOptions& o) {
+// Where links lead: the site's public URL (when it is a safe one), else the
+// site root as seen from the page the report is written as, else nowhere.
+std::string LinkBase(const ReportOptions& o) {
+  if (!SafeHref(o.site_url).empty()) return o.site_url;
+  return o.page ? RootHref(*o.page) : "";
+}
+
+std::string ModelPageUrl(const std::string& base, const std::string& build, const std::string& model) {
+  return SiteUrl(base, {Kind::kModelPage, build, model, "html"});
+}
+
+Row ChangeRow(const MetricChange& c, const std::string& new_build, const std::string& base) {
   char n[32];
   std::snprintf(n, sizeof n, "%zu/%zu", c.n_base, c.n_new);
-  return {{c.key.model, ModelPageUrl(o.site_url, new_build, c.key.model)},
+  return {{c.key.model, ModelPageUrl(base, new_build, c.key.model)},
           {c.key.mode},
           {c.key.backend},
           {c.key.precision},
           {core::MetricName(c.metric)},
-          {FormatValue(c.metric, c.base_value) + " → " + FormatValue(c.metric, c.new_value)},
-          {FormatDelta(c.delta_percent)},
-          {FormatP(c.p_value)},
+          {MetricValue(c.metric, c.base_value) + " → " + MetricValue(c.metric, c.new_value)},
+          {DeltaPercent(c.delta_percent)},
+          {PValue(c.p_value)},
           {c.p_value ? n : "1/1"}};
 }
 
@@ -175,17 +171,13 @@ std::vector<const MetricChange*> Select(const PlatformComparison& p, Verdict v, 
   return out;
 }
 
-Document Build(const Comparison& c, const ReportOptions& o) {
-  Document d;
-  d.title = ComparisonTitle(c);
-  d.full_url = ComparePageUrl(o.site_url, c.new_build);
-  const auto& opt = c.options;
+std::string RulesText(const core::CompareOptions& opt) {
   std::string rules = "Rules: a change counts when the median moved by at least the threshold (" +
-                      Fmt("%g", opt.threshold_percent) + "% by default";
-  for (const auto& r : opt.rules) rules += "; " + r.metric + " of /" + r.model_regex + "/: " + Fmt("%g", r.percent) + "%";
-  rules += ") and a two-sided Mann-Whitney U test on the samples gives p < " + Fmt("%g", opt.alpha) +
+                      Num(opt.threshold_percent, "%g") + "% by default";
+  for (const auto& r : opt.rules) rules += "; " + r.metric + " of /" + r.model_regex + "/: " + Num(r.percent, "%g") + "%";
+  rules += ") and a two-sided Mann-Whitney U test on the samples gives p < " + Num(opt.alpha, "%g") +
            ". Memory has one value per run: threshold and at least " +
-           Fmt("%g", static_cast<double>(opt.memory_min_abs_bytes) / 1048576.0) + " MiB, no test." +
+           Num(static_cast<double>(opt.memory_min_abs_bytes) / 1048576.0, "%g") + " MiB, no test." +
            " Where runs were measured in several worker processes (or the baseline is a window of builds), a time "
            "change must also exceed the spread between those processes' (or builds') medians.";
   if (opt.persist > 1) {
@@ -196,56 +188,63 @@ Document Build(const Comparison& c, const ReportOptions& o) {
     rules += " The baseline is the median of the per-build medians of " + std::to_string(opt.window) +
              " builds; the test pools their samples.";
   }
-  d.intro = {"New build " + c.new_build + " against baseline " + c.base_label + ": " +
-                 std::to_string(c.CountVerdict(Verdict::kRegression, true)) + " regression(s), " +
-                 std::to_string(c.CountVerdict(Verdict::kImprovement)) + " improvement(s), " +
-                 std::to_string(c.WorseStatusCount()) + " run(s) that stopped working.",
-             rules};
+  return rules;
+}
 
-  const bool many = c.platforms.size() > 1;
-  for (const auto& p : c.platforms) {
+// One platform's report, section by section. `base` is the link base (LinkBase).
+class PlatformReport {
+ public:
+  PlatformReport(const Comparison& c, const PlatformComparison& p, const std::string& base, Document& d)
+      : c_(c), p_(p), base_(base), d_(d) {}
+
+  void Add() {
     Section head;
     head.level = 2;
-    head.title = "Platform " + p.platform_id;
-    head.paragraphs.push_back("Builds compared for persistence: " + [&] {
-      std::string s;
-      for (const auto& b : p.streak) s += (s.empty() ? "" : ", ") + b;
-      return s;
-    }());
-    d.sections.push_back(head);
-    (void)many;
-    d.sections.push_back(EnvironmentSection(p));
-
-    auto add_changes = [&](const std::string& title, const std::vector<const MetricChange*>& list,
-                           const std::string& empty) {
-      Section s;
-      s.level = 3;
-      s.title = title + " (" + std::to_string(list.size()) + ")";
-      if (list.empty()) {
-        s.paragraphs.push_back(empty);
-      } else {
-        s.header = kChangeHeader;
-        for (const auto* m : list) s.rows.push_back(ChangeRow(*m, c.new_build, o));
-      }
-      d.sections.push_back(s);
-    };
-    add_changes("Regressions", Select(p, Verdict::kRegression, true), "None.");
-    auto unconfirmed = Select(p, Verdict::kRegression, false);
+    head.title = "Platform " + p_.platform_id;
+    std::string streak;
+    for (const auto& b : p_.streak) streak += (streak.empty() ? "" : ", ") + b;
+    head.paragraphs.push_back("Builds compared for persistence: " + streak);
+    d_.sections.push_back(head);
+    d_.sections.push_back(EnvironmentSection(p_));
+    AddChanges("Regressions", Select(p_, Verdict::kRegression, true), "None.");
+    auto unconfirmed = Select(p_, Verdict::kRegression, false);
     if (!unconfirmed.empty()) {
-      add_changes("Unconfirmed regressions (not yet seen in " + std::to_string(opt.persist) + " consecutive builds)",
-                  unconfirmed, "");
+      AddChanges("Unconfirmed regressions (not yet seen in " + std::to_string(c_.options.persist) +
+                     " consecutive builds)",
+                 unconfirmed, "");
     }
-    add_changes("Improvements", Select(p, Verdict::kImprovement, std::nullopt), "None.");
+    AddChanges("Improvements", Select(p_, Verdict::kImprovement, std::nullopt), "None.");
+    AddStatusChanges();
+    AddPresence();
+    AddNotCounted();
+    AddSummary();
+    AddReproduce();
+  }
 
+ private:
+  void AddChanges(const std::string& title, const std::vector<const MetricChange*>& list, const std::string& empty) {
+    Section s;
+    s.level = 3;
+    s.title = title + " (" + std::to_string(list.size()) + ")";
+    if (list.empty()) {
+      s.paragraphs.push_back(empty);
+    } else {
+      s.header = kChangeHeader;
+      for (const auto* m : list) s.rows.push_back(ChangeRow(*m, c_.new_build, base_));
+    }
+    d_.sections.push_back(s);
+  }
+
+  void AddStatusChanges() {
     Section st;
     st.level = 3;
-    st.title = "Status changes (" + std::to_string(p.status_changes.size()) + ")";
-    if (p.status_changes.empty()) {
+    st.title = "Status changes (" + std::to_string(p_.status_changes.size()) + ")";
+    if (p_.status_changes.empty()) {
       st.paragraphs.push_back("None.");
     } else {
       st.header = {"model", "mode", "backend", "precision", "base", "new", "reason"};
-      for (const auto& s : p.status_changes) {
-        st.rows.push_back({{s.key.model, ModelPageUrl(o.site_url, c.new_build, s.key.model)},
+      for (const auto& s : p_.status_changes) {
+        st.rows.push_back({{s.key.model, ModelPageUrl(base_, c_.new_build, s.key.model)},
                            {s.key.mode},
                            {s.key.backend},
                            {s.key.precision},
@@ -254,82 +253,107 @@ Document Build(const Comparison& c, const ReportOptions& o) {
                            {s.reason ? OneLine(*s.reason) : "-"}});
       }
     }
-    d.sections.push_back(st);
+    d_.sections.push_back(st);
+  }
 
-    if (!p.presence.empty()) {
-      Section pr;
-      pr.level = 3;
-      pr.title = "Runs that appeared or disappeared (" + std::to_string(p.presence.size()) + ")";
-      pr.header = {"model", "mode", "backend", "precision", "change", "status"};
-      for (const auto& s : p.presence) {
-        pr.rows.push_back({{s.key.model}, {s.key.mode}, {s.key.backend}, {s.key.precision},
-                           {s.appeared ? "appeared" : "disappeared"}, {s.status}});
-      }
-      d.sections.push_back(pr);
+  void AddPresence() {
+    if (p_.presence.empty()) return;
+    Section pr;
+    pr.level = 3;
+    pr.title = "Runs that appeared or disappeared (" + std::to_string(p_.presence.size()) + ")";
+    pr.header = {"model", "mode", "backend", "precision", "change", "status"};
+    for (const auto& s : p_.presence) {
+      pr.rows.push_back({{s.key.model}, {s.key.mode}, {s.key.backend}, {s.key.precision},
+                         {s.appeared ? "appeared" : "disappeared"}, {s.status}});
     }
+    d_.sections.push_back(pr);
+  }
 
-    auto noise = Select(p, Verdict::kNoise, std::nullopt);
-    auto few = Select(p, Verdict::kTooFewSamples, std::nullopt);
-    if (!noise.empty() || !few.empty()) {
-      Section s;
-      s.level = 3;
-      s.title = "Over the threshold but not counted (" + std::to_string(noise.size() + few.size()) + ")";
-      s.paragraphs.push_back(
-          "Too few samples to tell: the test cannot reach p < alpha with these sample counts. "
-          "Not significant: the samples overlap too much to call it a change. "
-          "Within noise: the change is no larger than the spread between the worker processes' (or the "
-          "window's builds') medians of the same run.");
-      s.header = kChangeHeader;
-      s.header.push_back("why");
-      for (const auto* list : {&few, &noise}) {
-        for (const auto* m : *list) {
-          Row r = ChangeRow(*m, c.new_build, o);
-          std::string why = "not significant";
-          if (m->verdict == Verdict::kTooFewSamples) {
-            why = "too few samples to tell";
-          } else if (m->noise_percent && m->p_value && *m->p_value < c.options.alpha) {
-            why = "within noise (spread " + Fmt("%.0f", *m->noise_percent) + "%)";
-          }
-          r.push_back({why});
-          s.rows.push_back(r);
-        }
-      }
-      d.sections.push_back(s);
+  std::string WhyNotCounted(const MetricChange& m) const {
+    if (m.verdict == Verdict::kTooFewSamples) return "too few samples to tell";
+    if (m.noise_percent && m.p_value && *m.p_value < c_.options.alpha) {
+      return "within noise (spread " + Num(*m.noise_percent, "%.0f") + "%)";
     }
+    return "not significant";
+  }
 
+  void AddNotCounted() {
+    auto noise = Select(p_, Verdict::kNoise, std::nullopt);
+    auto few = Select(p_, Verdict::kTooFewSamples, std::nullopt);
+    if (noise.empty() && few.empty()) return;
+    Section s;
+    s.level = 3;
+    s.title = "Over the threshold but not counted (" + std::to_string(noise.size() + few.size()) + ")";
+    s.paragraphs.push_back(
+        "Too few samples to tell: the test cannot reach p < alpha with these sample counts. "
+        "Not significant: the samples overlap too much to call it a change. "
+        "Within noise: the change is no larger than the spread between the worker processes' (or the "
+        "window's builds') medians of the same run.");
+    s.header = kChangeHeader;
+    s.header.push_back("why");
+    for (const auto* list : {&few, &noise}) {
+      for (const auto* m : *list) {
+        Row r = ChangeRow(*m, c_.new_build, base_);
+        r.push_back({WhyNotCounted(*m)});
+        s.rows.push_back(r);
+      }
+    }
+    d_.sections.push_back(s);
+  }
+
+  void AddSummary() {
     Section sum;
     sum.level = 3;
     sum.title = "Suite summary";
     sum.paragraphs.push_back("Geometric mean of new/base median time over the runs measured in both builds "
                              "(below 1 is faster).");
     sum.header = {"platform", "mode", "backend", "precision", "runs", "geomean time ratio"};
-    for (const auto& s : p.summary) {
-      sum.rows.push_back({{p.platform_id}, {s.mode}, {s.backend}, {s.precision}, {std::to_string(s.runs)},
-                          {Fmt("%.3f", s.geomean_time_ratio)}});
+    for (const auto& s : p_.summary) {
+      sum.rows.push_back({{p_.platform_id}, {s.mode}, {s.backend}, {s.precision}, {std::to_string(s.runs)},
+                          {Num(s.geomean_time_ratio, "%.3f")}});
     }
-    if (p.summary.empty()) sum.paragraphs.push_back("No run was measured in both builds.");
-    d.sections.push_back(sum);
+    if (p_.summary.empty()) sum.paragraphs.push_back("No run was measured in both builds.");
+    d_.sections.push_back(sum);
+  }
 
-    // One command per regressed run (a run regressing in several metrics is listed once).
+  // One command per regressed run (a run regressing in several metrics is listed once).
+  void AddReproduce() {
     Section rep;
     rep.level = 3;
     rep.title = "Reproduce";
     std::set<std::string> seen;
-    for (const auto& m : p.changes) {
+    for (const auto& m : p_.changes) {
       if (m.verdict != Verdict::kRegression || !m.confirmed) continue;
       std::string cmd = ReproduceCommand(m.key, m.batch_size, m.device, m.settings);
       if (seen.insert(cmd).second) rep.code.push_back(cmd);
     }
-    for (const auto& s : p.status_changes) {
+    for (const auto& s : p_.status_changes) {
       if (!s.worse) continue;
       std::string cmd = ReproduceCommand(s.key, s.batch_size, s.device, s.settings);
       if (seen.insert(cmd).second) rep.code.push_back(cmd);
     }
-    if (!rep.code.empty()) {
-      rep.paragraphs.push_back("Measure each regressed run again on this platform with the new build installed:");
-      d.sections.push_back(rep);
-    }
+    if (rep.code.empty()) return;
+    rep.paragraphs.push_back("Measure each regressed run again on this platform with the new build installed:");
+    d_.sections.push_back(rep);
   }
+
+  const Comparison& c_;
+  const PlatformComparison& p_;
+  const std::string& base_;
+  Document& d_;
+};
+
+Document Build(const Comparison& c, const ReportOptions& o) {
+  const std::string base = LinkBase(o);
+  Document d;
+  d.title = ComparisonTitle(c);
+  d.full_url = SiteUrl(base, {Kind::kComparePage, c.new_build, "", "html"});
+  d.intro = {"New build " + c.new_build + " against baseline " + c.base_label + ": " +
+                 std::to_string(c.CountVerdict(Verdict::kRegression, true)) + " regression(s), " +
+                 std::to_string(c.CountVerdict(Verdict::kImprovement)) + " improvement(s), " +
+                 std::to_string(c.WorseStatusCount()) + " run(s) that stopped working.",
+             RulesText(c.options)};
+  for (const auto& p : c.platforms) PlatformReport(c, p, base, d).Add();
   return d;
 }
 
@@ -423,15 +447,6 @@ std::string H(const std::string& s) {
   return out;
 }
 
-// Only http(s) and relative links survive: no javascript: URLs from a --site-url.
-std::string SafeHref(const std::string& url) {
-  if (url.rfind("https://", 0) == 0 || url.rfind("http://", 0) == 0 || url.rfind("/", 0) == 0 ||
-      url.rfind(".", 0) == 0) {
-    return url;
-  }
-  return "";
-}
-
 }  // namespace
 
 std::string ComparisonTitle(const Comparison& c) {
@@ -446,16 +461,6 @@ std::string ComparisonTitle(const Comparison& c) {
     if (worse) what += ", " + std::to_string(worse) + " broken run" + (worse == 1 ? "" : "s");
   }
   return OneLine("[TorchGauge] " + what + " in " + c.new_build + " vs " + c.base_label + " (" + platforms + ")", 250);
-}
-
-std::string ModelPageUrl(const std::string& site_url, const std::string& build, const std::string& model) {
-  if (site_url.empty()) return "";
-  return site_url + "/builds/" + build + "/models/" + model + ".html";
-}
-
-std::string ComparePageUrl(const std::string& site_url, const std::string& build) {
-  if (site_url.empty()) return "";
-  return site_url + "/builds/" + build + "/compare.html";
 }
 
 std::string ReproduceCommand(const core::RunKey& key, int64_t batch_size, const std::string& device,

@@ -7,24 +7,26 @@
 // body limit is 65,536): long tables are cut with a link to the full page.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/compare.h"
+#include "reporter/site_paths.h"
 
 namespace torchgauge::reporter {
 
 struct ReportOptions {
-  std::string site_url;  // without trailing slash; empty: no links
+  // The published site's URL, for links to its pages (site_paths.h computes
+  // them). Empty: links are relative from `page`, or there are none.
+  std::string site_url;
+  // The site page this report is written as (builds/<build>/compare.html),
+  // when the site writes it.
+  std::optional<Target> page;
   std::size_t max_markdown_chars = 65536 - 536;  // headroom under GitHub's limit
 };
 
 // One line, no markup: "[TorchGauge] 2 regressions in b2 vs b1 (cpu-x86_64-2c)".
 std::string ComparisonTitle(const core::Comparison& c);
-
-// <site-url>/builds/<build>/models/<model>.html, or "" without a site url.
-std::string ModelPageUrl(const std::string& site_url, const std::string& build, const std::string& model);
-// <site-url>/builds/<build>/compare.html: where --html is published.
-std::string ComparePageUrl(const std::string& site_url, const std::string& build);
 
 // torchgauge-collect run --model '^<model>$' --mode <mode> --precision <p> --batch-size <b> --device <dev>
 // (plus --backend when it is not eager).

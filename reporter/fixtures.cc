@@ -116,15 +116,146 @@ std::string FixtureBuildId(const FixtureSpec& spec, int index) {
   return "2.11.0-" + d.substr(0, 4) + d.substr(5, 2) + d.substr(8, 2);
 }
 
+namespace {
+
+// Per-model constants, stable across builds. `mr` goes on to draw the
+// model's kernel counts, so it is kept by the caller.
+struct ModelTraits {
+  std::string id;
+  int dom = 0;
+  double base_ms = 0, active = 0, movement = 0;
+  std::vector<std::string> ops;
+};
+
+ModelTraits Traits(const FixtureSpec& spec, int m, const std::vector<std::string>& pool, Rng& mr) {
+  ModelTraits t;
+  const int nnames = static_cast<int>(std::size(kModelNames));
+  t.id = m < nnames ? kModelNames[m] : "model_" + std::to_string(m);
+  t.dom = m % 6;
+  t.base_ms = 2.0 + 200.0 * mr.Uniform();
+  t.active = std::clamp(kCentres[t.dom][0] + 0.25 * (mr.Uniform() - 0.5), 0.02, 0.97);
+  t.movement = std::clamp(kCentres[t.dom][1] * (0.5 + mr.Uniform()), 0.0, 0.2);
+  for (int k = 0; k < spec.ops_per_model; ++k) t.ops.push_back(pool[(mr.Next() % pool.size())]);
+  std::sort(t.ops.begin(), t.ops.end());
+  t.ops.erase(std::unique(t.ops.begin(), t.ops.end()), t.ops.end());
+  return t;
+}
+
+core::GpuBreakdown Breakdown(const ModelTraits& mt, double median_ms, Rng& rr, Rng& mr) {
+  core::GpuBreakdown g;
+  g.iterations = 5;
+  g.wall_ms = median_ms;
+  double a = std::clamp(mt.active + 0.02 * (rr.Uniform() - 0.5), 0.0, 1.0);
+  double mv = std::clamp(mt.movement, 0.0, 1.0 - a);
+  g.active_fraction = a;
+  g.data_movement_fraction = mv;
+  g.idle_fraction = std::max(0.0, 1.0 - a - mv);
+  g.active_ms = a * median_ms;
+  g.data_movement_ms = mv * median_ms;
+  g.idle_ms = g.idle_fraction * median_ms;
+  g.kernel_count = 100 + (mr.Next() % 900);
+  g.mean_kernel_us = g.active_ms * 1000.0 / g.kernel_count;
+  g.top_kernels = {{"ampere_sgemm_128x64_tn", g.active_ms * 0.4, 12},
+                   {"void at::native::vectorized_elementwise_kernel<4>", g.active_ms * 0.2, 40}};
+  return g;
+}
+
+// The CPU platform's runs are measured in two worker processes, as
+// `torchgauge-collect run --processes 2` pools them.
+core::RunResult SplitInTwoProcesses(const core::RunResult& r, int samples) {
+  core::RunResult first = r, second = r;
+  const auto half = r.timing->samples_ms.begin() + samples / 2;
+  first.timing->samples_ms.assign(r.timing->samples_ms.begin(), half);
+  second.timing->samples_ms.assign(half, r.timing->samples_ms.end());
+  core::SummarizeTiming(*first.timing);
+  core::SummarizeTiming(*second.timing);
+  return core::PoolProcesses({first, second});
+}
+
+// Timing, memory, FLOPs and (GPU) breakdown of an ok run.
+void Measure(core::RunResult& r, const FixtureSpec& spec, const ModelTraits& mt, const Config& cfg, bool gpu, int m,
+             int c, int b, Rng& rr, Rng& mr) {
+  double scale = (gpu ? 1.0 : 40.0) * (std::string(cfg.mode) == "train" ? 3.0 : 1.0) *
+                 (std::string(cfg.backend) == "cudagraph" ? 0.8 : 1.0) *
+                 (std::string(cfg.precision) == "fp32" ? 1.0 : 0.7) * (1.0 + 0.01 * std::sin(b * 0.3 + m));
+  std::vector<double> samples;
+  for (int s = 0; s < spec.samples; ++s) {
+    samples.push_back(std::round(mt.base_ms * scale * (1.0 + 0.03 * (rr.Uniform() - 0.5)) * 1e4) / 1e4);
+  }
+  core::Timing t;
+  t.samples_ms = samples;
+  t.warmup_iterations = 3;
+  t.repetitions = spec.samples;
+  t.clock = gpu ? "cuda_event" : "steady_clock";
+  t.samples_per_step = r.batch_size;
+  // A compiled backend's one-off setup: about twenty steps' worth.
+  if (std::string(cfg.backend) != "eager") t.backend_setup_ms = std::round(mt.base_ms * scale * 200) / 10;
+  core::SummarizeTiming(t);
+  r.timing = t;
+  const double median_ms = t.median_ms;
+  core::Memory mem;
+  // Stable across builds (per model and configuration), as real peaks
+  // are, so comparing builds flags only the changes a test plants.
+  Rng mc{Mix(Mix(spec.seed, static_cast<uint64_t>(m * 16 + c)), 0x6d656d)};
+  mem.cpu_peak_rss_bytes = static_cast<int64_t>(5e8 + 1e9 * mc.Uniform());
+  const double gpu_peak = 1e9 + 8e9 * mc.Uniform();
+  if (gpu) {
+    mem.gpu_peak_allocated_bytes = static_cast<int64_t>(gpu_peak);
+    (void)rr.Uniform();  // keeps the per-build stream (and every other value) as it was
+  }
+  r.memory = mem;
+  core::Flops f;
+  f.analytic_flops_per_iter = mt.base_ms * 1e9;
+  f.achieved_tflops_analytic = *f.analytic_flops_per_iter / (median_ms * 1e-3) / 1e12;
+  r.flops = f;
+  r.operators = mt.ops;
+  if (gpu) r.gpu_breakdown = Breakdown(mt, median_ms, rr, mr);
+  if (!gpu && spec.samples >= 4) r = SplitInTwoProcesses(r, spec.samples);
+}
+
+struct FixturePlatform {
+  std::string id;
+  bool gpu;
+};
+
+// One run of model `m` in configuration `c` of build `b` on platform `pi`.
+core::RunResult FixtureRun(const FixtureSpec& spec, const ModelTraits& mt, int m, int c, int b, size_t pi,
+                           const FixturePlatform& plat, const std::string& build, const std::string& start, Rng& mr) {
+  const Config& cfg = kConfigs[c];
+  Rng rr{Mix(Mix(spec.seed, static_cast<uint64_t>(m * 16 + c)), static_cast<uint64_t>(b * 4 + pi))};
+  core::RunResult r;
+  r.build_id = build;
+  r.platform_id = plat.id;
+  r.model = {mt.id, mt.id, kDomainsCycle[mt.dom], mt.dom == 0 ? "image classification" : "synthetic task",
+             "fixture generator"};
+  r.mode = cfg.mode;
+  r.backend = cfg.backend;
+  r.precision = cfg.precision;
+  r.batch_size = std::string(cfg.mode) == "train" ? 32 : 64;
+  r.device = plat.gpu ? "cuda:0" : "cpu";
+  r.started_at = start;
+  r.duration_s = 5.0 + rr.Uniform();
+  r.settings = core::RunSettings{};
+  uint64_t fail = Mix(static_cast<uint64_t>(m * 31 + c), static_cast<uint64_t>(b + 7 * pi)) % 53;
+  if (fail == 0) {
+    r.status = "oom";
+    r.reason = "CUDA out of memory. Tried to allocate 2.00 GiB";
+  } else if (fail == 1 && std::string(cfg.backend) == "cudagraph") {
+    r.status = "unsupported";
+    r.reason = "model has data-dependent control flow";
+  } else {
+    Measure(r, spec, mt, cfg, plat.gpu, m, c, b, rr, mr);
+  }
+  return r;
+}
+
+}  // namespace
+
 size_t GenerateFixtureTree(const fs::path& root, const FixtureSpec& spec) {
   if (spec.configs < 1 || spec.configs > 8) throw std::invalid_argument("configs must be 1..8");
   const auto pool = OpPool();
   size_t files = 0;
-  struct Platform {
-    std::string id;
-    bool gpu;
-  };
-  std::vector<Platform> platforms = {{"nvidia-a100-40gb-cu130", true}};
+  std::vector<FixturePlatform> platforms = {{"nvidia-a100-40gb-cu130", true}};
   if (spec.cpu_platform) platforms.push_back({"cpu-x86_64-2c", false});
   for (int b = 0; b < spec.builds; ++b) {
     const std::string build = FixtureBuildId(spec, b);
@@ -135,106 +266,11 @@ size_t GenerateFixtureTree(const fs::path& root, const FixtureSpec& spec) {
       const std::string start = Date(spec.first_day + b, 2 + static_cast<int>(pi));
       WriteText(core::ManifestPath(dir), Manifest(build, plat.id, plat.gpu, start, Date(spec.first_day + b, 3 + static_cast<int>(pi))).dump(2) + "\n");
       for (int m = 0; m < spec.models; ++m) {
-        const int nnames = static_cast<int>(std::size(kModelNames));
-        std::string id = m < nnames ? kModelNames[m] : "model_" + std::to_string(m);
-        const int dom = m % 6;
         // Per-model constants (stable across builds) and per-build drift.
         Rng mr{Mix(spec.seed, static_cast<uint64_t>(m))};
-        const double base_ms = 2.0 + 200.0 * mr.Uniform();
-        const double active = std::clamp(kCentres[dom][0] + 0.25 * (mr.Uniform() - 0.5), 0.02, 0.97);
-        const double movement = std::clamp(kCentres[dom][1] * (0.5 + mr.Uniform()), 0.0, 0.2);
-        std::vector<std::string> ops;
-        for (int k = 0; k < spec.ops_per_model; ++k) ops.push_back(pool[(mr.Next() % pool.size())]);
-        std::sort(ops.begin(), ops.end());
-        ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+        const ModelTraits mt = Traits(spec, m, pool, mr);
         for (int c = 0; c < spec.configs; ++c) {
-          const Config& cfg = kConfigs[c];
-          Rng rr{Mix(Mix(spec.seed, static_cast<uint64_t>(m * 16 + c)), static_cast<uint64_t>(b * 4 + pi))};
-          core::RunResult r;
-          r.build_id = build;
-          r.platform_id = plat.id;
-          r.model = {id, id, kDomainsCycle[dom], dom == 0 ? "image classification" : "synthetic task",
-                     "fixture generator"};
-          r.mode = cfg.mode;
-          r.backend = cfg.backend;
-          r.precision = cfg.precision;
-          r.batch_size = std::string(cfg.mode) == "train" ? 32 : 64;
-          r.device = plat.gpu ? "cuda:0" : "cpu";
-          r.started_at = start;
-          r.duration_s = 5.0 + rr.Uniform();
-          r.settings = core::RunSettings{};
-          uint64_t fail = Mix(static_cast<uint64_t>(m * 31 + c), static_cast<uint64_t>(b + 7 * pi)) % 53;
-          if (fail == 0) {
-            r.status = "oom";
-            r.reason = "CUDA out of memory. Tried to allocate 2.00 GiB";
-          } else if (fail == 1 && std::string(cfg.backend) == "cudagraph") {
-            r.status = "unsupported";
-            r.reason = "model has data-dependent control flow";
-          } else {
-            double scale = (plat.gpu ? 1.0 : 40.0) * (std::string(cfg.mode) == "train" ? 3.0 : 1.0) *
-                           (std::string(cfg.backend) == "cudagraph" ? 0.8 : 1.0) *
-                           (std::string(cfg.precision) == "fp32" ? 1.0 : 0.7) * (1.0 + 0.01 * std::sin(b * 0.3 + m));
-            std::vector<double> samples;
-            for (int s = 0; s < spec.samples; ++s) {
-              samples.push_back(std::round(base_ms * scale * (1.0 + 0.03 * (rr.Uniform() - 0.5)) * 1e4) / 1e4);
-            }
-            core::Timing t;
-            t.samples_ms = samples;
-            t.warmup_iterations = 3;
-            t.repetitions = spec.samples;
-            t.clock = plat.gpu ? "cuda_event" : "steady_clock";
-            t.samples_per_step = r.batch_size;
-            // A compiled backend's one-off setup: about twenty steps' worth.
-            if (std::string(cfg.backend) != "eager") t.backend_setup_ms = std::round(base_ms * scale * 200) / 10;
-            core::SummarizeTiming(t);
-            r.timing = t;
-            const double median_ms = t.median_ms;
-            core::Memory mem;
-            // Stable across builds (per model and configuration), as real peaks
-            // are, so comparing builds flags only the changes a test plants.
-            Rng mc{Mix(Mix(spec.seed, static_cast<uint64_t>(m * 16 + c)), 0x6d656d)};
-            mem.cpu_peak_rss_bytes = static_cast<int64_t>(5e8 + 1e9 * mc.Uniform());
-            const double gpu_peak = 1e9 + 8e9 * mc.Uniform();
-            if (plat.gpu) {
-              mem.gpu_peak_allocated_bytes = static_cast<int64_t>(gpu_peak);
-              (void)rr.Uniform();  // keeps the per-build stream (and every other value) as it was
-            }
-            r.memory = mem;
-            core::Flops f;
-            f.analytic_flops_per_iter = base_ms * 1e9;
-            f.achieved_tflops_analytic = *f.analytic_flops_per_iter / (median_ms * 1e-3) / 1e12;
-            r.flops = f;
-            r.operators = ops;
-            if (plat.gpu) {
-              core::GpuBreakdown g;
-              g.iterations = 5;
-              g.wall_ms = median_ms;
-              double a = std::clamp(active + 0.02 * (rr.Uniform() - 0.5), 0.0, 1.0);
-              double mv = std::clamp(movement, 0.0, 1.0 - a);
-              g.active_fraction = a;
-              g.data_movement_fraction = mv;
-              g.idle_fraction = std::max(0.0, 1.0 - a - mv);
-              g.active_ms = a * median_ms;
-              g.data_movement_ms = mv * median_ms;
-              g.idle_ms = g.idle_fraction * median_ms;
-              g.kernel_count = 100 + (mr.Next() % 900);
-              g.mean_kernel_us = g.active_ms * 1000.0 / g.kernel_count;
-              g.top_kernels = {{"ampere_sgemm_128x64_tn", g.active_ms * 0.4, 12},
-                               {"void at::native::vectorized_elementwise_kernel<4>", g.active_ms * 0.2, 40}};
-              r.gpu_breakdown = g;
-            }
-            if (!plat.gpu && spec.samples >= 4) {
-              // The CPU platform's runs are measured in two worker processes,
-              // as `torchgauge-collect run --processes 2` pools them.
-              core::RunResult first = r, second = r;
-              const auto half = r.timing->samples_ms.begin() + spec.samples / 2;
-              first.timing->samples_ms.assign(r.timing->samples_ms.begin(), half);
-              second.timing->samples_ms.assign(half, r.timing->samples_ms.end());
-              core::SummarizeTiming(*first.timing);
-              core::SummarizeTiming(*second.timing);
-              r = core::PoolProcesses({first, second});
-            }
-          }
+          core::RunResult r = FixtureRun(spec, mt, m, c, b, pi, plat, build, start, mr);
           fs::path file = core::RunPath(dir, {r.model.id, r.mode, r.backend, r.precision});
           WriteText(file, core::ToJson(r).dump(1) + "\n");
           ++files;

@@ -61,4 +61,20 @@ std::string Href(const Target& from, const Target& to) {
   return up + b.substr(common);
 }
 
+std::string RootHref(const Target& from) {
+  const std::string path = SitePath(from);
+  std::string up;
+  for (char c : path) {
+    if (c == '/') up += up.empty() ? ".." : "/..";
+  }
+  return up.empty() ? "." : up;
+}
+
+std::string SiteUrl(const std::string& base, const Target& to) {
+  if (base.empty()) return "";
+  std::string root = base;
+  while (!root.empty() && root.back() == '/') root.pop_back();
+  return root + "/" + SitePath(to);
+}
+
 }  // namespace torchgauge::reporter

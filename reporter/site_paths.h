@@ -44,5 +44,12 @@ struct Target {
 std::string SitePath(const Target& t);
 // Relative URL from page `from` to `to`.
 std::string Href(const Target& from, const Target& to);
+// Relative URL from page `from` up to the site root, without a trailing
+// slash: "." for a top-level page, "../.." for builds/<build>/compare.html.
+std::string RootHref(const Target& from);
+// The URL of `to` under a link base: the site's public URL
+// ("https://host/site"; trailing slashes are ignored) or a RootHref. ""
+// when `base` is empty, so a report without a site has no links.
+std::string SiteUrl(const std::string& base, const Target& to);
 
 }  // namespace torchgauge::reporter

@@ -30,3 +30,20 @@ TEST_CASE("Href is relative between pages") {
   CHECK(Href({Kind::kIndexPage, "", "", "html"}, {Kind::kBuildPage, "b2", "", "html"}) == "builds/b2/index.html");
   CHECK(Href({Kind::kBuildPage, "b1", "", "md"}, {Kind::kFigure, "b1", "f", "svg"}) == "figures/f.svg");
 }
+
+TEST_CASE("RootHref climbs from a page to the site root") {
+  CHECK(RootHref({Kind::kIndexPage, "", "", "html"}) == ".");
+  CHECK(RootHref({Kind::kComparePage, "b1", "", "html"}) == "../..");
+  CHECK(RootHref({Kind::kModelPage, "b1", "m", "md"}) == "../../..");
+}
+
+TEST_CASE("SiteUrl puts a target under a public URL or a relative root") {
+  Target model{Kind::kModelPage, "b1", "resnet50", "html"};
+  CHECK(SiteUrl("https://x.example/site", model) == "https://x.example/site/builds/b1/models/resnet50.html");
+  CHECK(SiteUrl("https://x.example/site/", model) == "https://x.example/site/builds/b1/models/resnet50.html");
+  CHECK(SiteUrl("/", {Kind::kComparePage, "b1", "", "html"}) == "/builds/b1/compare.html");
+  CHECK(SiteUrl("", model).empty());
+  // From the compare page to a model page of its build, as the site's compare report links.
+  CHECK(SiteUrl(RootHref({Kind::kComparePage, "b1", "", "html"}), model) == "../../builds/b1/models/resnet50.html");
+  CHECK_THROWS_AS(SiteUrl("https://x.example", {Kind::kModelPage, "b1", "../m", "html"}), std::invalid_argument);
+}

@@ -419,19 +419,13 @@ sys.exit(1 if bad or n == 0 else 0)
   CHECK(std::system(cmd.c_str()) == 0);
 }
 
-TEST_CASE("regressions: a planted slowdown is flagged on the build page and in the index history") {
-  fs::path root = Tmp("regression");
-  FixtureSpec spec;
-  spec.builds = 3;
-  spec.models = 3;
-  spec.configs = 2;
-  GenerateFixtureTree(root / "results", spec);
-  const std::string prev = FixtureBuildId(spec, 1), last = FixtureBuildId(spec, 2);
-  const std::string gpu = "nvidia-a100-40gb-cu130";
-  // resnet50 train gets 50% slower in the last build on both platforms (the
-  // CPU platform's runs were measured in two processes each).
+namespace {
+
+// resnet50 train gets 50% slower in build `last` on both platforms (the
+// CPU platform's runs were measured in two processes each).
+void PlantSlowdown(const fs::path& results, const std::string& last, const std::string& gpu) {
   for (const std::string platform : {gpu, std::string("cpu-x86_64-2c")}) {
-    fs::path f = core::RunPath(core::PlatformDir(root / "results", last, platform), {"resnet50", "train", "eager", "fp32"});
+    fs::path f = core::RunPath(core::PlatformDir(results, last, platform), {"resnet50", "train", "eager", "fp32"});
     auto j = nlohmann::json::parse(Read(f));
     auto& t = j["timing"];
     for (auto& s : t["samples_ms"]) s = s.get<double>() * 1.5;
@@ -444,6 +438,53 @@ TEST_CASE("regressions: a planted slowdown is flagged on the build page and in t
     if (t.contains("throughput_per_s")) t["throughput_per_s"] = t["throughput_per_s"].get<double>() / 1.5;
     Write(f, j.dump());
   }
+}
+
+// The build page lists every change `torchgauge-report compare` flags on the
+// same tree, with the comparison's noise band.
+void CheckAgreesWithCompare(const fs::path& results, const std::string& last, const std::string& gpu,
+                            const std::string& page) {
+  core::CompareRequest req;
+  req.results = results;
+  req.new_build = last;
+  core::Comparison c = core::CompareBuilds(req);
+  for (const auto& p : c.platforms) {
+    for (const auto& ch : p.changes) {
+      if (ch.verdict != core::Verdict::kRegression && ch.verdict != core::Verdict::kImprovement) continue;
+      auto esc = [](std::string s) {
+        for (size_t pos = 0; (pos = s.find('_', pos)) != std::string::npos; pos += 2) s.insert(pos, "\\");
+        return s;
+      };
+      std::string want = "| " + esc(p.platform_id) + " | [" + esc(ch.key.model) + "](models/" + ch.key.model +
+                         ".md) | " + ch.key.mode + "/" + ch.key.backend + "/" + ch.key.precision + " | " +
+                         esc(core::MetricName(ch.metric)) + " |";
+      INFO(want);
+      size_t at = page.find(want);
+      REQUIRE(at != std::string::npos);
+      // The noise band column shows the comparison's band, where it has one.
+      std::string line = page.substr(at, page.find('\n', at) - at);
+      char band[32] = "—";
+      if (ch.noise_percent) std::snprintf(band, sizeof band, "%.1f", *ch.noise_percent);
+      INFO(line);
+      CHECK(line.find(std::string(" | ") + band + " | ") != std::string::npos);
+      if (p.platform_id == "cpu-x86_64-2c" && ch.metric == core::Metric::kTime) CHECK(ch.noise_percent.has_value());
+      if (p.platform_id == gpu) CHECK(!ch.noise_percent.has_value());
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("regressions: a planted slowdown is flagged on the build page and in the index history") {
+  fs::path root = Tmp("regression");
+  FixtureSpec spec;
+  spec.builds = 3;
+  spec.models = 3;
+  spec.configs = 2;
+  GenerateFixtureTree(root / "results", spec);
+  const std::string prev = FixtureBuildId(spec, 1), last = FixtureBuildId(spec, 2);
+  const std::string gpu = "nvidia-a100-40gb-cu130";
+  PlantSlowdown(root / "results", last, gpu);
 
   SiteReport r = BuildSite(Options(root / "results", root / "site"));
   CHECK(r.problems.empty());
@@ -485,33 +526,7 @@ TEST_CASE("regressions: a planted slowdown is flagged on the build page and in t
   CHECK(index.find("## Builds (newest first)") > entry);
 
   // The site agrees with `torchgauge-report compare` on the same tree.
-  core::CompareRequest req;
-  req.results = root / "results";
-  req.new_build = last;
-  core::Comparison c = core::CompareBuilds(req);
-  for (const auto& p : c.platforms) {
-    for (const auto& ch : p.changes) {
-      if (ch.verdict != core::Verdict::kRegression && ch.verdict != core::Verdict::kImprovement) continue;
-      auto esc = [](std::string s) {
-        for (size_t pos = 0; (pos = s.find('_', pos)) != std::string::npos; pos += 2) s.insert(pos, "\\");
-        return s;
-      };
-      std::string want = "| " + esc(p.platform_id) + " | [" + esc(ch.key.model) + "](models/" + ch.key.model +
-                         ".md) | " + ch.key.mode + "/" + ch.key.backend + "/" + ch.key.precision + " | " +
-                         esc(core::MetricName(ch.metric)) + " |";
-      INFO(want);
-      size_t at = page.find(want);
-      REQUIRE(at != std::string::npos);
-      // The noise band column shows the comparison's band, where it has one.
-      std::string line = page.substr(at, page.find('\n', at) - at);
-      char band[32] = "—";
-      if (ch.noise_percent) std::snprintf(band, sizeof band, "%.1f", *ch.noise_percent);
-      INFO(line);
-      CHECK(line.find(std::string(" | ") + band + " | ") != std::string::npos);
-      if (p.platform_id == "cpu-x86_64-2c" && ch.metric == core::Metric::kTime) CHECK(ch.noise_percent.has_value());
-      if (p.platform_id == gpu) CHECK(!ch.noise_percent.has_value());
-    }
-  }
+  CheckAgreesWithCompare(root / "results", last, gpu, page);
   CHECK(page.find("| regression | cpu-x86\\_64-2c | [resnet50](models/resnet50.md) | train/eager/fp32 | time | ", sec) !=
         std::string::npos);
 

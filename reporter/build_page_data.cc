@@ -1,0 +1,345 @@
+// The build page's data (page_data.h): per platform its environment, figures,
+// tables and runs; the backends section (Figures 3/4); and the comparison with
+// earlier builds.
+#include <algorithm>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "reporter/charts.h"
+#include "reporter/format.h"
+#include "reporter/mustache_data.h"
+#include "reporter/page_data.h"
+#include "reporter/site_figures.h"
+
+namespace torchgauge::reporter {
+
+namespace {
+
+// Where and with what a platform's results were measured, from its manifest.
+void SetEnvironment(mu::data& pd, const Manifest& m) {
+  Set(pd, "manifest_present", m.present);
+  Set(pd, "device", m.device_name.empty() ? Dash()
+                   : m.device_name.starts_with(m.vendor) ? m.device_name : m.vendor + " " + m.device_name);
+  Set(pd, "libtorch", m.libtorch_version.empty() ? Dash() : m.libtorch_version);
+  std::string runtime = !m.cuda_runtime.empty() ? "CUDA " + m.cuda_runtime : !m.hip_runtime.empty() ? "HIP " + m.hip_runtime : Dash();
+  Set(pd, "runtime", runtime);
+  Set(pd, "cpu", m.cpu_model.empty() ? Dash() : m.cpu_model + " (" + std::to_string(m.logical_cores) + " logical cores)");
+  Set(pd, "host", m.hostname.empty() ? Dash() : m.hostname + ", " + m.os);
+  Set(pd, "suite", m.suite.empty() ? Dash() : m.suite);
+  Set(pd, "collector", m.collector_version.empty() ? Dash() : m.collector_version + " (" + m.git_sha + ")");
+  Set(pd, "window", m.started_at.empty() ? Dash() : m.started_at + " – " + (m.finished_at.empty() ? "?" : m.finished_at));
+  Set(pd, "interrupted", m.interrupted);
+}
+
+// Figures 1 and 2: the GPU time breakdown of train and eval steps.
+void SetBreakdownFigures(mu::data& pd, const PageContext& ctx, const std::string& build, const PlatformView& p,
+                         const Target& page, const std::string& base) {
+  Target f1{Kind::kFigure, build, "fig1-train." + p.id, ""};
+  Target f2{Kind::kFigure, build, "fig2-eval." + p.id, ""};
+  if (!p.figure1_train.empty()) {
+    Set(pd, "fig1", ctx.figures.Place(page, f1, BreakdownChart(p.figure1_train, "Figure 1 (train): GPU time breakdown, " + p.id),
+                                      "Figure 1: training step time breakdown on " + p.id, base));
+  }
+  if (!p.figure2_eval.empty()) {
+    Set(pd, "fig2", ctx.figures.Place(page, f2, BreakdownChart(p.figure2_eval, "Figure 2 (eval): GPU time breakdown, " + p.id),
+                                      "Figure 2: inference step time breakdown on " + p.id, base));
+  }
+}
+
+std::string Ratio(const std::optional<double>& r) { return r ? Num(*r, "%.3f") : Dash(); }
+
+mu::data BackendSummaryRows(const PlatformView& p) {
+  mu::data summaries = List();
+  for (const auto& s : p.backend_summaries) {
+    mu::data row;
+    Set(row, "backend", s.backend);
+    Set(row, "mode", s.mode);
+    Set(row, "pairs", std::to_string(s.pairs));
+    Set(row, "time", Num(s.time_geomean, "%.3f"));
+    Set(row, "speedup", Num(1.0 / s.time_geomean, "%.2f") + "×");
+    Set(row, "cpu_memory", Ratio(s.cpu_memory_geomean));
+    Set(row, "gpu_memory", Ratio(s.gpu_memory_geomean));
+    Append(summaries, std::move(row));
+  }
+  return summaries;
+}
+
+mu::data BackendRatioRows(const PlatformView& p) {
+  mu::data rows = List();
+  for (const auto& br : p.backend_ratios) {
+    mu::data rr;
+    Set(rr, "model", br.model);
+    Set(rr, "mode", br.mode);
+    Set(rr, "precision", br.precision);
+    Set(rr, "backend", br.backend);
+    Set(rr, "eager", Ms(br.eager_ms));
+    Set(rr, "other", Ms(br.backend_ms));
+    Set(rr, "ratio", Num(br.ratio, "%.3f"));
+    Set(rr, "cpu_ratio", Ratio(br.cpu_memory_ratio));
+    Set(rr, "gpu_ratio", Ratio(br.gpu_memory_ratio));
+    Set(rr, "setup", br.backend_setup_ms ? Sig3(*br.backend_setup_ms / 1000.0) : Dash());
+    Append(rows, std::move(rr));
+  }
+  return rows;
+}
+
+// Figures 3 and 4 with the paper's headline geomeans and the per-run ratios.
+mu::data BackendSection(const PageContext& ctx, const Target& page, const std::string& build, const PlatformView& p,
+                        const std::string& base) {
+  mu::data d;
+  Set(d, "summaries", BackendSummaryRows(p));
+  struct Figure {
+    const char* mode;
+    const char* name;  // as titled
+    const char* key;   // template key and figure file prefix
+  };
+  for (const Figure& fig : {Figure{"train", "Figure 3 (train)", "fig3"}, Figure{"eval", "Figure 4 (eval)", "fig4"}}) {
+    std::vector<BackendRatio> of_mode;
+    for (const auto& r : p.backend_ratios) {
+      if (r.mode == fig.mode) of_mode.push_back(r);
+    }
+    if (of_mode.empty()) continue;
+    Target f{Kind::kFigure, build, std::string(fig.key) + "-" + fig.mode + "." + p.id, ""};
+    Set(d, fig.key,
+        ctx.figures.Place(page, f, CompilerChart(of_mode, std::string(fig.name) + ": backends relative to eager, " + p.id),
+                          std::string(fig.name) + ": time, CPU memory and GPU memory of each backend relative to eager on " + p.id,
+                          base));
+  }
+  Set(d, "rows", BackendRatioRows(p));
+  return d;
+}
+
+mu::data CoverageRows(const PageContext& ctx, const PlatformView& p) {
+  mu::data coverage = List();
+  for (const auto& c : p.coverage) {
+    mu::data cd;
+    Set(cd, "domain", c.domain == "all" ? std::string("All domains (union)") : DomainLabel(c.domain, ctx.paper));
+    Set(cd, "models", std::to_string(c.models));
+    Set(cd, "ops", std::to_string(c.distinct_ops));
+    Append(coverage, std::move(cd));
+  }
+  return coverage;
+}
+
+// Links to the platform's CSV and TeX tables (site_tables.h writes them).
+mu::data TableLinks(const std::string& build, const PlatformView& p, const Target& page, const std::string& base) {
+  mu::data tables = List();
+  for (std::string name : {"runs", "table2", "coverage"}) {
+    if (name == "table2" && !p.has_gpu_breakdown) continue;
+    mu::data t;
+    Set(t, "name", name);
+    Set(t, "csv", base + Href(page, {Kind::kTable, build, name + "." + p.id, "csv"}));
+    Set(t, "tex", base + Href(page, {Kind::kTable, build, name + "." + p.id, "tex"}));
+    Append(tables, std::move(t));
+  }
+  return tables;
+}
+
+void SetRuns(mu::data& pd, const std::string& build, const PlatformView& p, const Target& page,
+             const std::string& base) {
+  mu::data runs = List();
+  for (const auto* r : p.runs) {
+    std::string href = base + Href(page, {Kind::kModelPage, build, r->model.id, page.ext});
+    Append(runs, RunRow(*r, href));
+  }
+  Set(pd, "runs", std::move(runs));
+  mu::data failures = List();
+  for (const auto* r : p.failures) Append(failures, RunRow(*r, ""));
+  Set(pd, "has_failures", !p.failures.empty());
+  Set(pd, "failures", std::move(failures));
+}
+
+mu::data PlatformData(const PageContext& ctx, const BuildView& v, const PlatformView& p, const Target& page,
+                      const std::string& base) {
+  mu::data pd;
+  Set(pd, "id", p.id);
+  SetEnvironment(pd, *p.manifest);
+  Set(pd, "status_text", StatusText(p.status_counts));
+  Set(pd, "geomean_train", OptMs(p.geomean_train_ms));
+  Set(pd, "geomean_eval", OptMs(p.geomean_eval_ms));
+  Set(pd, "geomean_train_n", std::to_string(p.geomean_train_n));
+  Set(pd, "geomean_eval_n", std::to_string(p.geomean_eval_n));
+  Set(pd, "has_breakdown", p.has_gpu_breakdown);
+  if (p.has_gpu_breakdown) SetBreakdownFigures(pd, ctx, v.id, p, page, base);
+  // Table 2 on every platform: where nothing was measured, the paper's
+  // column still shows what a GPU platform would be compared with.
+  Set(pd, "table2_train", Table2Rows(p.table2_train, true, ctx.paper));
+  Set(pd, "table2_eval", Table2Rows(p.table2_eval, false, ctx.paper));
+  if (!p.backend_ratios.empty()) Set(pd, "backend_ratios", BackendSection(ctx, page, v.id, p, base));
+  SetRuns(pd, v.id, p, page, base);
+  Set(pd, "coverage", CoverageRows(ctx, p));
+  Set(pd, "has_coverage", !p.coverage.empty());
+  Set(pd, "tables", TableLinks(v.id, p, page, base));
+  return pd;
+}
+
+void SetVendorRatios(mu::data& d, const BuildView& v) {
+  if (!v.vendor_ratios.empty()) {
+    mu::data vr = List();
+    for (const auto& r : v.vendor_ratios) {
+      mu::data x;
+      Set(x, "model", r.model);
+      Set(x, "mode", r.mode);
+      Set(x, "nvidia", r.nvidia_platform);
+      Set(x, "amd", r.amd_platform);
+      Set(x, "ratio", Num(r.ratio, "%.3f"));
+      Append(vr, std::move(x));
+    }
+    Set(d, "vendor_ratios", std::move(vr));
+  }
+  Set(d, "has_vendor_ratios", !v.vendor_ratios.empty());
+}
+
+}  // namespace
+
+mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::Comparison* cmp, const Target& page,
+                       const std::string& base) {
+  mu::data d;
+  Set(d, "build_id", v.id);
+  Set(d, "started_at", v.started_at.empty() ? Dash() : v.started_at);
+  Set(d, "home", base.empty() ? Href(page, {Kind::kIndexPage, "", "", page.ext})
+                              : base + Href(page, {Kind::kIndexPage, "", "", "html"}));
+  Set(d, "summary_md", base + Href(page, {Kind::kBuildSummary, v.id, "", ""}));
+  Set(d, "citation", ctx.paper.citation);
+  Set(d, "has_problems", !v.problems.empty());
+  Set(d, "problem_count", std::to_string(v.problems.size()));
+  Set(d, "problems", ProblemRows(v.problems, ctx.results));
+  mu::data platforms = List();
+  for (const auto& p : v.platforms) Append(platforms, PlatformData(ctx, v, p, page, base));
+  Set(d, "platforms", std::move(platforms));
+  SetVendorRatios(d, v);
+  if (cmp) Set(d, "regressions", RegressionData(*cmp, v.id, page, base));
+  mu::data models = List();
+  for (const auto& m : v.models) {
+    mu::data md;
+    Set(md, "id", m);
+    Set(md, "href", base + Href(page, {Kind::kModelPage, v.id, m, page.ext}));
+    Append(models, std::move(md));
+  }
+  Set(d, "models", std::move(models));
+  Set(d, "runs_json", base + Href(page, {Kind::kData, v.id, "runs", ""}));
+  return d;
+}
+
+// ---------------------------------------------------------------- comparison
+
+namespace {
+
+std::string KeyConfig(const core::RunKey& k) { return k.mode + "/" + k.backend + "/" + k.precision; }
+
+struct Flag {
+  const core::PlatformComparison* p;
+  const core::MetricChange* c;
+};
+
+// Regressions, then improvements, each sorted by magnitude.
+mu::data ChangeRows(const core::Comparison& c, const std::vector<Flag>& regs, const std::vector<Flag>& imps,
+                    const std::string& build, const Target& page, const std::string& base) {
+  mu::data rows = List();
+  for (const auto* list : {&regs, &imps}) {
+    for (const auto& f : *list) {
+      const auto& ch = *f.c;
+      mu::data r;
+      Set(r, "kind", list == &regs ? std::string("regression") : std::string("improvement"));
+      Set(r, "platform", f.p->platform_id);
+      Set(r, "model", ch.key.model);
+      Set(r, "model_href", base + Href(page, {Kind::kModelPage, build, ch.key.model, page.ext}));
+      Set(r, "config", KeyConfig(ch.key));
+      Set(r, "metric", std::string(core::MetricName(ch.metric)));
+      Set(r, "base", MetricValue(ch.metric, ch.base_value));
+      Set(r, "new", MetricValue(ch.metric, ch.new_value));
+      Set(r, "delta", Num(ch.delta_percent, "%+.1f"));
+      Set(r, "p", ch.p_value ? Num(*ch.p_value, "%.2g") : Dash());
+      Set(r, "noise", ch.noise_percent ? Num(*ch.noise_percent, "%.1f") : Dash());
+      Set(r, "confirmed", list == &regs ? std::string(ch.confirmed ? "yes" : "not yet (" + std::to_string(ch.seen_in) +
+                                                                                 " of " + std::to_string(c.options.persist) + ")")
+                                       : Dash());
+      Append(rows, std::move(r));
+    }
+  }
+  return rows;
+}
+
+mu::data StatusRow(const std::string& platform, const core::RunKey& key, const std::string& before,
+                   const std::string& now, const std::string& reason) {
+  mu::data r;
+  Set(r, "platform", platform);
+  Set(r, "model", key.model);
+  Set(r, "config", KeyConfig(key));
+  Set(r, "before", before);
+  Set(r, "now", now);
+  Set(r, "reason", reason);
+  return r;
+}
+
+// Status changes, then runs that appeared or disappeared, per platform.
+mu::data StatusRows(const core::Comparison& c) {
+  mu::data status = List();
+  for (const auto& p : c.platforms) {
+    for (const auto& sc : p.status_changes) {
+      Append(status, StatusRow(p.platform_id, sc.key, sc.base_status, sc.new_status, sc.reason.value_or("")));
+    }
+    for (const auto& pr : p.presence) {
+      Append(status, StatusRow(p.platform_id, pr.key, pr.appeared ? std::string("(absent)") : pr.status,
+                               pr.appeared ? pr.status : std::string("(absent)"),
+                               pr.appeared ? "new run" : "run missing from this build"));
+    }
+  }
+  return status;
+}
+
+mu::data ComparedRows(const core::Comparison& c, size_t* confirmed) {
+  mu::data compared = List();
+  for (const auto& f : Flagged(c)) {
+    mu::data x;
+    Set(x, "platform", f.platform);
+    Set(x, "baseline", f.baseline);
+    Set(x, "regressions", std::to_string(f.regressions));
+    Set(x, "improvements", std::to_string(f.improvements));
+    Set(x, "status_changes", std::to_string(f.status_changes));
+    Append(compared, std::move(x));
+    *confirmed += static_cast<size_t>(f.confirmed);
+  }
+  return compared;
+}
+
+}  // namespace
+
+// The build page's "Regressions and improvements" section: regressions, then
+// improvements, each sorted by magnitude; status changes; the full report.
+mu::data RegressionData(const core::Comparison& c, const std::string& build, const Target& page,
+                        const std::string& base) {
+  std::vector<Flag> regs, imps;
+  for (const auto& p : c.platforms) {
+    for (const auto& ch : p.changes) {
+      if (ch.verdict == core::Verdict::kRegression) regs.push_back({&p, &ch});
+      if (ch.verdict == core::Verdict::kImprovement) imps.push_back({&p, &ch});
+    }
+  }
+  auto by_magnitude = [](const Flag& a, const Flag& b) {
+    double ma = a.c->Magnitude(), mb = b.c->Magnitude();
+    if (ma != mb) return ma > mb;
+    return std::tie(a.p->platform_id, a.c->key, a.c->metric) < std::tie(b.p->platform_id, b.c->key, b.c->metric);
+  };
+  std::sort(regs.begin(), regs.end(), by_magnitude);
+  std::sort(imps.begin(), imps.end(), by_magnitude);
+  mu::data status = StatusRows(c);
+  size_t confirmed = 0;
+  mu::data d;
+  Set(d, "compared", ComparedRows(c, &confirmed));
+  Set(d, "threshold", Num(c.options.threshold_percent, "%g"));
+  Set(d, "alpha", Num(c.options.alpha, "%g"));
+  Set(d, "persist", std::to_string(c.options.persist));
+  Set(d, "has_persist", c.options.persist > 1);
+  Set(d, "confirmed_count", std::to_string(confirmed));
+  Set(d, "changes", ChangeRows(c, regs, imps, build, page, base));
+  Set(d, "has_changes", !regs.empty() || !imps.empty());
+  Set(d, "has_status", !status.list_value().empty());
+  Set(d, "status", std::move(status));
+  Set(d, "compare_html", base + Href(page, {Kind::kComparePage, build, "", "html"}));
+  Set(d, "compare_md", base + Href(page, {Kind::kComparePage, build, "", "md"}));
+  return d;
+}
+
+}  // namespace torchgauge::reporter

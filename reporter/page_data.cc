@@ -1,0 +1,357 @@
+#include "reporter/page_data.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "reporter/charts.h"
+#include "reporter/format.h"
+#include "reporter/mustache_data.h"
+#include "reporter/site_figures.h"
+
+namespace fs = std::filesystem;
+
+namespace torchgauge::reporter {
+
+std::string DomainLabel(const std::string& domain, const PaperTable2& paper) {
+  const PaperRow* p = paper.Find(domain);
+  return p ? p->label : domain;
+}
+
+std::string StatusText(const std::map<std::string, int>& counts) {
+  std::string out;
+  for (const char* s : core::kStatuses) {
+    auto it = counts.find(s);
+    if (it == counts.end()) continue;
+    out += (out.empty() ? "" : ", ") + std::to_string(it->second) + " " + s;
+  }
+  return out.empty() ? "no runs" : out;
+}
+
+std::optional<double> Tflops(const core::RunResult& r) {
+  if (!r.flops) return std::nullopt;
+  return r.flops->achieved_tflops_profiler ? r.flops->achieved_tflops_profiler : r.flops->achieved_tflops_analytic;
+}
+
+mu::data Table2Rows(const std::vector<DomainBreakdown>& rows, bool train, const PaperTable2& paper) {
+  mu::data list = List();
+  for (const auto& d : rows) {
+    if (d.models == 0 && !d.paper) continue;
+    mu::data r;
+    Set(r, "domain", DomainLabel(d.domain, paper));
+    Set(r, "models", d.models ? std::to_string(d.models) : Dash());
+    Set(r, "active", d.models ? Pct(d.active) : Dash());
+    Set(r, "movement", d.models ? Pct(d.movement) : Dash());
+    Set(r, "idle", d.models ? Pct(d.idle) : Dash());
+    if (d.paper) {
+      Set(r, "paper_active", Num(train ? d.paper->train_active : d.paper->eval_active, "%.1f"));
+      Set(r, "paper_movement", Num(train ? d.paper->train_movement : d.paper->eval_movement, "%.1f"));
+      Set(r, "paper_idle", Num(train ? d.paper->train_idle : d.paper->eval_idle, "%.1f"));
+    } else {
+      Set(r, "paper_active", Dash());
+      Set(r, "paper_movement", Dash());
+      Set(r, "paper_idle", Dash());
+    }
+    Append(list, std::move(r));
+  }
+  return list;
+}
+
+mu::data RunRow(const core::RunResult& r, const std::string& model_href) {
+  mu::data d;
+  Set(d, "model", r.model.id);
+  Set(d, "model_href", model_href);
+  Set(d, "domain", r.model.domain);
+  Set(d, "mode", r.mode);
+  Set(d, "backend", r.backend);
+  Set(d, "precision", r.precision);
+  Set(d, "config", ConfigLabel(r));
+  Set(d, "batch", std::to_string(r.batch_size));
+  const bool timed = r.timing.has_value();
+  Set(d, "median", timed ? Ms(r.timing->median_ms) : Dash());
+  Set(d, "min", timed ? Ms(r.timing->min_ms) : Dash());
+  Set(d, "max", timed ? Ms(r.timing->max_ms) : Dash());
+  Set(d, "throughput", timed && r.timing->throughput_per_s ? Num(*r.timing->throughput_per_s, "%.1f") : Dash());
+  Set(d, "cov", timed ? Pct(r.timing->cov) : Dash());
+  Set(d, "cpu_mib", r.memory ? MiB(r.memory->cpu_peak_rss_bytes) : Dash());
+  Set(d, "gpu_mib", r.memory ? MiB(r.memory->gpu_peak_allocated_bytes) : Dash());
+  auto tf = Tflops(r);
+  Set(d, "tflops", tf ? Sig3(*tf) : Dash());
+  double flops = 0;
+  if (r.flops) flops = r.flops->profiler_flops_per_iter.value_or(r.flops->analytic_flops_per_iter.value_or(0));
+  Set(d, "gflops", flops > 0 ? Sig3(flops / 1e9) : Dash());
+  Set(d, "kernels", r.gpu_breakdown ? Num(r.gpu_breakdown->kernel_count, "%.0f") : Dash());
+  Set(d, "status", r.status);
+  Set(d, "reason", r.reason.value_or(r.signal ? "signal " + std::to_string(*r.signal) : ""));
+  return d;
+}
+
+// Paths are shown relative to the results root, so pages do not depend on
+// where the results were when the site was rendered.
+mu::data ProblemRows(const std::vector<Problem>& problems, const fs::path& root) {
+  mu::data list = List();
+  const std::string prefix = root.string() + (root.string().ends_with("/") ? "" : "/");
+  for (const auto& p : problems) {
+    mu::data d;
+    Set(d, "file", p.file.starts_with(prefix) ? p.file.substr(prefix.size()) : p.file);
+    Set(d, "field", p.field.empty() ? Dash() : p.field);
+    Set(d, "message", p.message);
+    Append(list, std::move(d));
+  }
+  return list;
+}
+
+std::vector<FlaggedChanges> Flagged(const core::Comparison& c) {
+  std::vector<FlaggedChanges> out;
+  for (const auto& p : c.platforms) {
+    FlaggedChanges f;
+    f.platform = p.platform_id;
+    f.baseline = p.base_builds.empty() ? "" : p.base_builds.back();
+    for (const auto& ch : p.changes) {
+      if (ch.verdict == core::Verdict::kRegression) {
+        f.regressions++;
+        if (ch.confirmed) f.confirmed++;
+      } else if (ch.verdict == core::Verdict::kImprovement) {
+        f.improvements++;
+      }
+    }
+    f.status_changes = static_cast<int>(p.status_changes.size() + p.presence.size());
+    out.push_back(f);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- model page
+
+namespace {
+
+// How a timed run was measured: its processes and samples, each process's
+// median, and the noise band those medians give the comparison.
+mu::data MeasurementRow(const core::RunResult& r) {
+  mu::data d;
+  Set(d, "config", ConfigLabel(r));
+  const int processes = r.settings ? r.settings->processes : 1;
+  Set(d, "processes", std::to_string(processes));
+  Set(d, "samples", std::to_string(r.timing->samples_ms.size()));
+  Set(d, "warmup", std::to_string(r.timing->warmup_iterations));
+  Set(d, "threads", r.settings && r.settings->threads > 0 ? std::to_string(r.settings->threads) : std::string("default"));
+  std::string medians;
+  for (double m : r.timing->process_medians_ms) medians += (medians.empty() ? "" : ", ") + Ms(m);
+  Set(d, "process_medians", medians.empty() ? Dash() : medians);
+  auto band = core::NoiseBandPercent(r.timing->process_medians_ms);
+  Set(d, "noise", band ? Num(*band, "%.1f") : Dash());
+  return d;
+}
+
+void SetIdentity(mu::data& d, const core::RunResult& r) {
+  Set(d, "paper_name", r.model.paper_name);
+  Set(d, "domain", r.model.domain);
+  Set(d, "task", r.model.task);
+  Set(d, "reference", r.model.reference);
+}
+
+// One platform's section of a model page: its runs, how they were measured,
+// their top kernels and the chart of their samples.
+mu::data ModelPlatformData(const PageContext& ctx, const BuildView& v, const PlatformView& p,
+                           const std::vector<const core::RunResult*>& runs, const Target& md) {
+  const std::string& model = runs.front()->model.id;
+  mu::data pd;
+  Set(pd, "id", p.id);
+  Set(pd, "device", p.manifest->device_name.empty() ? Dash() : p.manifest->device_name);
+  mu::data rows = List(), kernels = List(), measurement = List();
+  std::vector<SamplePoint> samples;
+  bool has_kernels = false;
+  for (const auto* r : runs) {
+    Append(rows, RunRow(*r, ""));
+    if (r->timing) {
+      Append(measurement, MeasurementRow(*r));
+      for (double s : r->timing->samples_ms) samples.push_back({ConfigLabel(*r), s});
+    }
+    if (!r->gpu_breakdown) continue;
+    for (const auto& k : r->gpu_breakdown->top_kernels) {
+      mu::data kd;
+      Set(kd, "config", ConfigLabel(*r));
+      Set(kd, "name", k.name);
+      Set(kd, "total_ms", Ms(k.total_ms));
+      Set(kd, "count", std::to_string(k.count));
+      Append(kernels, std::move(kd));
+      has_kernels = true;
+    }
+  }
+  Set(pd, "runs", std::move(rows));
+  Set(pd, "has_measurement", !measurement.list_value().empty());
+  Set(pd, "measurement", std::move(measurement));
+  Set(pd, "kernels", std::move(kernels));
+  Set(pd, "has_kernels", has_kernels);
+  if (!samples.empty()) {
+    Set(pd, "samples", ctx.figures.Place(md, {Kind::kFigure, v.id, model + ".samples." + p.id, ""},
+                                         SamplesChart(samples, model + ": step time samples, " + p.id),
+                                         "Step time samples of " + model + " on " + p.id));
+  }
+  return pd;
+}
+
+// The model's median per platform and configuration in the last
+// trend_builds builds up to and including this one.
+std::vector<TrendPoint> ModelTrend(const PageContext& ctx, const std::string& build, const std::string& model,
+                                   const std::vector<BuildSummary>& history) {
+  std::vector<TrendPoint> points;
+  size_t end = 0;
+  for (size_t i = 0; i < history.size(); ++i) {
+    if (history[i].id == build) end = i + 1;
+  }
+  size_t begin = end > static_cast<size_t>(ctx.trend_builds) ? end - ctx.trend_builds : 0;
+  for (size_t i = begin; i < end; ++i) {
+    const auto& b = history[i];
+    if (b.started_at.empty()) continue;
+    for (const auto& p : b.platforms) {
+      auto lo = std::lower_bound(p.medians.begin(), p.medians.end(), model,
+                                 [](const ConfigMedian& m, const std::string& id) { return m.model < id; });
+      for (auto it = lo; it != p.medians.end() && it->model == model; ++it) {
+        points.push_back({b.id, b.started_at, p.id + " " + it->config, it->median_ms});
+      }
+    }
+  }
+  return points;
+}
+
+}  // namespace
+
+mu::data ModelPageData(const PageContext& ctx, const BuildView& v, const std::string& model,
+                       const std::vector<BuildSummary>& history) {
+  Target md{Kind::kModelPage, v.id, model, "md"};
+  mu::data d;
+  Set(d, "build_id", v.id);
+  Set(d, "model", model);
+  Set(d, "build_href", Href(md, {Kind::kBuildPage, v.id, "", "md"}));
+  Set(d, "home", Href(md, {Kind::kIndexPage, "", "", "md"}));
+  bool identity_set = false;
+  mu::data platforms = List();
+  for (const auto& p : v.platforms) {
+    std::vector<const core::RunResult*> runs;
+    for (const auto* r : p.runs) {
+      if (r->model.id == model) runs.push_back(r);
+    }
+    if (runs.empty()) continue;
+    if (!identity_set) SetIdentity(d, *runs[0]);
+    identity_set = true;
+    Append(platforms, ModelPlatformData(ctx, v, p, runs, md));
+  }
+  Set(d, "platforms", std::move(platforms));
+  std::vector<TrendPoint> points = ModelTrend(ctx, v.id, model, history);
+  if (!points.empty()) {
+    Set(d, "trend", ctx.figures.Place(md, {Kind::kFigure, v.id, model + ".trend", ""},
+                                      TrendChart(points, model + ": median step time across builds",
+                                                 "Median step time (ms, log scale)"),
+                                      "Median step time of " + model + " across builds"));
+  }
+  return d;
+}
+
+// ---------------------------------------------------------------- index page
+
+namespace {
+
+std::string Device(const std::string& vendor, const std::string& device) {
+  return device.empty() ? Dash() : device.starts_with(vendor) ? device : vendor + " " + device;
+}
+
+mu::data BuildRows(const std::vector<BuildSummary>& history, const Target& md) {
+  mu::data builds = List();
+  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    const auto& b = *it;
+    mu::data bd;
+    Set(bd, "id", b.id);
+    Set(bd, "href", Href(md, {Kind::kBuildPage, b.id, "", "md"}));
+    Set(bd, "started_at", b.started_at.empty() ? Dash() : b.started_at);
+    std::string plats;
+    for (const auto& p : b.platforms) plats += (plats.empty() ? "" : ", ") + p.id;
+    Set(bd, "platforms", plats.empty() ? Dash() : plats);
+    Set(bd, "runs", std::to_string(b.runs));
+    Set(bd, "ok", std::to_string(b.ok));
+    Set(bd, "problems", std::to_string(b.problems));
+    Append(builds, std::move(bd));
+  }
+  return builds;
+}
+
+// Every build's flagged changes, newest first; `any_compared` says whether
+// any build was compared at all.
+mu::data FlaggedRows(const std::vector<BuildSummary>& history, const Target& md, bool* any_compared) {
+  mu::data flagged = List();
+  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    for (const auto& f : it->flagged) {
+      *any_compared = true;
+      if (!f.Any()) continue;
+      mu::data x;
+      Set(x, "build", it->id);
+      Set(x, "href", Href(md, {Kind::kBuildPage, it->id, "", "md"}));
+      Set(x, "platform", f.platform);
+      Set(x, "baseline", f.baseline);
+      Set(x, "regressions", f.confirmed == f.regressions ? std::to_string(f.regressions)
+                                                        : std::to_string(f.regressions) + " (" +
+                                                              std::to_string(f.confirmed) + " confirmed)");
+      Set(x, "improvements", std::to_string(f.improvements));
+      Set(x, "status_changes", std::to_string(f.status_changes));
+      Set(x, "compare_href", Href(md, {Kind::kComparePage, it->id, "", "html"}));
+      Append(flagged, std::move(x));
+    }
+  }
+  return flagged;
+}
+
+void SetLatest(mu::data& d, const BuildSummary& latest, const Target& md) {
+  Set(d, "latest_id", latest.id);
+  Set(d, "latest_href", Href(md, {Kind::kBuildPage, latest.id, "", "md"}));
+  mu::data plats = List();
+  for (const auto& p : latest.platforms) {
+    mu::data pd;
+    Set(pd, "id", p.id);
+    Set(pd, "device", Device(p.vendor, p.device));
+    Set(pd, "geomean_train", OptMs(p.geomean_train_ms));
+    Set(pd, "geomean_eval", OptMs(p.geomean_eval_ms));
+    Set(pd, "train_n", std::to_string(p.geomean_train_n));
+    Set(pd, "eval_n", std::to_string(p.geomean_eval_n));
+    Set(pd, "status_text", StatusText(p.status_counts));
+    Append(plats, std::move(pd));
+  }
+  Set(d, "latest_platforms", std::move(plats));
+}
+
+std::vector<TrendPoint> SuiteTrend(const std::vector<BuildSummary>& history) {
+  std::vector<TrendPoint> points;
+  for (const auto& b : history) {
+    if (b.started_at.empty()) continue;
+    for (const auto& p : b.platforms) {
+      if (p.geomean_train_ms) points.push_back({b.id, b.started_at, p.id + " train", *p.geomean_train_ms});
+      if (p.geomean_eval_ms) points.push_back({b.id, b.started_at, p.id + " eval", *p.geomean_eval_ms});
+    }
+  }
+  return points;
+}
+
+}  // namespace
+
+mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& history) {
+  Target md{Kind::kIndexPage, "", "", "md"};
+  mu::data d;
+  Set(d, "builds", BuildRows(history, md));
+  Set(d, "has_builds", !history.empty());
+  bool any_compared = false;
+  mu::data flagged = FlaggedRows(history, md, &any_compared);
+  Set(d, "has_flagged", !flagged.list_value().empty());
+  Set(d, "flagged", std::move(flagged));
+  Set(d, "any_compared", any_compared);
+  if (!history.empty()) SetLatest(d, history.back(), md);
+  std::vector<TrendPoint> points = SuiteTrend(history);
+  if (!points.empty()) {
+    Set(d, "trend", ctx.figures.Place(md, {Kind::kIndexFigure, "", "index-trend", ""},
+                                      TrendChart(points, "Suite geomean of median step time per platform and mode (eager runs)",
+                                                 "Geomean of median step time (ms, log scale)"),
+                                      "Suite geomean of eager median step time across builds"));
+  }
+  return d;
+}
+
+}  // namespace torchgauge::reporter

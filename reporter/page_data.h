@@ -1,0 +1,57 @@
+// The data each page template renders (templates/*.mustache): the index, a
+// build and a model page, built from the aggregated views (aggregate.h).
+// Every value is formatted here (format.h) and every link computed by
+// site_paths; the templates only lay them out. Figures are placed as the data
+// is built (site_figures.h), so building a page's data writes its specs.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/compare.h"
+#include "reporter/aggregate.h"
+#include "reporter/mustache_fwd.h"
+#include "reporter/site_paths.h"
+
+namespace torchgauge::reporter {
+
+class Figures;
+
+struct PageContext {
+  const PaperTable2& paper;
+  Figures& figures;
+  std::filesystem::path results;  // problems show their files relative to it
+  int trend_builds = 30;          // builds in a model page's trend chart
+};
+
+// The build page (builds/<id>/index.md) for `page`. `base` prefixes every
+// link: "" for the site's relative links, or the build directory's absolute
+// URL for summary.md's twin. `cmp` is the comparison with earlier builds.
+mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::Comparison* cmp, const Target& page,
+                       const std::string& base);
+// A model page; `history` is every build's summary up to this build, oldest first.
+mu::data ModelPageData(const PageContext& ctx, const BuildView& v, const std::string& model,
+                       const std::vector<BuildSummary>& history);
+mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& history);
+
+// What the comparison flagged, per platform, for the build summary and the index.
+std::vector<FlaggedChanges> Flagged(const core::Comparison& c);
+
+// Shared by the pages and the CSV/TeX tables.
+std::string DomainLabel(const std::string& domain, const PaperTable2& paper);
+std::string StatusText(const std::map<std::string, int>& counts);
+// The achieved rate: the profiler's count where there is one, else the analytic one.
+std::optional<double> Tflops(const core::RunResult& r);
+
+// Rows and sections the page builders share (page_data.cc).
+mu::data RunRow(const core::RunResult& r, const std::string& model_href);
+mu::data Table2Rows(const std::vector<DomainBreakdown>& rows, bool train, const PaperTable2& paper);
+mu::data ProblemRows(const std::vector<Problem>& problems, const std::filesystem::path& root);
+// The build page's "Regressions and improvements" section (build_page_data.cc).
+mu::data RegressionData(const core::Comparison& c, const std::string& build, const Target& page,
+                        const std::string& base);
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,71 @@
+#include "reporter/site_figures.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "reporter/escape.h"
+#include "reporter/mustache_data.h"
+#include "reporter/site_writer.h"
+
+namespace fs = std::filesystem;
+
+namespace torchgauge::reporter {
+
+namespace {
+std::string EmbedHtml(const std::string& id, const std::string& title, const std::string& spec_text,
+                      const std::string& vl_href, const std::string& svg_href) {
+  // Built here, not in the template: the JSON must be escaped for <script>.
+  return "<figure class=\"chart\"><div class=\"vega-chart\" data-spec=\"" + HtmlEscape(id) +
+         "\" role=\"img\" aria-label=\"" + HtmlEscape(title) + "\"></div><script type=\"application/json\" id=\"" +
+         HtmlEscape(id) + "\">" + JsonForScript(spec_text) + "</script><figcaption>" + HtmlEscape(title) +
+         " · <a href=\"" + HtmlEscape(vl_href) + "\">Vega-Lite spec</a> · <a href=\"" + HtmlEscape(svg_href) +
+         "\">SVG</a></figcaption></figure>";
+}
+}  // namespace
+
+void Figures::Queue(const Target& vl, const Target& svg, const std::string& text) {
+  FigureJob job{w_.Abs(SitePath(vl)), w_.Abs(SitePath(svg))};
+  bool changed = w_.Write(SitePath(vl), text + "\n");
+  std::error_code e1, e2;
+  auto svg_time = fs::last_write_time(job.svg, e1);
+  bool svg_current = !changed && !e1 && svg_time >= fs::last_write_time(job.spec, e2) && !e2;
+  if (!svg_current) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back(std::move(job));
+  }
+}
+
+mu::data Figures::Place(const Target& page, const Target& figure, const nlohmann::json& spec,
+                        const std::string& title, const std::string& link_base) {
+  Target vl = figure, svg = figure;
+  vl.ext = "vl.json";
+  svg.ext = "svg";
+  std::string text = spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    first = seen_.insert(SitePath(vl)).second;
+  }
+  if (first) Queue(vl, svg, text);
+  mu::data d;
+  Set(d, "title", title);
+  Set(d, "svg", link_base + Href(page, svg));
+  Set(d, "spec", link_base + Href(page, vl));
+  Set(d, "embed_html", EmbedHtml("spec-" + figure.name, title, text, Href(page, vl), Href(page, svg)));
+  return d;
+}
+
+std::vector<FigureJob> Figures::jobs() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<FigureJob> out = jobs_;
+  std::sort(out.begin(), out.end(), [](const FigureJob& a, const FigureJob& b) { return a.spec < b.spec; });
+  return out;
+}
+
+size_t Figures::count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return seen_.size();
+}
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,44 @@
+// Writes the pages of the site: per build its page (Markdown and HTML), its
+// summary.md for GitHub issues, its comparison report, its tables, its model
+// pages and its runs.json; and the index. Page data comes from page_data.h,
+// rendering from site_render.h, every path from site_paths.h.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/compare.h"
+#include "reporter/aggregate.h"
+#include "reporter/page_data.h"
+#include "reporter/site.h"
+#include "reporter/site_render.h"
+
+namespace torchgauge::reporter {
+
+class SiteWriter;
+
+class PageWriter {
+ public:
+  PageWriter(const SiteOptions& o, SiteWriter& w, const Templates& t, Figures& figures, const PaperTable2& paper);
+  ~PageWriter();
+
+  // `history` holds every build's summary up to and including `v`, oldest
+  // first; `cmp` the comparison with earlier builds (null: none).
+  void WriteBuild(const BuildView& v, const core::Comparison* cmp, const std::vector<BuildSummary>& history);
+  void WriteIndex(const std::vector<BuildSummary>& history);
+
+ private:
+  void WriteCompareReport(const core::Comparison& cmp, const std::string& build);
+  void WriteSummary(const BuildView& v, const core::Comparison* cmp, const std::string& markdown);
+  void WriteModels(const BuildView& v, const std::vector<BuildSummary>& history);
+  void WriteRunsJson(const BuildView& v);
+
+  const SiteOptions& o_;
+  SiteWriter& w_;
+  const Templates& t_;
+  PageContext ctx_;
+  Renderer r_;
+  std::vector<std::unique_ptr<Renderer>> extra_renderers_;  // one per model-page thread beyond the first
+};
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,115 @@
+#include "reporter/site_tables.h"
+
+#include "reporter/escape.h"
+#include "reporter/format.h"
+#include "reporter/page_data.h"
+#include "reporter/site_paths.h"
+#include "reporter/site_writer.h"
+
+namespace torchgauge::reporter {
+
+namespace {
+
+std::string RunCsvRow(const core::RunResult& r) {
+  auto tf = Tflops(r);
+  const bool t = r.timing.has_value();
+  return CsvField(r.model.id) + "," + CsvField(r.model.domain) + "," + r.mode + "," + r.backend + "," + r.precision +
+         "," + std::to_string(r.batch_size) + "," + (t ? Num(r.timing->median_ms, "%.6g") : "") + "," +
+         (t && r.timing->throughput_per_s ? Num(*r.timing->throughput_per_s, "%.6g") : "") + "," +
+         (t ? Num(r.timing->cov, "%.6g") : "") + "," +
+         (r.memory && r.memory->cpu_peak_rss_bytes ? MiB(r.memory->cpu_peak_rss_bytes) : "") + "," +
+         (r.memory && r.memory->gpu_peak_allocated_bytes ? MiB(r.memory->gpu_peak_allocated_bytes) : "") + "," +
+         (tf ? Num(*tf, "%.4g") : "") + "," + r.status + "," + CsvField(r.reason.value_or("")) + "\n";
+}
+
+std::string RunTexRow(const core::RunResult& r) {
+  auto tf = Tflops(r);
+  const bool t = r.timing.has_value();
+  return TexEscape(r.model.id) + " & " + r.mode + " & " + r.backend + " & " + r.precision + " & " +
+         std::to_string(r.batch_size) + " & " + (t ? Ms(r.timing->median_ms) : "--") + " & " +
+         (t ? Pct(r.timing->cov) : "--") + " & " + (tf ? Sig3(*tf) : "--") + " & " + r.status + " \\\\\n";
+}
+
+// One mode's row of the Table 2 CSV.
+std::string Table2CsvRow(const DomainBreakdown& d, bool train) {
+  return std::string(train ? "train" : "eval") + "," + d.domain + "," + std::to_string(d.models) + "," +
+         (d.models ? Pct(d.active) + "," + Pct(d.movement) + "," + Pct(d.idle) : ",,") + "," +
+         (d.paper ? Num(train ? d.paper->train_active : d.paper->eval_active, "%.1f") + "," +
+                        Num(train ? d.paper->train_movement : d.paper->eval_movement, "%.1f") + "," +
+                        Num(train ? d.paper->train_idle : d.paper->eval_idle, "%.1f")
+                  : ",,") +
+         "\n";
+}
+
+// One domain's row of the Table 2 tabular: train then eval, ours beside the paper's.
+std::string Table2TexRow(const DomainBreakdown& tr, const DomainBreakdown& ev, const PaperTable2& paper) {
+  auto cell = [](bool has, double v) { return has ? Pct(v) : std::string("--"); };
+  auto pcell = [](const PaperRow* r, double PaperRow::*f) { return r ? Num(r->*f, "%.1f") : std::string("--"); };
+  return TexEscape(DomainLabel(tr.domain, paper)) + " & " + cell(tr.models, tr.active) + " & " +
+         pcell(tr.paper, &PaperRow::train_active) + " & " + cell(tr.models, tr.movement) + " & " +
+         pcell(tr.paper, &PaperRow::train_movement) + " & " + cell(tr.models, tr.idle) + " & " +
+         pcell(tr.paper, &PaperRow::train_idle) + " & " + cell(ev.models, ev.active) + " & " +
+         pcell(ev.paper, &PaperRow::eval_active) + " & " + cell(ev.models, ev.movement) + " & " +
+         pcell(ev.paper, &PaperRow::eval_movement) + " & " + cell(ev.models, ev.idle) + " & " +
+         pcell(ev.paper, &PaperRow::eval_idle) + " \\\\\n";
+}
+
+void WriteTable(SiteWriter& w, const std::string& build, const std::string& name, const CsvTex& t) {
+  w.Write(SitePath({Kind::kTable, build, name, "csv"}), t.csv);
+  w.Write(SitePath({Kind::kTable, build, name, "tex"}), t.tex);
+}
+
+}  // namespace
+
+CsvTex RunsTable(const std::string& build, const PlatformView& p) {
+  CsvTex t;
+  t.csv = "model,domain,mode,backend,precision,batch_size,median_ms,throughput_per_s,cov,cpu_peak_mib,gpu_peak_mib,tflops,status,reason\n";
+  t.tex = "% " + TexEscape("Per-run results, build " + build + ", platform " + p.id) +
+          "\n\\begin{tabular}{llllrrrrl}\n\\hline\nModel & Mode & Backend & Precision & Batch & Median (ms) & CoV (\\%) & TFLOP/s & Status \\\\\n\\hline\n";
+  for (const auto* r : p.runs) {
+    t.csv += RunCsvRow(*r);
+    t.tex += RunTexRow(*r);
+  }
+  t.tex += "\\hline\n\\end{tabular}\n";
+  return t;
+}
+
+CsvTex Table2Table(const std::string& build, const PlatformView& p, const PaperTable2& paper) {
+  CsvTex t;
+  t.csv = "mode,domain,models,gpu_active_pct,data_movement_pct,gpu_idle_pct,paper_gpu_active_pct,paper_data_movement_pct,paper_gpu_idle_pct\n";
+  t.tex = "% " + TexEscape("Table 2 reproduction, build " + build + ", platform " + p.id + "; paper: " + paper.citation) +
+          "\n\\begin{tabular}{lrrrrrrrrrrrr}\n\\hline\n & \\multicolumn{6}{c}{Train} & \\multicolumn{6}{c}{Inference} \\\\\n"
+          "Domain & Active & (A100) & Movement & (A100) & Idle & (A100) & Active & (A100) & Movement & (A100) & Idle & (A100) \\\\\n\\hline\n";
+  for (size_t i = 0; i < p.table2_train.size(); ++i) {
+    const auto& tr = p.table2_train[i];
+    const auto& ev = p.table2_eval[i];
+    if (tr.models == 0 && ev.models == 0 && !tr.paper) continue;
+    t.csv += Table2CsvRow(tr, true) + Table2CsvRow(ev, false);
+    t.tex += Table2TexRow(tr, ev, paper);
+  }
+  t.tex += "\\hline\n\\end{tabular}\n";
+  return t;
+}
+
+CsvTex CoverageTable(const PlatformView& p, const PaperTable2& paper) {
+  CsvTex t;
+  t.csv = "domain,models,distinct_aten_ops\n";
+  t.tex = "\\begin{tabular}{lrr}\n\\hline\nDomain & Models & Distinct ATen ops \\\\\n\\hline\n";
+  for (const auto& c : p.coverage) {
+    t.csv += c.domain + "," + std::to_string(c.models) + "," + std::to_string(c.distinct_ops) + "\n";
+    t.tex += TexEscape(c.domain == "all" ? "All (union)" : DomainLabel(c.domain, paper)) + " & " +
+             std::to_string(c.models) + " & " + std::to_string(c.distinct_ops) + " \\\\\n";
+  }
+  t.tex += "\\hline\n\\end{tabular}\n";
+  return t;
+}
+
+void WriteTables(SiteWriter& w, const BuildView& v, const PaperTable2& paper) {
+  for (const auto& p : v.platforms) {
+    WriteTable(w, v.id, "runs." + p.id, RunsTable(v.id, p));
+    if (p.has_gpu_breakdown) WriteTable(w, v.id, "table2." + p.id, Table2Table(v.id, p, paper));
+    WriteTable(w, v.id, "coverage." + p.id, CoverageTable(p, paper));
+  }
+}
+
+}  // namespace torchgauge::reporter
