@@ -207,19 +207,22 @@ json PlatformRatioChart(const PlatformRatios& p) {
   json y = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", "Model (sorted by ratio)"},
             {"axis", {{"labelLimit", 400}}}};
   json x = {{"field", "ratio"}, {"type", "quantitative"}, {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
-            {"title", "Median step time on " + p.other + " / on " + p.reference + " (< 1: " + p.other + " is faster)"},
+            {"title", "Median step time, " + p.other + " / " + p.reference + " (< 1: faster)"},
             {"axis", {{"titleLimit", 1000}}}};
   json mode = {{"field", "mode"}, {"type", "nominal"}, {"title", "Mode"},
                {"scale", {{"domain", {"train", "eval"}}}}, {"legend", {{"orient", "top"}, {"labelLimit", 1000}}}};
+  // Train and eval side by side within a model's row, not on top of each other.
+  json offset = {{"field", "mode"}, {"type", "nominal"}, {"scale", {{"domain", {"train", "eval"}}}}};
   json color = mode;
   color["scale"]["range"] = {"#0072B2", "#E69F00"};
   json layers = json::array();
   layers.push_back({{"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
-                    {"encoding", {{"y", y}, {"x", x}, {"color", color}, {"shape", mode}, {"tooltip", RatioTooltip(p)}}}});
+                    {"encoding", {{"y", y}, {"x", x}, {"yOffset", offset}, {"color", color}, {"shape", mode},
+                                  {"tooltip", RatioTooltip(p)}}}});
   if (any_differs) {
     layers.push_back({{"transform", {{{"filter", "datum.differs != ''"}}}},
-                      {"mark", {{"type", "point"}, {"filled", false}, {"size", 260}, {"strokeWidth", 1.5}}},
-                      {"encoding", {{"y", y}, {"x", x},
+                      {"mark", {{"type", "point"}, {"filled", false}, {"size", 150}, {"strokeWidth", 1.5}}},
+                      {"encoding", {{"y", y}, {"x", x}, {"yOffset", offset},
                                     {"stroke", {{"field", "differs"}, {"type", "nominal"}, {"title", "Precision"},
                                                 {"scale", {{"range", {"#D55E00"}}}},
                                                 {"legend", {{"orient", "top"}, {"labelLimit", 1000}}}}}}}});
@@ -228,7 +231,7 @@ json PlatformRatioChart(const PlatformRatios& p) {
                     {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}});
   spec["data"] = {{"values", values}};
   spec["width"] = 520;
-  spec["height"] = {{"step", 18}};
+  spec["height"] = {{"step", 11}};  // per mode within a model's row
   spec["layer"] = layers;
   return spec;
 }
