@@ -208,53 +208,63 @@ std::vector<BackendSummary> SummarizeBackends(const std::vector<BackendRatio>& r
   return out;
 }
 
-BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper) {
+namespace {
+
+PlatformView ViewPlatform(const PlatformResults& p, const PaperTable2& paper, std::set<std::string>* models) {
+  PlatformView pv;
+  pv.id = p.manifest.platform_id;
+  pv.manifest = &p.manifest;
+  pv.problems = p.problems;
+  for (const auto& r : p.runs) {
+    pv.runs.push_back(&r);
+    pv.status_counts[r.status]++;
+    if (r.status != "ok") pv.failures.push_back(&r);
+    if (r.gpu_breakdown) pv.has_gpu_breakdown = true;
+    models->insert(r.model.id);
+  }
+  pv.figure1_train = BreakdownBars(pv.runs, "train");
+  pv.figure2_eval = BreakdownBars(pv.runs, "eval");
+  pv.table2_train = DomainMeans(pv.runs, "train", paper);
+  pv.table2_eval = DomainMeans(pv.runs, "eval", paper);
+  pv.coverage = ApiCoverage(pv.runs);
+  pv.geomean_train_ms = SuiteGeomean(pv.runs, "train", &pv.geomean_train_n);
+  pv.geomean_eval_ms = SuiteGeomean(pv.runs, "eval", &pv.geomean_eval_n);
+  pv.backend_ratios = BackendRatios(pv.runs);
+  pv.backend_summaries = SummarizeBackends(pv.backend_ratios);
+  return pv;
+}
+
+// Figure 5, generalized: every other platform against the reference.
+void ComparePlatformsOf(BuildView& v, const std::optional<std::string>& wanted) {
+  if (v.platforms.size() < 2) return;
+  std::set<std::string> ids;
+  for (const auto& p : v.platforms) ids.insert(p.id);
+  ReferenceChoice choice = ChooseReference(ids, wanted);
+  v.reference_platform = choice.id;
+  v.reference_note = choice.note;
+  const auto ref = std::find_if(v.platforms.begin(), v.platforms.end(),
+                                [&](const PlatformView& p) { return p.id == choice.id; });
+  std::vector<const PlatformView*> others;
+  for (const auto& p : v.platforms) {
+    if (&p != &*ref) others.push_back(&p);
+  }
+  std::sort(others.begin(), others.end(), [](const PlatformView* a, const PlatformView* b) { return a->id < b->id; });
+  for (const auto* p : others) {
+    v.platform_ratios.push_back(ComparePlatforms(*ref->manifest, ref->runs, *p->manifest, p->runs));
+  }
+}
+
+}  // namespace
+
+BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper, const std::optional<std::string>& reference) {
   BuildView v;
   v.id = build.id;
   v.started_at = build.started_at;
   v.problems = build.problems;
   std::set<std::string> models;
-  for (const auto& p : build.platforms) {
-    PlatformView pv;
-    pv.id = p.manifest.platform_id;
-    pv.manifest = &p.manifest;
-    pv.problems = p.problems;
-    for (const auto& r : p.runs) {
-      pv.runs.push_back(&r);
-      pv.status_counts[r.status]++;
-      if (r.status != "ok") pv.failures.push_back(&r);
-      if (r.gpu_breakdown) pv.has_gpu_breakdown = true;
-      models.insert(r.model.id);
-    }
-    pv.figure1_train = BreakdownBars(pv.runs, "train");
-    pv.figure2_eval = BreakdownBars(pv.runs, "eval");
-    pv.table2_train = DomainMeans(pv.runs, "train", paper);
-    pv.table2_eval = DomainMeans(pv.runs, "eval", paper);
-    pv.coverage = ApiCoverage(pv.runs);
-    pv.geomean_train_ms = SuiteGeomean(pv.runs, "train", &pv.geomean_train_n);
-    pv.geomean_eval_ms = SuiteGeomean(pv.runs, "eval", &pv.geomean_eval_n);
-    pv.backend_ratios = BackendRatios(pv.runs);
-    pv.backend_summaries = SummarizeBackends(pv.backend_ratios);
-    v.platforms.push_back(std::move(pv));
-  }
+  for (const auto& p : build.platforms) v.platforms.push_back(ViewPlatform(p, paper, &models));
   v.models.assign(models.begin(), models.end());
-  // Figure 5 room: the first NVIDIA and the first AMD platform of the build.
-  const PlatformView *nv = nullptr, *amd = nullptr;
-  for (const auto& p : v.platforms) {
-    if (!nv && p.manifest->vendor == "NVIDIA") nv = &p;
-    if (!amd && p.manifest->vendor == "AMD") amd = &p;
-  }
-  if (nv && amd) {
-    std::map<std::tuple<std::string, std::string, std::string, std::string, int64_t>, double> nv_ms;
-    for (const auto* r : nv->runs) {
-      if (Ok(*r)) nv_ms[{r->model.id, r->mode, r->backend, r->precision, r->batch_size}] = r->timing->median_ms;
-    }
-    for (const auto* r : amd->runs) {
-      if (!Ok(*r) || r->backend != "eager") continue;
-      auto it = nv_ms.find({r->model.id, r->mode, r->backend, r->precision, r->batch_size});
-      if (it != nv_ms.end()) v.vendor_ratios.push_back({r->model.id, r->mode, nv->id, amd->id, r->timing->median_ms / it->second});
-    }
-  }
+  ComparePlatformsOf(v, reference);
   return v;
 }
 

@@ -17,6 +17,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "reporter/load.h"
+#include "reporter/platform_ratio.h"
 
 namespace torchgauge::reporter {
 
@@ -98,21 +99,22 @@ struct PlatformView {
   std::vector<Problem> problems;
 };
 
-// Figure 5 room: per model, time on an AMD platform over time on an NVIDIA one.
-struct VendorRatio {
-  std::string model, mode, nvidia_platform, amd_platform;
-  double ratio = 0;
-};
-
 struct BuildView {
   std::string id, started_at;
   std::vector<PlatformView> platforms;
   std::vector<std::string> models;  // sorted model ids
   std::vector<Problem> problems;
-  std::vector<VendorRatio> vendor_ratios;
+  // Figure 5, generalized (platform_ratio.h): with two or more platforms,
+  // each other platform against the reference, in platform id order.
+  std::string reference_platform;
+  std::optional<std::string> reference_note;  // why the reference is not the one asked for
+  std::vector<PlatformRatios> platform_ratios;
 };
 
-BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper);
+// `reference`: the platform the others are compared with (--reference-platform);
+// nullopt, or one this build lacks, gives the first platform id in sorted order.
+BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper,
+                         const std::optional<std::string>& reference = std::nullopt);
 
 // Per-domain means of the GPU breakdown, for one mode. Configurations of one
 // model are averaged first so each model counts once, as in the paper.

@@ -141,6 +141,7 @@ TEST_CASE("browser: charts render in headless Chromium with no console output") 
         CHECK(Count(r.dom, "mark-rect") >= 2);  // Figures 1 and 2 bars
         CHECK(r.dom.find("Paper A100") != std::string::npos);
         CHECK(r.dom.find("not measured on this platform") != std::string::npos);  // the CPU platform
+        CHECK(r.dom.find("data-spec=\"spec-fig5-ratio.nvidia-a100-40gb-cu130\"") != std::string::npos);  // Figure 5
       }
       CHECK_MESSAGE(ConsoleLines(r.log).empty(), "console output:\n" << ConsoleLines(r.log));
     }

@@ -1,5 +1,6 @@
 // The build page's data (page_data.h): per platform its environment, figures,
-// tables and runs; the backends section (Figures 3/4); and the comparison with
+// tables and runs; the backends section (Figures 3/4); the platforms compared
+// with a reference (Figure 5, platform_ratio.h); and the comparison with
 // earlier builds.
 #include <algorithm>
 #include <tuple>
@@ -174,21 +175,75 @@ mu::data PlatformData(const PageContext& ctx, const BuildView& v, const Platform
   return pd;
 }
 
-void SetVendorRatios(mu::data& d, const BuildView& v) {
-  if (!v.vendor_ratios.empty()) {
-    mu::data vr = List();
-    for (const auto& r : v.vendor_ratios) {
-      mu::data x;
-      Set(x, "model", r.model);
-      Set(x, "mode", r.mode);
-      Set(x, "nvidia", r.nvidia_platform);
-      Set(x, "amd", r.amd_platform);
-      Set(x, "ratio", Num(r.ratio, "%.3f"));
-      Append(vr, std::move(x));
-    }
-    Set(d, "vendor_ratios", std::move(vr));
+std::string OptText(const std::optional<std::string>& s) { return s ? *s : std::string("not recorded"); }
+
+mu::data PlatformRatioRows(const PlatformRatios& p) {
+  mu::data rows = List();
+  for (const auto& r : p.rows) {
+    mu::data x;
+    Set(x, "model", r.model);
+    Set(x, "mode", r.mode);
+    Set(x, "backend", r.backend);
+    Set(x, "precision", r.precision);
+    Set(x, "batch", std::to_string(r.batch_size));
+    Set(x, "reference_ms", OptMs(r.reference_ms));
+    Set(x, "other_ms", OptMs(r.other_ms));
+    Set(x, "ratio", r.ratio ? Num(*r.ratio, "%.3f") : Dash());
+    Set(x, "reference_precision", OptText(r.reference_precision));
+    Set(x, "other_precision", OptText(r.other_precision));
+    Set(x, "check", std::string(PrecisionCheckName(r.precision_check)));
+    Set(x, "differs", r.precision_check == PrecisionCheck::kDiffers);
+    const std::string note = RatioNote(r, p.reference, p.other);
+    Set(x, "note", note.empty() ? Dash() : note);
+    Append(rows, std::move(x));
   }
-  Set(d, "has_vendor_ratios", !v.vendor_ratios.empty());
+  return rows;
+}
+
+mu::data PlatformRatioSummaries(const PlatformRatios& p) {
+  mu::data rows = List();
+  for (const auto& s : p.summaries) {
+    mu::data x;
+    Set(x, "mode", s.mode);
+    Set(x, "pairs", std::to_string(s.pairs));
+    Set(x, "geomean", Num(s.geomean, "%.3f"));
+    Set(x, "differs", PrecisionDiffersText(s));
+    Append(rows, std::move(x));
+  }
+  return rows;
+}
+
+// Figure 5, generalized: each other platform against the reference.
+void SetPlatformRatios(mu::data& d, const PageContext& ctx, const BuildView& v, const Target& page,
+                       const std::string& base) {
+  Set(d, "has_platform_ratios", !v.platform_ratios.empty());
+  if (v.platform_ratios.empty()) return;
+  mu::data section;
+  Set(section, "reference", v.reference_platform);
+  if (v.reference_note) Set(section, "reference_note", *v.reference_note);
+  mu::data comparisons = List();
+  for (const auto& p : v.platform_ratios) {
+    mu::data c;
+    Set(c, "title", p.title);
+    Set(c, "reference", p.reference);
+    Set(c, "other", p.other);
+    Set(c, "reference_device", p.reference_label);
+    Set(c, "other_device", p.other_label);
+    Set(c, "summaries", PlatformRatioSummaries(p));
+    Set(c, "has_summaries", !p.summaries.empty());
+    if (!p.summaries.empty()) {
+      Target f{Kind::kFigure, v.id, "fig5-ratio." + p.other, ""};
+      Set(c, "fig", ctx.figures.Place(page, f, PlatformRatioChart(p),
+                                      "Figure 5: median step time on " + p.other + " over " + p.reference, base));
+    }
+    Set(c, "rows", PlatformRatioRows(p));
+    Set(c, "only_reference", std::to_string(p.only_reference));
+    Set(c, "only_other", std::to_string(p.only_other));
+    Set(c, "has_unmatched", p.only_reference + p.only_other > 0);
+    Append(comparisons, std::move(c));
+  }
+  Set(section, "comparisons", std::move(comparisons));
+  Set(d, "platform_ratios", std::move(section));
 }
 
 }  // namespace
@@ -208,7 +263,7 @@ mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::C
   mu::data platforms = List();
   for (const auto& p : v.platforms) Append(platforms, PlatformData(ctx, v, p, page, base));
   Set(d, "platforms", std::move(platforms));
-  SetVendorRatios(d, v);
+  SetPlatformRatios(d, ctx, v, page, base);
   if (cmp) Set(d, "regressions", RegressionData(*cmp, v.id, page, base));
   mu::data models = List();
   for (const auto& m : v.models) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 
 using nlohmann::json;
 
@@ -152,6 +153,86 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
                       {{"field", "metric"}, {"title", "Ratio"}}, {{"field", "ratio"}, {"title", "Backend / eager"}, {"format", ".3f"}}}}}}},
       {{"mark", {{"type", "rule"}, {"color", "#000000"}, {"strokeDash", {4, 3}}}},
        {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}}};
+  return spec;
+}
+
+namespace {
+// "resnet50", or "resnet50 (cudagraph, tf32)" where the model has rows of
+// more than one backend or precision.
+std::vector<std::string> RatioLabels(const std::vector<RatioRow>& rows) {
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> configs;
+  for (const auto& r : rows) configs[r.model].insert({r.backend, r.precision});
+  std::vector<std::string> labels;
+  for (const auto& r : rows) {
+    const bool plain = configs[r.model].size() == 1 && r.backend == "eager";
+    labels.push_back(plain ? r.model : r.model + " (" + r.backend + ", " + r.precision + ")");
+  }
+  return labels;
+}
+
+json RatioTooltip(const PlatformRatios& p) {
+  return {{{"field", "model"}, {"title", "Model"}}, {{"field", "mode"}, {"title", "Mode"}},
+          {{"field", "ratio"}, {"title", p.other + " / " + p.reference}, {"format", ".3f"}},
+          {{"field", "ref_ms"}, {"title", p.reference + " (ms)"}, {"format", ".4g"}},
+          {{"field", "other_ms"}, {"title", p.other + " (ms)"}, {"format", ".4g"}},
+          {{"field", "ref_precision"}, {"title", "Effective precision, " + p.reference}},
+          {{"field", "other_precision"}, {"title", "Effective precision, " + p.other}}};
+}
+}  // namespace
+
+json PlatformRatioChart(const PlatformRatios& p) {
+  json spec = Base(p.title);
+  const std::vector<std::string> labels = RatioLabels(p.rows);
+  std::map<std::string, double> lowest;  // label -> its smallest ratio, for the order
+  json values = json::array();
+  bool any_differs = false;
+  for (size_t i = 0; i < p.rows.size(); ++i) {
+    const RatioRow& r = p.rows[i];
+    if (!r.ratio) continue;  // not measured on one side: no point, never a 0
+    const bool differs = r.precision_check == PrecisionCheck::kDiffers;
+    any_differs = any_differs || differs;
+    values.push_back({{"model", labels[i]}, {"mode", r.mode}, {"ratio", Round(*r.ratio, 1e4)},
+                      {"ref_ms", Round(*r.reference_ms, 1e4)}, {"other_ms", Round(*r.other_ms, 1e4)},
+                      {"ref_precision", r.reference_precision.value_or("not recorded")},
+                      {"other_precision", r.other_precision.value_or("not recorded")},
+                      {"differs", differs ? "effective precisions differ" : ""}});
+    auto [it, fresh] = lowest.emplace(labels[i], *r.ratio);
+    if (!fresh) it->second = std::min(it->second, *r.ratio);
+  }
+  std::vector<std::pair<double, std::string>> by_ratio;
+  for (const auto& [label, v] : lowest) by_ratio.push_back({v, label});
+  std::sort(by_ratio.begin(), by_ratio.end());
+  json order = json::array();
+  for (const auto& [v, label] : by_ratio) order.push_back(label);
+  json y = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", "Model (sorted by ratio)"},
+            {"axis", {{"labelLimit", 400}}}};
+  json x = {{"field", "ratio"}, {"type", "quantitative"}, {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
+            {"title", "Median step time, " + p.other + " / " + p.reference + " (< 1: faster)"},
+            {"axis", {{"titleLimit", 1000}}}};
+  json mode = {{"field", "mode"}, {"type", "nominal"}, {"title", "Mode"},
+               {"scale", {{"domain", {"train", "eval"}}}}, {"legend", {{"orient", "top"}, {"labelLimit", 1000}}}};
+  // Train and eval side by side within a model's row, not on top of each other.
+  json offset = {{"field", "mode"}, {"type", "nominal"}, {"scale", {{"domain", {"train", "eval"}}}}};
+  json color = mode;
+  color["scale"]["range"] = {"#0072B2", "#E69F00"};
+  json layers = json::array();
+  layers.push_back({{"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
+                    {"encoding", {{"y", y}, {"x", x}, {"yOffset", offset}, {"color", color}, {"shape", mode},
+                                  {"tooltip", RatioTooltip(p)}}}});
+  if (any_differs) {
+    layers.push_back({{"transform", {{{"filter", "datum.differs != ''"}}}},
+                      {"mark", {{"type", "point"}, {"filled", false}, {"size", 150}, {"strokeWidth", 1.5}}},
+                      {"encoding", {{"y", y}, {"x", x}, {"yOffset", offset},
+                                    {"stroke", {{"field", "differs"}, {"type", "nominal"}, {"title", "Precision"},
+                                                {"scale", {{"range", {"#D55E00"}}}},
+                                                {"legend", {{"orient", "top"}, {"labelLimit", 1000}}}}}}}});
+  }
+  layers.push_back({{"mark", {{"type", "rule"}, {"color", "#000000"}, {"strokeDash", {4, 3}}}},
+                    {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}});
+  spec["data"] = {{"values", values}};
+  spec["width"] = 520;
+  spec["height"] = {{"step", 11}};  // per mode within a model's row
+  spec["layer"] = layers;
   return spec;
 }
 

@@ -43,4 +43,10 @@ nlohmann::json SamplesChart(const std::vector<SamplePoint>& samples, const std::
 // a rule at 1; models sorted by time ratio. Pass the ratios of one mode.
 nlohmann::json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& title);
 
+// Figure 5, generalized: per model (and backend/precision where a model has
+// several), the time ratio of one platform over the reference as points on
+// a log axis with a rule at 1, colour and shape by mode; a ring marks the
+// points whose effective precisions differ. Models sorted by ratio.
+nlohmann::json PlatformRatioChart(const PlatformRatios& ratios);
+
 }  // namespace torchgauge::reporter

@@ -2,6 +2,7 @@
 
 #include "core/version.h"
 #include "reporter/compare_command.h"
+#include "reporter/ratio_command.h"
 
 #include <chrono>
 #include <iostream>
@@ -48,6 +49,8 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
                 "Render every build; by default a build whose results, dependencies, templates and reporter are "
                 "unchanged since it was last rendered is skipped");
   sub->add_option("--site-url", opts->site_url, "Public URL of the site, for absolute links in summary.md");
+  sub->add_option("--reference-platform", opts->reference_platform,
+                  "Platform the build pages compare the others with (Figure 5; default: the first platform id)");
   sub->add_option("--templates", opts->templates, "Mustache templates directory")->capture_default_str();
   sub->add_option("--static", opts->static_dir, "Directory with torchgauge.css and torchgauge.js")->capture_default_str();
   sub->add_option("--python", opts->python, "Python with vl-convert-python (env TORCHGAUGE_PYTHON)")->capture_default_str();
@@ -129,6 +132,7 @@ std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   AddValidateCommand(*app, state);
   AddServeCommand(*app, state);
   AddCompareCommand(*app);
+  AddRatioCommand(*app);
   return app;
 }
 

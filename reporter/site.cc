@@ -92,6 +92,7 @@ class SiteRender {
 
  private:
   void CheckSelection() const;
+  void CheckReference() const;
   std::optional<BuildSummary> CachedSummary(const BuildRef& ref) const;
   BuildSummary Summary(size_t i, const BuildResults& b, const BuildView& view, std::optional<core::Comparison>* cmp);
   void AddPublished(size_t i);
@@ -122,6 +123,17 @@ void SiteRender::CheckSelection() const {
       throw std::runtime_error("--build '" + b + "': no such build under " + o_.results.string());
     }
   }
+}
+
+// --reference-platform must name a platform of some build rendered.
+void SiteRender::CheckReference() const {
+  if (!o_.reference_platform) return;
+  std::set<std::string> ids;
+  for (const auto& r : refs_) {
+    if (o_.builds.empty() || o_.builds.count(r.id)) ids.insert(r.platforms.begin(), r.platforms.end());
+  }
+  RequirePlatform("--reference-platform", *o_.reference_platform, ids,
+                  o_.builds.empty() ? o_.results.string() : "the builds selected");
 }
 
 // The summary cached when the build was last rendered, if it is still its own.
@@ -158,7 +170,7 @@ void SiteRender::AddPublished(size_t i) {
   quiet.only_builds = {refs_[i].id};
   for (const auto& b : LoadResults(o_.results, quiet).builds) {
     std::optional<core::Comparison> cmp;
-    history_.push_back(Summary(i, b, AggregateBuild(b, paper_), &cmp));
+    history_.push_back(Summary(i, b, AggregateBuild(b, paper_, o_.reference_platform), &cmp));
   }
 }
 
@@ -169,7 +181,7 @@ void SiteRender::Render(size_t i, const std::string& fp) {
   lo.only_builds = {refs_[i].id};
   LoadedResults loaded = LoadResults(o_.results, lo);
   for (const auto& b : loaded.builds) {
-    BuildView view = AggregateBuild(b, paper_);
+    BuildView view = AggregateBuild(b, paper_, o_.reference_platform);
     std::optional<core::Comparison> cmp;
     BuildSummary summary = Summary(i, b, view, &cmp);
     history_.push_back(summary);
@@ -242,6 +254,7 @@ bool SiteRender::RenderSvgs() {
 SiteReport SiteRender::Run() {
   fs::create_directories(o_.out);
   CheckSelection();
+  CheckReference();
   if (o_.compare) o_.compare_options.Validate();
   vl_ok_ = o_.svg && vl_.Available();
   ChangeDetector changes(o_, refs_, vl_ok_);

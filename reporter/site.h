@@ -49,6 +49,10 @@ struct SiteOptions {
   // flagged changes of every build.
   bool compare = true;
   core::CompareOptions compare_options;
+  // The platform each build page compares the others with (Figure 5,
+  // platform_ratio.h); nullopt: the first platform id of each build. An id
+  // that no build has is an error; a build without it uses its first.
+  std::optional<std::string> reference_platform;
 };
 
 struct SiteReport {

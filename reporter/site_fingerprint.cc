@@ -43,6 +43,7 @@ std::string RenderFingerprint(const SiteOptions& o, bool svg_ok) {
   f.Add(c.threshold_percent).Add(c.alpha).Add(int64_t{c.window}).Add(int64_t{c.persist}).Add(c.memory_min_abs_bytes);
   for (const auto& r : c.rules) f.Add(r.metric).Add(r.model_regex).Add(r.percent);
   f.Add(std::string(kVegaLiteVersion));
+  if (o.reference_platform) f.Add(*o.reference_platform);
   return f.Hex();
 }
 

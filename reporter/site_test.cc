@@ -539,3 +539,34 @@ TEST_CASE("regressions: a planted slowdown is flagged on the build page and in t
   CHECK(again.files_written == 0);
   CHECK(Snapshot(site) == full);
 }
+
+TEST_CASE("--reference-platform: the build pages compare the others with it; an unknown id is an error") {
+  fs::path root = Tmp("reference");
+  FixtureSpec spec;
+  spec.builds = 1;
+  spec.models = 2;
+  spec.configs = 2;
+  GenerateFixtureTree(root / "results", spec);
+  const std::string page = "builds/" + FixtureBuildId(spec, 0) + "/index.md";
+  BuildSite(Options(root / "results", root / "default"));
+  const std::string by_default = Read(root / "default" / page);
+  // Default: the first platform id in sorted order (the CPU one).
+  CHECK(by_default.find("reference platform **cpu-x86\\_64-2c**") != std::string::npos);
+  CHECK(by_default.find("### Synthetic CPU vs NVIDIA A100-SXM4-40GB: time ratio") != std::string::npos);
+  SiteOptions o = Options(root / "results", root / "gpu");
+  o.reference_platform = "nvidia-a100-40gb-cu130";
+  BuildSite(o);
+  const std::string gpu = Read(root / "gpu" / page);
+  CHECK(gpu.find("reference platform **nvidia-a100-40gb-cu130**") != std::string::npos);
+  CHECK(gpu.find("### NVIDIA A100-SXM4-40GB vs Synthetic CPU: time ratio") != std::string::npos);
+  CHECK(fs::exists(root / "gpu" / ("builds/" + FixtureBuildId(spec, 0) + "/figures/fig5-ratio.cpu-x86_64-2c.vl.json")));
+  o.reference_platform = "amd-mi250";
+  try {
+    BuildSite(o);
+    FAIL("an unknown reference platform was accepted");
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    CHECK(what.find("--reference-platform 'amd-mi250'") != std::string::npos);
+    CHECK(what.find("available: cpu-x86_64-2c, nvidia-a100-40gb-cu130") != std::string::npos);
+  }
+}
