@@ -21,6 +21,7 @@ tg_apt_packages=(
   nlohmann-json3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libkainjow-mustache-dev
   libcli11-dev doctest-dev chromium python3-venv
   slurmctld slurmd slurm-client
+  hipcc
 )
 
 tg_install_debian() {
