@@ -179,49 +179,6 @@ struct RunJob {
 StrictError::StrictError(std::vector<Problem> problems)
     : std::runtime_error(JoinMessages(problems)), problems_(std::move(problems)) {}
 
-Manifest ManifestFromJson(const json& j, const fs::path& file) {
-  core::CheckSchema(j, file, "torchgauge.manifest", core::kManifestSchemaVersion);
-  Manifest m;
-  m.present = true;
-  m.build_id = Str(j, "build_id", file, "", true);
-  m.platform_id = Str(j, "platform_id", file, "", true);
-  if (!core::IsSafeId(m.build_id)) throw core::FileError(file, "build_id", "not a safe id");
-  if (!core::IsSafeId(m.platform_id)) throw core::FileError(file, "platform_id", "not a safe id");
-  m.started_at = Str(j, "started_at", file, "", true);
-  m.finished_at = Str(j, "finished_at", file, "", false);
-  const json& col = Obj(j, "collector", file);
-  m.collector_version = Str(col, "version", file, "collector", true);
-  m.git_sha = Str(col, "git_sha", file, "collector", true);
-  const json& lt = Obj(j, "libtorch", file);
-  m.libtorch_version = Str(lt, "version", file, "libtorch", true);
-  m.cuda_runtime = Str(lt, "cuda_runtime", file, "libtorch", false);
-  m.hip_runtime = Str(lt, "hip_runtime", file, "libtorch", false);
-  const json& dev = Obj(j, "device", file);
-  m.vendor = Str(dev, "vendor", file, "device", true);
-  if (m.vendor != "NVIDIA" && m.vendor != "AMD" && m.vendor != "CPU") {
-    throw core::FileError(file, "device.vendor", "must be NVIDIA, AMD or CPU");
-  }
-  m.device_name = Str(dev, "name", file, "device", true);
-  m.driver = Str(dev, "driver", file, "device", false);
-  const json& cpu = Obj(j, "cpu", file);
-  m.cpu_model = Str(cpu, "model", file, "cpu", true);
-  if (!cpu.contains("logical_cores") || !cpu.at("logical_cores").is_number_integer() ||
-      cpu.at("logical_cores").get<int64_t>() < 1) {
-    throw core::FileError(file, "cpu.logical_cores", "must be an integer >= 1");
-  }
-  m.logical_cores = cpu.at("logical_cores").get<int>();
-  const json& host = Obj(j, "host", file);
-  m.hostname = Str(host, "hostname", file, "host", true);
-  m.os = Str(host, "os", file, "host", true);
-  const json& suite = Obj(j, "suite", file);
-  m.suite = Str(suite, "name", file, "suite", true);
-  if (j.contains("interrupted")) {
-    if (!j.at("interrupted").is_boolean()) throw core::FileError(file, "interrupted", "must be a boolean");
-    m.interrupted = j.at("interrupted").get<bool>();
-  }
-  return m;
-}
-
 core::RunResult LoadRunFile(const fs::path& file, const std::string& build_id, const std::string& platform_id) {
   json j = ParseFile(file);
   core::RunResult r;

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/manifest.h"
 #include "core/result.h"
 
 namespace torchgauge::reporter {
@@ -28,17 +29,9 @@ struct Problem {
   bool operator<(const Problem& o) const;
 };
 
-// The manifest fields the reporter shows.
-struct Manifest {
-  std::string build_id, platform_id, started_at, finished_at;
-  std::string collector_version, git_sha, libtorch_version, cuda_runtime, hip_runtime;
-  std::string vendor, device_name, driver, cpu_model, hostname, os, suite;
-  int logical_cores = 0;
-  bool interrupted = false;
-  bool present = false;  // false when manifest.json was missing or unreadable
-};
-// Parses and checks a manifest; throws core::FileError naming file and field.
-Manifest ManifestFromJson(const nlohmann::json& j, const std::filesystem::path& file);
+// The typed manifest and its parser live in core (the collector writes it).
+using Manifest = core::Manifest;
+using core::ManifestFromJson;
 
 struct PlatformResults {
   Manifest manifest;
