@@ -1,10 +1,6 @@
 #include "core/coverage.h"
 
-#include <algorithm>
-
-#include <nlohmann/json.hpp>
-
-#include "core/json_io.h"
+#include "core/results_tree.h"
 
 namespace torchgauge::core {
 
@@ -26,23 +22,12 @@ Coverage ComputeCoverage(const std::vector<RunResult>& results) {
 }
 
 std::vector<RunResult> LoadRunsUnder(const std::filesystem::path& root, std::vector<std::string>* problems) {
-  std::vector<std::filesystem::path> files;
-  if (!std::filesystem::exists(root)) throw FileError(root, "", "no such directory");
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
-    if (e.path().parent_path().filename() != "runs") continue;
-    files.push_back(e.path());
+  std::vector<Problem> found;
+  std::vector<RunResult> runs = LoadRunsIn(root, &found);
+  if (problems) {
+    for (const auto& p : found) problems->push_back(p.ToString());
   }
-  std::sort(files.begin(), files.end());
-  std::vector<RunResult> out;
-  for (const auto& f : files) {
-    try {
-      out.push_back(RunResultFromJson(ReadJsonFile(f), f));
-    } catch (const std::exception& e) {
-      if (problems) problems->push_back(e.what());
-    }
-  }
-  return out;
+  return runs;
 }
 
 }  // namespace torchgauge::core

@@ -22,9 +22,10 @@ struct Coverage {
 
 Coverage ComputeCoverage(const std::vector<RunResult>& results);
 
-// Every run result under `root` (any depth: a results root, a build or a
-// platform directory), sorted by path. Unreadable files are reported in
-// `problems` (file: message) and skipped.
+// Every run result under `root` (a results root, a build or a platform
+// directory), read by the one reader (core/results_tree.h: LoadRunsIn), so
+// coverage refuses exactly the files validate refuses. Each refused file is
+// reported in `problems` ("file: field 'x': message") and skipped.
 std::vector<RunResult> LoadRunsUnder(const std::filesystem::path& root, std::vector<std::string>* problems);
 
 }  // namespace torchgauge::core
