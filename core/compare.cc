@@ -177,14 +177,15 @@ RunSet LoadRunSet(const TreeBuild& build, const std::string& platform_id) {
     }
     throw FileError(first.file, first.field, first.message + more);
   }
+  return MakeRunSet(build.id, loaded);
+}
+
+RunSet MakeRunSet(const std::string& build_id, const LoadedPlatform& platform) {
   RunSet set;
-  set.build_id = build.id;
-  set.platform_id = platform_id;
-  set.manifest = ToJson(loaded.manifest);
-  for (auto& r : loaded.runs) {
-    RunKey key{r.model.id, r.mode, r.backend, r.precision};
-    set.runs.insert_or_assign(key, std::move(r));
-  }
+  set.build_id = build_id;
+  set.platform_id = platform.manifest.platform_id;
+  set.manifest = platform.manifest.present ? ToJson(platform.manifest) : json::object();
+  for (const auto& r : platform.runs) set.runs.insert_or_assign(RunKey{r.model.id, r.mode, r.backend, r.precision}, r);
   return set;
 }
 

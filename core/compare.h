@@ -182,6 +182,10 @@ struct RunSet {
 // validate refuses. Throws std::invalid_argument when the build has no
 // manifest.json for the platform.
 RunSet LoadRunSet(const TreeBuild& build, const std::string& platform_id);
+// A platform already loaded (the site's LoadResults) as a run set, without
+// reading anything again: the refused files were skipped by the loader, so a
+// comparison sees what the page shows.
+RunSet MakeRunSet(const std::string& build_id, const LoadedPlatform& platform);
 RunSet LoadRunSet(const std::filesystem::path& results, const std::string& build_id, const std::string& platform_id);
 
 struct BuildEntry {

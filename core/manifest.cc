@@ -56,7 +56,9 @@ class Fields {
     if (!Has(key)) return std::nullopt;
     const json& v = j_.at(key);
     if (!v.is_number_integer()) Fail(key, "must be an integer");
-    if (v.is_number_unsigned() ? v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX) : v.get<int64_t>() < min) {
+    // JSON numbers >= 0 parse as unsigned: check the range before converting.
+    const bool too_big = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX);
+    if (too_big || v.get<int64_t>() < min) {
       Fail(key, "must be an integer >= " + std::to_string(min));
     }
     return v.get<int64_t>();

@@ -147,6 +147,12 @@ TEST_CASE("manifest: every check names the field") {
   CHECK(with("/device/clocks_start", "fast") == "device.clocks_start");
   CHECK(with("/device/clocks_start/sm_clock_mhz", "fast") == "device.clocks_start.sm_clock_mhz");
   CHECK(with("/cpu/logical_cores", 0) == "cpu.logical_cores");
+  // Parsed from text, 0 is an unsigned JSON number: the same check applies.
+  json parsed = json::parse(j.dump());
+  parsed["cpu"]["logical_cores"] = json::parse("0");
+  CHECK(FieldOf(parsed) == "cpu.logical_cores");
+  parsed["cpu"]["logical_cores"] = json::parse("18446744073709551615");
+  CHECK(FieldOf(parsed) == "cpu.logical_cores");
   CHECK(with("/cpu/logical_cores", 2.5) == "cpu.logical_cores");
   CHECK(with("/build_id", "../up") == "build_id");
   CHECK(with("/platform_id", "a b") == "platform_id");
