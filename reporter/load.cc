@@ -70,11 +70,15 @@ std::string InputFingerprint(const fs::path& root, const std::string& build_id) 
 }
 
 LoadedResults LoadResults(const fs::path& root, const LoadOptions& options) {
-  core::TreeScan scan = core::ScanTree(root, options.only_builds);
+  return LoadResults(core::ScanTree(root, options.only_builds), options);
+}
+
+LoadedResults LoadResults(const core::TreeScan& scan, const LoadOptions& options) {
   LoadedResults out;
-  out.problems = std::move(scan.problems);
+  out.problems = scan.problems;
   std::vector<RunJob> jobs;
   for (const auto& tb : scan.builds) {
+    if (!options.only_builds.empty() && !options.only_builds.count(tb.id)) continue;
     BuildResults b;
     b.id = tb.id;
     b.started_at = tb.started_at;

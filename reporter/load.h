@@ -77,5 +77,9 @@ std::string InputFingerprint(const std::filesystem::path& root, const std::strin
 // problem; otherwise problems are recorded and the bad files skipped.
 // Throws std::runtime_error only when `root` is not a readable directory.
 LoadedResults LoadResults(const std::filesystem::path& root, const LoadOptions& options);
+// The same on a tree already scanned (manifests parsed once): loads the
+// scan's builds (those in options.only_builds when it is not empty) and
+// reports the scan's tree-level problems.
+LoadedResults LoadResults(const core::TreeScan& scan, const LoadOptions& options);
 
 }  // namespace torchgauge::reporter
