@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "core/json_io.h"
+#include "core/results_tree.h"
 #include "core/mann_whitney.h"
 #include "core/stats.h"
 
@@ -129,17 +130,27 @@ bool Comparison::HasRegression() const {
 
 // ---------------------------------------------------------------- loading
 
+std::vector<std::string> ListPlatforms(const TreeBuild& build) {
+  std::vector<std::string> out;
+  for (const auto& p : build.platforms) {
+    if (p.has_manifest_file) out.push_back(p.id);
+  }
+  return out;
+}
+
 std::vector<std::string> ListPlatforms(const fs::path& results, const std::string& build_id) {
   CheckSafeId(build_id, "build id");
-  std::vector<std::string> out;
-  const fs::path dir = results / build_id;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (e.is_directory() && IsSafeId(name) && fs::exists(ManifestPath(e.path()))) out.push_back(name);
+  if (!fs::is_directory(results / build_id, ec)) return {};
+  return ListPlatforms(ScanBuild(results, build_id));
+}
+
+std::vector<BuildEntry> ListBuilds(const TreeScan& scan, const std::string& platform_id) {
+  std::vector<BuildEntry> out;
+  for (const auto& b : scan.builds) {
+    const TreePlatform* p = b.Find(platform_id);
+    if (p && p->has_manifest_file) out.push_back({b.id, b.started_at});
   }
-  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -147,47 +158,45 @@ std::vector<BuildEntry> ListBuilds(const fs::path& results, const std::string& p
   CheckSafeId(platform_id, "platform id");
   std::error_code ec;
   if (!fs::is_directory(results, ec)) throw std::invalid_argument("results directory '" + results.string() + "' not found");
-  std::vector<BuildEntry> out;
-  for (const auto& e : fs::directory_iterator(results)) {
-    const std::string name = e.path().filename().string();
-    if (!e.is_directory() || !IsSafeId(name)) continue;
-    const fs::path manifest = ManifestPath(e.path() / platform_id);
-    if (!fs::exists(manifest)) continue;
-    json j = ReadJsonFile(manifest);
-    out.push_back({name, j.value("started_at", std::string())});
+  return ListBuilds(ScanTree(results), platform_id);
+}
+
+RunSet LoadRunSet(const TreeBuild& build, const std::string& platform_id) {
+  const TreePlatform* p = build.Find(platform_id);
+  if (!p || !p->has_manifest_file) {
+    throw std::invalid_argument("no results for build '" + build.id + "' on platform '" + platform_id + "' (" +
+                                (p ? ManifestPath(p->dir).string() : platform_id + "/manifest.json") + " not found)");
   }
-  std::sort(out.begin(), out.end(), [](const BuildEntry& a, const BuildEntry& b) {
-    return std::tie(a.started_at, a.build_id) < std::tie(b.started_at, b.build_id);
-  });
-  return out;
+  LoadedPlatform loaded = LoadPlatform(build, *p);
+  // A comparison reads nothing that validate refuses: any refused file fails it.
+  if (!loaded.problems.empty()) {
+    const Problem& first = loaded.problems.front();
+    std::string more;
+    if (loaded.problems.size() > 1) {
+      more = " (and " + std::to_string(loaded.problems.size() - 1) + " more refused file(s) in " + p->dir.string() + ")";
+    }
+    throw FileError(first.file, first.field, first.message + more);
+  }
+  return MakeRunSet(build.id, loaded);
+}
+
+RunSet MakeRunSet(const std::string& build_id, const LoadedPlatform& platform) {
+  RunSet set;
+  set.build_id = build_id;
+  set.platform_id = platform.manifest.platform_id;
+  set.manifest = platform.manifest.present ? ToJson(platform.manifest) : json::object();
+  for (const auto& r : platform.runs) set.runs.insert_or_assign(RunKey{r.model.id, r.mode, r.backend, r.precision}, r);
+  return set;
 }
 
 RunSet LoadRunSet(const fs::path& results, const std::string& build_id, const std::string& platform_id) {
-  const fs::path dir = PlatformDir(results, build_id, platform_id);
-  const fs::path manifest = ManifestPath(dir);
-  if (!fs::exists(manifest)) {
-    throw std::invalid_argument("no results for build '" + build_id + "' on platform '" + platform_id + "' (" +
-                                manifest.string() + " not found)");
-  }
-  RunSet set;
-  set.build_id = build_id;
-  set.platform_id = platform_id;
-  set.manifest = ReadJsonFile(manifest);
-  CheckSchema(set.manifest, manifest, "torchgauge.manifest", kManifestSchemaVersion);
-  const fs::path runs = RunsDir(dir);
+  const fs::path dir = PlatformDir(results, build_id, platform_id);  // checks both ids
   std::error_code ec;
-  if (!fs::is_directory(runs, ec)) return set;
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(runs)) {
-    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  if (!fs::exists(ManifestPath(dir), ec)) {
+    throw std::invalid_argument("no results for build '" + build_id + "' on platform '" + platform_id + "' (" +
+                                ManifestPath(dir).string() + " not found)");
   }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
-    RunResult r = RunResultFromJson(ReadJsonFile(f), f);
-    RunKey key{r.model.id, r.mode, r.backend, r.precision};
-    set.runs.insert_or_assign(key, std::move(r));
-  }
-  return set;
+  return LoadRunSet(ScanBuild(results, build_id), platform_id);
 }
 
 // ---------------------------------------------------------------- rules
@@ -426,25 +435,42 @@ Comparison CompareBuilds(const CompareRequest& req) {
   out.new_build = req.new_build;
   out.options = req.options;
 
+  // The tree is listed and every manifest parsed once, here.
+  std::error_code ec;
+  if (!fs::is_directory(req.results, ec)) {
+    throw std::invalid_argument("results directory '" + req.results.string() + "' not found");
+  }
+  const TreeScan scan = ScanTree(req.results);
   std::vector<std::string> platforms;
   if (req.platform) {
     CheckSafeId(*req.platform, "--platform");
     platforms = {*req.platform};
   } else {
-    platforms = ListPlatforms(req.results, req.new_build);
+    const TreeBuild* nb = nullptr;
+    for (const auto& b : scan.builds) nb = b.id == req.new_build ? &b : nb;
+    if (nb) platforms = ListPlatforms(*nb);
     if (platforms.empty()) {
       throw std::invalid_argument("build '" + req.new_build + "' has no results under '" + req.results.string() + "'");
     }
   }
 
   for (const auto& platform : platforms) {
-    const auto builds = ListBuilds(req.results, platform);
+    const auto builds = ListBuilds(scan, platform);
     auto index_of = [&](const std::string& id) -> long {
       for (std::size_t i = 0; i < builds.size(); ++i) {
         if (builds[i].build_id == id) return static_cast<long>(i);
       }
       return -1;
     };
+    // A refused manifest of the new build is the error to report, before
+    // its (then unknown) place in the build order is.
+    for (const auto& b : scan.builds) {
+      const TreePlatform* tp = b.id == req.new_build ? b.Find(platform) : nullptr;
+      if (tp && tp->manifest_problem && tp->has_manifest_file) {
+        const Problem& pr = *tp->manifest_problem;
+        throw FileError(pr.file, pr.field, pr.message);
+      }
+    }
     const long i_new = index_of(req.new_build);
     if (i_new < 0) {
       throw std::invalid_argument("build '" + req.new_build + "' has no results on platform '" + platform + "'");
@@ -469,7 +495,11 @@ Comparison CompareBuilds(const CompareRequest& req) {
     auto load = [&](std::size_t i) -> const RunSet& {
       const std::string& id = builds[i].build_id;
       auto it = cache.find(id);
-      if (it == cache.end()) it = cache.emplace(id, LoadRunSet(req.results, id, platform)).first;
+      if (it == cache.end()) {
+        const TreeBuild* tb = nullptr;
+        for (const auto& b : scan.builds) tb = b.id == id ? &b : tb;
+        it = cache.emplace(id, LoadRunSet(*tb, platform)).first;
+      }
       return it->second;
     };
     PlatformComparison pc = ComparePlatform(static_cast<std::size_t>(i_first), static_cast<std::size_t>(i_base),

@@ -31,10 +31,11 @@
 //    jitter out. p_value is null for these.
 //  - A status change (ok -> error, ...) is always flagged; a run present on
 //    only one side is flagged as appeared / disappeared.
-//  - Baseline: by default the build before --new (builds ordered by manifest
-//    started_at, then id). With window W > 1 it is the W builds ending
-//    there: the reference value is the median of the per-build medians
-//    (robust to one odd build), and the test pools their samples.
+//  - Baseline: by default the build before --new (builds in the one order of
+//    core/results_tree.h: the build's earliest manifest started_at, then
+//    id). With window W > 1 it is the W builds ending there: the reference
+//    value is the median of the per-build medians (robust to one odd
+//    build), and the test pools their samples.
 //  - Persistence: with persist N the baseline moves back to the build before
 //    the N-build streak that ends at --new; a regression is "confirmed" when
 //    each build of that streak regresses against the same baseline (a step
@@ -53,6 +54,7 @@
 
 #include "core/layout.h"
 #include "core/result.h"
+#include "core/results_tree.h"
 
 namespace torchgauge::core {
 
@@ -167,21 +169,35 @@ struct Comparison {
   bool HasRegression() const;
 };
 
-// One build's results on one platform.
+// One build's results on one platform, as a comparison reads them.
+// `manifest` is ToJson of the typed manifest (core/manifest.h).
 struct RunSet {
   std::string build_id, platform_id;
   nlohmann::json manifest;
   std::map<RunKey, RunResult> runs;
 };
-// Throws FileError (unreadable or invalid file) or std::invalid_argument.
+// The loaders of compare and bisect, over the one reader
+// (core/results_tree.h): a refused manifest or run file fails the load with
+// a FileError naming file and field, so a comparison never reads a file that
+// validate refuses. Throws std::invalid_argument when the build has no
+// manifest.json for the platform.
+RunSet LoadRunSet(const TreeBuild& build, const std::string& platform_id);
+// A platform already loaded (the site's LoadResults) as a run set, without
+// reading anything again: the refused files were skipped by the loader, so a
+// comparison sees what the page shows.
+RunSet MakeRunSet(const std::string& build_id, const LoadedPlatform& platform);
 RunSet LoadRunSet(const std::filesystem::path& results, const std::string& build_id, const std::string& platform_id);
 
 struct BuildEntry {
   std::string build_id, started_at;
 };
-// Builds holding results for `platform_id`, ordered by manifest started_at then id.
+// Builds with a manifest.json for `platform_id`, in the one build order of
+// core/results_tree.h (a build's earliest started_at across its platforms,
+// then id), so compare and the site pick the same baselines.
+std::vector<BuildEntry> ListBuilds(const TreeScan& scan, const std::string& platform_id);
 std::vector<BuildEntry> ListBuilds(const std::filesystem::path& results, const std::string& platform_id);
-// Platforms of one build (directories with a manifest.json), sorted.
+// Platforms of one build with a manifest.json, sorted.
+std::vector<std::string> ListPlatforms(const TreeBuild& build);
 std::vector<std::string> ListPlatforms(const std::filesystem::path& results, const std::string& build_id);
 
 // The pure rules: a baseline window (oldest first, non-empty) against a new run set.

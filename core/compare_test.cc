@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/compare.h"
+#include "core/manifest.h"
 #include "core/json_io.h"
 #include "core/mann_whitney.h"
 #include "core/stats.h"
@@ -304,9 +305,20 @@ struct TempDir {
 void WriteBuild(const fs::path& root, const std::string& build, const std::string& started_at,
                 const std::vector<RunResult>& runs) {
   const fs::path dir = PlatformDir(root, build, "cpu-test");
-  nlohmann::json m = {{"schema_version", 1}, {"kind", "torchgauge.manifest"}, {"build_id", build},
-                      {"platform_id", "cpu-test"}, {"started_at", started_at}};
-  WriteJsonAtomic(ManifestPath(dir), m);
+  Manifest m;
+  m.build_id = build;
+  m.platform_id = "cpu-test";
+  m.started_at = started_at;
+  m.collector_version = "0.1.0";
+  m.git_sha = "test";
+  m.libtorch_version = "2.11.0";
+  m.vendor = "CPU";
+  m.device_name = m.cpu_model = "test CPU";
+  m.logical_cores = 2;
+  m.hostname = "test";
+  m.os = "Linux";
+  m.suite = "test";
+  WriteJsonAtomic(ManifestPath(dir), ToJson(m));
   for (auto r : runs) {
     r.build_id = build;
     WriteJsonAtomic(RunPath(dir, {r.model.id, r.mode, r.backend, r.precision}), ToJson(r));

@@ -1,48 +1,40 @@
 #include "core/coverage.h"
 
-#include <algorithm>
-
-#include <nlohmann/json.hpp>
-
-#include "core/json_io.h"
+#include "core/results_tree.h"
 
 namespace torchgauge::core {
 
-Coverage ComputeCoverage(const std::vector<RunResult>& results) {
+Coverage ComputeCoverage(const std::vector<const RunResult*>& results) {
   Coverage c;
-  for (const auto& r : results) {
-    if (!r.operators || r.operators->empty()) {
+  for (const RunResult* r : results) {
+    if (!r->operators || r->operators->empty()) {
       ++c.runs_without;
       continue;
     }
     ++c.runs_with_operators;
-    auto& set = c.by_domain[r.model.domain];
-    for (const auto& op : *r.operators) {
-      set.insert(op);
-      c.all.insert(op);
-    }
+    auto& set = c.by_domain[r->model.domain];
+    set.insert(r->operators->begin(), r->operators->end());
+    c.all.insert(r->operators->begin(), r->operators->end());
+    c.models_by_domain[r->model.domain].insert(r->model.id);
+    c.all_models.insert(r->model.id);
   }
   return c;
 }
 
+Coverage ComputeCoverage(const std::vector<RunResult>& results) {
+  std::vector<const RunResult*> ptrs;
+  ptrs.reserve(results.size());
+  for (const auto& r : results) ptrs.push_back(&r);
+  return ComputeCoverage(ptrs);
+}
+
 std::vector<RunResult> LoadRunsUnder(const std::filesystem::path& root, std::vector<std::string>* problems) {
-  std::vector<std::filesystem::path> files;
-  if (!std::filesystem::exists(root)) throw FileError(root, "", "no such directory");
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
-    if (e.path().parent_path().filename() != "runs") continue;
-    files.push_back(e.path());
+  std::vector<Problem> found;
+  std::vector<RunResult> runs = LoadRunsIn(root, &found);
+  if (problems) {
+    for (const auto& p : found) problems->push_back(p.ToString());
   }
-  std::sort(files.begin(), files.end());
-  std::vector<RunResult> out;
-  for (const auto& f : files) {
-    try {
-      out.push_back(RunResultFromJson(ReadJsonFile(f), f));
-    } catch (const std::exception& e) {
-      if (problems) problems->push_back(e.what());
-    }
-  }
-  return out;
+  return runs;
 }
 
 }  // namespace torchgauge::core

@@ -13,18 +13,25 @@
 
 namespace torchgauge::core {
 
+// The one coverage computation: `torchgauge-collect coverage` prints it and
+// the site's API coverage table (reporter ApiCoverage) shows it. A run counts
+// when it carries a non-empty operator list.
 struct Coverage {
-  std::map<std::string, std::set<std::string>> by_domain;  // domain -> operators
+  std::map<std::string, std::set<std::string>> by_domain;         // domain -> operators
+  std::map<std::string, std::set<std::string>> models_by_domain;  // domain -> model ids with operator data
   std::set<std::string> all;
+  std::set<std::string> all_models;
   int runs_with_operators = 0;
   int runs_without = 0;  // failed or not profiled: not counted
 };
 
+Coverage ComputeCoverage(const std::vector<const RunResult*>& results);
 Coverage ComputeCoverage(const std::vector<RunResult>& results);
 
-// Every run result under `root` (any depth: a results root, a build or a
-// platform directory), sorted by path. Unreadable files are reported in
-// `problems` (file: message) and skipped.
+// Every run result under `root` (a results root, a build or a platform
+// directory), read by the one reader (core/results_tree.h: LoadRunsIn), so
+// coverage refuses exactly the files validate refuses. Each refused file is
+// reported in `problems` ("file: field 'x': message") and skipped.
 std::vector<RunResult> LoadRunsUnder(const std::filesystem::path& root, std::vector<std::string>* problems);
 
 }  // namespace torchgauge::core

@@ -5,9 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -24,16 +23,94 @@ std::string Describe(const std::filesystem::path& file, const std::string& field
 FileError::FileError(std::filesystem::path file, std::string field, const std::string& message)
     : std::runtime_error(Describe(file, field, message)), file_(std::move(file)), field_(std::move(field)) {}
 
-nlohmann::json ReadJsonFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path, "", std::string("cannot open: ") + std::strerror(errno));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  try {
-    return nlohmann::json::parse(buffer.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw FileError(path, "", std::string("not valid JSON: ") + e.what());
+std::uintmax_t SizeCap(JsonKind kind) {
+  switch (kind) {
+    case JsonKind::kRunResult: return 16 * kMiB;
+    case JsonKind::kManifest: return 1 * kMiB;
+    case JsonKind::kSuiteConfig: return 1 * kMiB;
+    case JsonKind::kRunSpec: return 1 * kMiB;
+    case JsonKind::kOther: return 64 * kMiB;
   }
+  return 64 * kMiB;
+}
+
+const char* JsonKindName(JsonKind kind) {
+  switch (kind) {
+    case JsonKind::kRunResult: return "run result";
+    case JsonKind::kManifest: return "manifest";
+    case JsonKind::kSuiteConfig: return "suite configuration";
+    case JsonKind::kRunSpec: return "run spec";
+    case JsonKind::kOther: return "JSON input";
+  }
+  return "JSON input";
+}
+
+namespace {
+
+std::string Mib(std::uintmax_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / static_cast<double>(kMiB));
+  return buf;
+}
+
+[[noreturn]] void TooLarge(const std::filesystem::path& path, std::uintmax_t size, bool at_least, JsonKind kind) {
+  throw FileError(path, "",
+                  std::string(at_least ? "more than " : "") + Mib(size) + " (" + std::to_string(size) + " bytes) is over the " +
+                      Mib(SizeCap(kind)) + " cap for a " + JsonKindName(kind) + " file (schemas/README.md); refused");
+}
+
+// Reads the whole file, never more than the cap (+1 byte to tell): the size
+// from fstat is checked first, and the read stops at the cap for files whose
+// size the kernel does not report (pipes, /proc).
+std::string ReadCapped(const std::filesystem::path& path, JsonKind kind) {
+  const std::uintmax_t cap = SizeCap(kind);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw FileError(path, "", std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw FileError(path, "", "is a directory, not a file");
+  }
+  if (st.st_size > 0 && static_cast<std::uintmax_t>(st.st_size) > cap) {
+    ::close(fd);
+    TooLarge(path, static_cast<std::uintmax_t>(st.st_size), false, kind);
+  }
+  std::string out;
+  if (st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      throw FileError(path, "", std::string("read failed: ") + std::strerror(err));
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > cap) {
+      ::close(fd);
+      TooLarge(path, out.size(), true, kind);
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json ReadJsonFile(const std::filesystem::path& path, JsonKind kind) {
+  const std::string text = ReadCapped(path, kind);
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_discarded()) return j;
+  // Parse again with exceptions for the position and the reason.
+  try {
+    nlohmann::json again = nlohmann::json::parse(text);
+    (void)again;
+  } catch (const nlohmann::json::parse_error& e) {
+    throw FileError(path, "", std::string("not valid JSON (truncated or malformed): ") + e.what());
+  }
+  throw FileError(path, "", "not valid JSON");
 }
 
 void WriteFileAtomic(const std::filesystem::path& path, const std::string& contents) {

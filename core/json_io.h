@@ -1,8 +1,14 @@
 // Reading and writing result files. Writes are atomic (temp file in the same
 // directory, fsync, rename) so a crash never leaves a half-written result.
 // Read errors name the file.
+//
+// Every JSON file the tools read goes through ReadJsonFile, which refuses a
+// file over the size cap of its kind before parsing it (a hostile or runaway
+// file must not exhaust memory). The caps are documented in schemas/README.md;
+// each is far above what a real file of its kind holds.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -22,7 +28,21 @@ class FileError : public std::runtime_error {
   std::string field_;
 };
 
-nlohmann::json ReadJsonFile(const std::filesystem::path& path);
+enum class JsonKind {
+  kRunResult,    // runs/*.json and the worker's .result/.part files
+  kManifest,     // manifest.json
+  kSuiteConfig,  // a suite configuration (--config)
+  kRunSpec,      // the collector's per-run .spec file
+  kOther,        // anything else the tools read back (the site's own data files)
+};
+inline constexpr std::uintmax_t kMiB = std::uintmax_t{1} << 20;
+// The caps, in one place (schemas/README.md lists them).
+std::uintmax_t SizeCap(JsonKind kind);
+const char* JsonKindName(JsonKind kind);  // "run result", "manifest", ...
+
+// Reads and parses `path`; throws FileError naming the file: cannot open,
+// over the cap (with its size and the cap) or not valid JSON.
+nlohmann::json ReadJsonFile(const std::filesystem::path& path, JsonKind kind = JsonKind::kOther);
 void WriteFileAtomic(const std::filesystem::path& path, const std::string& contents);
 void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& value);
 

@@ -55,3 +55,24 @@ TEST_CASE("reading a missing or malformed file names the file") {
   WriteFileAtomic("bad.json", "{\"a\": ");
   CHECK_THROWS_WITH_AS(ReadJsonFile("bad.json"), doctest::Contains("bad.json"), FileError);
 }
+
+TEST_CASE("a file over its kind's size cap is refused with its size and the cap") {
+  InTempDir tmp;
+  CHECK(SizeCap(JsonKind::kManifest) < SizeCap(JsonKind::kRunResult));
+  // Valid JSON just over the manifest cap: fine as a run result, refused as a manifest.
+  std::string big = "{\"pad\": \"" + std::string(SizeCap(JsonKind::kManifest), 'x') + "\"}";
+  WriteFileAtomic("big.json", big);
+  CHECK(ReadJsonFile("big.json", JsonKind::kRunResult).at("pad").get<std::string>().size() == SizeCap(JsonKind::kManifest));
+  try {
+    (void)ReadJsonFile("big.json", JsonKind::kManifest);
+    FAIL("expected a FileError");
+  } catch (const FileError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("big.json") != std::string::npos);
+    CHECK(what.find(std::to_string(big.size()) + " bytes") != std::string::npos);
+    CHECK(what.find("1.0 MiB cap for a manifest file") != std::string::npos);
+  }
+  // A directory is not a file.
+  fs::create_directories("dir.json");
+  CHECK_THROWS_WITH_AS(ReadJsonFile("dir.json"), doctest::Contains("dir.json"), FileError);
+}

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/json_io.h"
+#include "core/layout.h"
 #include "core/stats.h"
 
 namespace torchgauge::core {
@@ -69,6 +70,66 @@ class Reader {
   const std::filesystem::path& file_;
   std::string path_;
 };
+
+void NonNegative(double v, const std::filesystem::path& file, const std::string& field) {
+  if (!(v >= 0)) throw FileError(file, field, "must be >= 0");
+}
+template <typename T>
+void NonNegative(const std::optional<T>& v, const std::filesystem::path& file, const std::string& field) {
+  if (v) NonNegative(static_cast<double>(*v), file, field);
+}
+
+// The value ranges of the schema that the field reads above do not enforce.
+// They live here, in the parser, so every reader refuses the same files.
+void CheckRanges(const RunResult& r, const std::filesystem::path& file) {
+  if (r.timing) {
+    const auto& t = *r.timing;
+    for (size_t i = 0; i < t.samples_ms.size(); ++i) {
+      NonNegative(t.samples_ms[i], file, "timing.samples_ms[" + std::to_string(i) + "]");
+    }
+    NonNegative(t.median_ms, file, "timing.median_ms");
+    NonNegative(t.min_ms, file, "timing.min_ms");
+    NonNegative(t.max_ms, file, "timing.max_ms");
+    NonNegative(t.mean_ms, file, "timing.mean_ms");
+    NonNegative(t.stdev_ms, file, "timing.stdev_ms");
+    NonNegative(t.iqr_ms, file, "timing.iqr_ms");
+    NonNegative(t.cov, file, "timing.cov");
+    NonNegative(t.throughput_per_s, file, "timing.throughput_per_s");
+    if (t.repetitions < 1) throw FileError(file, "timing.repetitions", "must be >= 1");
+    if (t.clock != "steady_clock" && t.clock != "cuda_event") {
+      throw FileError(file, "timing.clock", "must be steady_clock or cuda_event");
+    }
+  }
+  if (r.memory) {
+    NonNegative(r.memory->cpu_peak_rss_bytes, file, "memory.cpu_peak_rss_bytes");
+    NonNegative(r.memory->gpu_peak_allocated_bytes, file, "memory.gpu_peak_allocated_bytes");
+    NonNegative(r.memory->gpu_peak_reserved_bytes, file, "memory.gpu_peak_reserved_bytes");
+  }
+  if (r.gpu_breakdown) {
+    const auto& g = *r.gpu_breakdown;
+    if (g.iterations < 1) throw FileError(file, "gpu_breakdown.iterations", "must be >= 1");
+    NonNegative(g.wall_ms, file, "gpu_breakdown.wall_ms");
+    NonNegative(g.active_ms, file, "gpu_breakdown.active_ms");
+    NonNegative(g.data_movement_ms, file, "gpu_breakdown.data_movement_ms");
+    NonNegative(g.idle_ms, file, "gpu_breakdown.idle_ms");
+    NonNegative(g.kernel_count, file, "gpu_breakdown.kernel_count");
+    const std::pair<double, const char*> fractions[] = {{g.active_fraction, "gpu_breakdown.active_fraction"},
+                                                        {g.data_movement_fraction, "gpu_breakdown.data_movement_fraction"},
+                                                        {g.idle_fraction, "gpu_breakdown.idle_fraction"}};
+    for (const auto& [v, name] : fractions) {
+      if (!(v >= 0 && v <= 1)) throw FileError(file, name, "must be within [0, 1]");
+    }
+    for (size_t i = 0; i < g.top_kernels.size(); ++i) {
+      NonNegative(g.top_kernels[i].total_ms, file, "gpu_breakdown.top_kernels[" + std::to_string(i) + "].total_ms");
+    }
+  }
+  if (r.flops) {
+    NonNegative(r.flops->profiler_flops_per_iter, file, "flops.profiler_flops_per_iter");
+    NonNegative(r.flops->analytic_flops_per_iter, file, "flops.analytic_flops_per_iter");
+    NonNegative(r.flops->achieved_tflops_profiler, file, "flops.achieved_tflops_profiler");
+    NonNegative(r.flops->achieved_tflops_analytic, file, "flops.achieved_tflops_analytic");
+  }
+}
 
 }  // namespace
 
@@ -355,6 +416,11 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     pr.trace_file = p.GetOpt<std::string>("trace_file");
     r.profiling = pr;
   }
+  // Ids name directories and files: the schema's slug pattern (core/layout.h).
+  if (!IsSafeId(r.build_id)) in.Fail("build_id", "not a safe id");
+  if (!IsSafeId(r.platform_id)) in.Fail("platform_id", "not a safe id");
+  if (!IsSafeId(r.model.id)) in.Fail("model.id", "not a safe id");
+  CheckRanges(r, file);
   return r;
 }
 

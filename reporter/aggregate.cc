@@ -1,5 +1,7 @@
 #include "reporter/aggregate.h"
 
+#include "core/coverage.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -139,19 +141,12 @@ std::optional<double> SuiteGeomean(const std::vector<const core::RunResult*>& ru
 }
 
 std::vector<CoverageRow> ApiCoverage(const std::vector<const core::RunResult*>& runs) {
-  std::map<std::string, std::set<std::string>> ops, models;
-  std::set<std::string> all_ops, all_models;
-  for (const auto* r : runs) {
-    if (!r->operators) continue;
-    auto& s = ops[r->model.domain];
-    s.insert(r->operators->begin(), r->operators->end());
-    all_ops.insert(r->operators->begin(), r->operators->end());
-    models[r->model.domain].insert(r->model.id);
-    all_models.insert(r->model.id);
-  }
+  const core::Coverage c = core::ComputeCoverage(runs);
   std::vector<CoverageRow> out;
-  for (const auto& [d, s] : ops) out.push_back({d, static_cast<int>(models[d].size()), s.size()});
-  if (!ops.empty()) out.push_back({"all", static_cast<int>(all_models.size()), all_ops.size()});
+  for (const auto& [d, s] : c.by_domain) {
+    out.push_back({d, static_cast<int>(c.models_by_domain.at(d).size()), s.size()});
+  }
+  if (!c.by_domain.empty()) out.push_back({"all", static_cast<int>(c.all_models.size()), c.all.size()});
   return out;
 }
 

@@ -1,10 +1,11 @@
 // Stage 1 of the pipeline: load and validate a results tree
 // (results/<build-id>/<platform-id>/{manifest.json, runs/*.json}).
-// Parsing goes through core::RunResultFromJson; on top of it the loader checks
-// the layout contract (ids safe and matching their directories, file names
-// matching the run key) and the value ranges of the schema that the parser
-// does not enforce. A bad file becomes a Problem naming file and field; it is
-// skipped (the build page reports it missing) or, with strict, fails the load.
+// The reading and every check are core's (core/results_tree.h: the one
+// reader, shared with compare, bisect and coverage); this adds the site's
+// view: every build at once, the run files parsed in parallel, problems
+// gathered per build, and --strict. A bad file becomes a Problem naming file
+// and field; it is skipped (the build page reports it missing) or, with
+// strict, fails the load.
 #pragma once
 
 #include <filesystem>
@@ -16,35 +17,20 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/manifest.h"
 #include "core/result.h"
+#include "core/results_tree.h"
 
 namespace torchgauge::reporter {
 
-struct Problem {
-  std::string file;   // path as given on the command line, joined with the tree path
-  std::string field;  // dotted field path; empty for whole-file problems
-  std::string message;
-  std::string ToString() const;
-  bool operator<(const Problem& o) const;
-};
+using Problem = core::Problem;
 
-// The manifest fields the reporter shows.
-struct Manifest {
-  std::string build_id, platform_id, started_at, finished_at;
-  std::string collector_version, git_sha, libtorch_version, cuda_runtime, hip_runtime;
-  std::string vendor, device_name, driver, cpu_model, hostname, os, suite;
-  int logical_cores = 0;
-  bool interrupted = false;
-  bool present = false;  // false when manifest.json was missing or unreadable
-};
-// Parses and checks a manifest; throws core::FileError naming file and field.
-Manifest ManifestFromJson(const nlohmann::json& j, const std::filesystem::path& file);
+// The typed manifest and its parser live in core (the collector writes it).
+using Manifest = core::Manifest;
+using core::ManifestFromJson;
 
-struct PlatformResults {
-  Manifest manifest;
-  std::vector<core::RunResult> runs;  // sorted by (model, mode, backend, precision, batch)
-  std::vector<Problem> problems;      // each one a result the build page reports missing
-};
+// One platform: manifest, runs (sorted), one problem per refused file.
+using PlatformResults = core::LoadedPlatform;
 
 struct BuildResults {
   std::string id;
@@ -60,7 +46,7 @@ struct LoadOptions {
 };
 
 struct LoadedResults {
-  std::vector<BuildResults> builds;  // oldest first: by started_at, then id
+  std::vector<BuildResults> builds;  // oldest first: core's one build order
   std::vector<Problem> problems;     // tree-level problems (unsafe directory names, ...)
   size_t ProblemCount() const;
 };
@@ -73,15 +59,12 @@ class StrictError : public std::runtime_error {
   std::vector<Problem> problems_;
 };
 
-// Build ids found under `root` (safe ids only), unordered.
-std::vector<std::string> ListBuildIds(const std::filesystem::path& root, std::vector<Problem>* problems);
-
-// What LoadResults reads of one build, listed in one place: its platform
-// directories (names not starting with '.'; unsafe names go to `problems`)
-// and each platform's runs/*.json (sorted).
-std::vector<std::string> ListPlatformIds(const std::filesystem::path& root, const std::string& build_id,
-                                         std::vector<Problem>* problems);
-std::vector<std::filesystem::path> ListRunFiles(const std::filesystem::path& platform_dir);
+// The listing, the build order and the run file checks are core's.
+using core::BuildBefore;
+using core::ListBuildIds;
+using core::ListPlatformIds;
+using core::ListRunFiles;
+using core::LoadRunFile;
 
 // A fingerprint of everything LoadResults reads for `build_id`: the entry
 // names under the build directory and the name, size, inode and mtime of
@@ -94,13 +77,9 @@ std::string InputFingerprint(const std::filesystem::path& root, const std::strin
 // problem; otherwise problems are recorded and the bad files skipped.
 // Throws std::runtime_error only when `root` is not a readable directory.
 LoadedResults LoadResults(const std::filesystem::path& root, const LoadOptions& options);
-
-// Orders builds oldest first by (started_at, id).
-bool BuildBefore(const std::string& started_a, const std::string& id_a, const std::string& started_b,
-                 const std::string& id_b);
-
-// Loads one run result file with every check; throws core::FileError.
-core::RunResult LoadRunFile(const std::filesystem::path& file, const std::string& build_id,
-                            const std::string& platform_id);
+// The same on a tree already scanned (manifests parsed once): loads the
+// scan's builds (those in options.only_builds when it is not empty) and
+// reports the scan's tree-level problems.
+LoadedResults LoadResults(const core::TreeScan& scan, const LoadOptions& options);
 
 }  // namespace torchgauge::reporter

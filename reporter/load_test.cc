@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/compare.h"
 #include "core/json_io.h"
 #include "core/layout.h"
 #include "reporter/fixtures.h"
@@ -88,4 +89,33 @@ TEST_CASE("LoadRunFile checks that a file sits in its own build and platform") {
   } catch (const core::FileError& e) {
     CHECK(e.field() == "model.id");
   }
+}
+
+TEST_CASE("LoadResults on a scanned tree reads what LoadResults on the root reads") {
+  fs::path root = FreshDir("scan");
+  FixtureSpec spec;
+  spec.builds = 3;
+  spec.models = 1;
+  spec.configs = 1;
+  GenerateFixtureTree(root, spec);
+  core::TreeScan scan = core::ScanTree(root);
+  REQUIRE(scan.builds.size() == 3);
+  LoadOptions lo;
+  lo.only_builds = {FixtureBuildId(spec, 1)};
+  LoadedResults a = LoadResults(scan, lo), b = LoadResults(root, lo);
+  REQUIRE(a.builds.size() == 1);
+  REQUIRE(b.builds.size() == 1);
+  CHECK(a.builds[0].id == FixtureBuildId(spec, 1));
+  CHECK(a.builds[0].started_at == b.builds[0].started_at);
+  REQUIRE(a.builds[0].platforms.size() == b.builds[0].platforms.size());
+  for (size_t i = 0; i < a.builds[0].platforms.size(); ++i) {
+    CHECK(a.builds[0].platforms[i].manifest == b.builds[0].platforms[i].manifest);
+    CHECK(a.builds[0].platforms[i].runs.size() == b.builds[0].platforms[i].runs.size());
+  }
+  // The site's comparison sees the loaded platform without reading it again.
+  const auto& p = a.builds[0].platforms[0];
+  core::RunSet set = core::MakeRunSet(a.builds[0].id, p);
+  CHECK(set.platform_id == p.manifest.platform_id);
+  CHECK(set.runs.size() == p.runs.size());
+  CHECK(set.manifest == core::ToJson(p.manifest));
 }
