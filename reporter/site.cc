@@ -84,8 +84,9 @@ class SiteRender {
         writer_(o.out),
         figures_(writer_),
         pages_(o, writer_, templates_, figures_, paper_),
-        refs_(ScanBuilds(o.results)),
-        recent_(o.results, o.compare_options, o.threads, refs_),
+        scan_(core::ScanTree(o.results)),
+        refs_(BuildRefs(scan_)),
+        recent_(scan_, o.compare_options, o.threads, refs_),
         vl_(o.python, o.helper) {}
 
   SiteReport Run();
@@ -107,6 +108,7 @@ class SiteRender {
   SiteWriter writer_;
   Figures figures_;
   PageWriter pages_;
+  const core::TreeScan scan_;  // the tree listed and its manifests parsed once per render
   const std::vector<BuildRef> refs_;
   RecentRuns recent_;
   VlConvert vl_;
@@ -168,7 +170,7 @@ void SiteRender::AddPublished(size_t i) {
   LoadOptions quiet;
   quiet.threads = o_.threads;
   quiet.only_builds = {refs_[i].id};
-  for (const auto& b : LoadResults(o_.results, quiet).builds) {
+  for (const auto& b : LoadResults(scan_, quiet).builds) {
     std::optional<core::Comparison> cmp;
     history_.push_back(Summary(i, b, AggregateBuild(b, paper_, o_.reference_platform), &cmp));
   }
@@ -179,7 +181,7 @@ void SiteRender::Render(size_t i, const std::string& fp) {
   lo.strict = o_.strict;
   lo.threads = o_.threads;
   lo.only_builds = {refs_[i].id};
-  LoadedResults loaded = LoadResults(o_.results, lo);
+  LoadedResults loaded = LoadResults(scan_, lo);
   for (const auto& b : loaded.builds) {
     BuildView view = AggregateBuild(b, paper_, o_.reference_platform);
     std::optional<core::Comparison> cmp;

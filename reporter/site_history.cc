@@ -5,16 +5,16 @@
 
 namespace torchgauge::reporter {
 
-RecentRuns::RecentRuns(std::filesystem::path results, const core::CompareOptions& options, int threads,
+RecentRuns::RecentRuns(const core::TreeScan& scan, const core::CompareOptions& options, int threads,
                        const std::vector<BuildRef>& refs)
-    : results_(std::move(results)), options_(options), threads_(threads), refs_(refs) {
+    : scan_(scan), options_(options), threads_(threads), refs_(refs) {
   keep_ = static_cast<size_t>(options.window + options.persist);
 }
 
 void RecentRuns::Add(size_t index, const BuildResults& b) {
   auto& sets = sets_[index];
   for (const auto& p : b.platforms) {
-    if (p.manifest.present) sets.insert_or_assign(p.manifest.platform_id, ToRunSet(b, p, results_));
+    if (p.manifest.present) sets.insert_or_assign(p.manifest.platform_id, core::MakeRunSet(b.id, p));
   }
   for (auto* m : {&sets_, &loaded_}) {
     while (!m->empty() && m->begin()->first + keep_ < index + 1) m->erase(m->begin());
@@ -62,9 +62,9 @@ const core::RunSet* RecentRuns::Get(size_t index, const std::string& platform) {
   lo.only_builds = {refs_[index].id};
   lo.threads = threads_;
   it = loaded_.emplace(index, Sets()).first;
-  for (const auto& b : LoadResults(results_, lo).builds) {
+  for (const auto& b : LoadResults(scan_, lo).builds) {
     for (const auto& p : b.platforms) {
-      if (p.manifest.present) it->second.insert_or_assign(p.manifest.platform_id, ToRunSet(b, p, results_));
+      if (p.manifest.present) it->second.insert_or_assign(p.manifest.platform_id, core::MakeRunSet(b.id, p));
     }
   }
   return Find(it->second, platform);

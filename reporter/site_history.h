@@ -20,7 +20,7 @@ namespace torchgauge::reporter {
 
 class RecentRuns {
  public:
-  RecentRuns(std::filesystem::path results, const core::CompareOptions& options, int threads,
+  RecentRuns(const core::TreeScan& scan, const core::CompareOptions& options, int threads,
              const std::vector<BuildRef>& refs);
   // Adds build `index` (refs[index]), loaded, and forgets the builds no later
   // comparison can reach.
@@ -35,7 +35,7 @@ class RecentRuns {
   std::vector<const core::RunSet*> Baselines(size_t index, const std::string& platform);
   static const core::RunSet* Find(const Sets& m, const std::string& platform);
 
-  std::filesystem::path results_;
+  const core::TreeScan& scan_;
   core::CompareOptions options_;
   int threads_;
   const std::vector<BuildRef>& refs_;

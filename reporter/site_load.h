@@ -1,16 +1,14 @@
 // What the site reads of the results tree besides reporter/load.h: the list
-// of builds in render order (from the manifests alone, before any result is
-// loaded) and a loaded platform as the comparison reads it.
-// Kept apart so the site can move to core/results_tree with a local change.
+// of builds in render order, taken from the one scan of the tree
+// (core/results_tree: manifests parsed once, the one build order), before any
+// run result is loaded.
 #pragma once
 
-#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "core/compare.h"
-#include "reporter/load.h"
+#include "core/results_tree.h"
 
 namespace torchgauge::reporter {
 
@@ -19,12 +17,9 @@ struct BuildRef {
   std::set<std::string> platforms;  // with a readable manifest of this build
 };
 
-// Every build under `root`, oldest first (BuildBefore). Reads only the
-// manifests; an unreadable one is reported when the build is loaded.
-std::vector<BuildRef> ScanBuilds(const std::filesystem::path& root);
-
-// One platform's loaded results as the comparison reads them. Unreadable
-// files were skipped by the loader, so a comparison sees what the page shows.
-core::RunSet ToRunSet(const BuildResults& b, const PlatformResults& p, const std::filesystem::path& results);
+// Every build of `scan`, in its order (oldest first, core::BuildBefore). A
+// platform whose manifest was refused is left out here and reported when the
+// build is loaded.
+std::vector<BuildRef> BuildRefs(const core::TreeScan& scan);
 
 }  // namespace torchgauge::reporter
