@@ -18,7 +18,9 @@ std::string FormatDuration(double s) {
 namespace {
 
 std::string Prefix(const ProgressEvent& e) {
-  return "[" + std::to_string(e.done) + "/" + std::to_string(e.total) + "] " + e.label;
+  std::ostringstream s;
+  s << "[" << e.done << "/" << e.total << "] " << e.label;
+  return s.str();
 }
 
 std::string Median(const core::RunResult& r) {
