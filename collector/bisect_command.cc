@@ -9,6 +9,8 @@
 
 #include "core/bisect.h"
 #include "core/json_io.h"
+#include "core/layout.h"
+#include "core/run_settings.h"
 #include "core/shell.h"
 
 namespace torchgauge::collector {
@@ -45,12 +47,26 @@ std::vector<std::string> ReadCandidates(const std::filesystem::path& file, const
 
 }  // namespace
 
+std::vector<std::string> CollectArgs(const BisectCommandOptions& o) {
+  const int repeat = o.runs.repeat.value_or(core::RunSettings{}.repeat);
+  std::vector<std::string> args = {"--model", o.runs.model,     "--mode",   o.runs.mode,
+                                   "--backend", o.runs.backend, "--device", o.runs.device,
+                                   "--repeat", std::to_string(repeat)};
+  if (!o.runs.precision.empty()) {
+    args.push_back("--precision");
+    args.push_back(o.runs.precision);
+  }
+  args.insert(args.end(), o.collect_args.begin(), o.collect_args.end());
+  return args;
+}
+
 int RunBisect(const BisectCommandOptions& o) {
   const auto revs = ReadCandidates(o.candidates_file, o.good, o.bad);
   o.compare.Validate();
   std::filesystem::create_directories(o.work_dir);
-  const auto results = o.work_dir / "results";
-  const auto log = o.work_dir / "bisect.log";
+  const auto results = core::BisectResultsRoot(o.work_dir);
+  const auto log = core::BisectLogPath(o.work_dir);
+  const auto collect_args = CollectArgs(o);
   std::ofstream(log, std::ios::trunc) << "torchgauge bisect: good " << o.good << ", bad " << o.bad << ", "
                                       << revs.size() << " candidates\n";
 
@@ -64,7 +80,7 @@ int RunBisect(const BisectCommandOptions& o) {
     std::string collector = core::FormatRevCommand(o.collector, rev);
     std::string cmd = collector + " run --out " + core::ShellQuote(results.string()) + " --build-id " + core::ShellQuote(build_id) +
                       " --platform-id bisect --no-summary";
-    for (const auto& a : o.collect_args) cmd += " " + core::ShellQuote(a);
+    for (const auto& a : collect_args) cmd += " " + core::ShellQuote(a);
     std::cerr << "[bisect] " << rev << ": measuring\n";
     if (int rc = Shell(cmd, log); rc != 0) {
       std::cerr << "[bisect] " << rev << ": collector failed (exit " << rc << "): skipped\n";

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,16 +14,30 @@
 
 namespace torchgauge::collector {
 
+// The runs a bisection measures at each revision.
+struct BisectRuns {
+  std::string model;  // regex
+  std::string mode = "train";
+  std::string backend = "eager";
+  std::string precision;  // empty: the suite's
+  std::string device = "auto";
+  std::optional<int> repeat;  // empty: core::RunSettings' default
+};
+
 struct BisectCommandOptions {
   std::string good, bad;
   std::filesystem::path candidates_file;  // one revision per line, oldest first
   std::string command;                    // shell command with {rev}
-  std::string collector;                  // collector to measure with; {rev} allowed; default: this binary
-  std::vector<std::string> collect_args;  // run filters: --model ... --mode ... etc.
-  std::filesystem::path work_dir;         // results of every step and the log
+  std::string collector;                  // collector to measure with; {rev} allowed
+  BisectRuns runs;
+  std::vector<std::string> collect_args;  // extra arguments for `run`
+  std::filesystem::path work_dir = "bisect-work";  // results of every step and the log
   core::CompareOptions compare;
   bool verify_bad = false;
 };
+
+// The `run` arguments that measure o.runs (then o.collect_args).
+std::vector<std::string> CollectArgs(const BisectCommandOptions& o);
 
 // Returns the process exit code: 0 found, 1 not found, 2 bad input.
 int RunBisect(const BisectCommandOptions& options);

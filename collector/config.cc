@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "collector/embedded_suites.h"
-#include "core/result.h"
+#include "core/vocabulary.h"
 
 namespace torchgauge::collector {
 
@@ -59,28 +59,27 @@ void CheckAllowed(const std::vector<std::string>& values, std::span<const char* 
                   const std::string& source, const char* field) {
   for (const auto& v : values) {
     if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return v == a; })) {
-      std::string list;
-      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-      Bad(source, field, "'" + v + "' is not one of: " + list);
+      Bad(source, field, "'" + v + "' is not one of: " + core::JoinNames(allowed));
     }
   }
 }
 
-}  // namespace
+// The settings part of a suite: the fields the file gives replace the
+// defaults of core::RunSettings.
+core::RunSettings ParseSettings(const json& j, const std::string& source, bool smoke) {
+  core::RunSettings r;
+  r.warmup = Field<int>(j, "warmup", source, r.warmup);
+  r.repeat = Field<int>(j, "repeat", source, r.repeat);
+  r.processes = Field<int>(j, "processes", source, r.processes);
+  r.profile_iterations = Field<int>(j, "profile_iterations", source, r.profile_iterations);
+  r.timeout_s = Field<double>(j, "timeout_s", source, r.timeout_s);
+  r.seed = Field<uint64_t>(j, "seed", source, r.seed);
+  r.smoke = smoke;
+  if (auto problem = core::CheckRunSettings(r)) Bad(source, problem->field, problem->message);
+  return r;
+}
 
-SuiteConfig ParseSuite(const json& j, const std::string& source) {
-  if (!j.is_object()) throw std::invalid_argument(source + ": a suite must be a JSON object");
-  static const std::vector<std::string> kKnown = {
-      "name", "description", "batch_sizes", "models", "exclude", "modes", "backends", "precisions", "warmup",
-      "repeat", "processes", "profile_iterations", "timeout_s", "seed", "batch_size_overrides"};
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (std::find(kKnown.begin(), kKnown.end(), it.key()) == kKnown.end()) Bad(source, it.key(), "unknown field");
-  }
-  SuiteConfig s;
-  s.name = Field<std::string>(j, "name", source, "custom");
-  s.description = Field<std::string>(j, "description", source, "");
-  s.batch_sizes = Field<std::string>(j, "batch_sizes", source, s.batch_sizes);
-  if (s.batch_sizes != "default" && s.batch_sizes != "smoke") Bad(source, "batch_sizes", "must be 'default' or 'smoke'");
+void ParseSelection(const json& j, const std::string& source, SuiteConfig& s) {
   if (j.contains("models")) {
     if (j.at("models").is_string()) {
       if (j.at("models") != "all") Bad(source, "models", "must be \"all\" or a list of model ids");
@@ -98,26 +97,53 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   if (s.modes.empty()) Bad(source, "modes", "must not be empty");
   if (s.precisions.empty()) Bad(source, "precisions", "must not be empty");
   if (s.backends.empty()) Bad(source, "backends", "must not be empty");
-  s.warmup = Field<int>(j, "warmup", source, s.warmup);
-  s.repeat = Field<int>(j, "repeat", source, s.repeat);
-  s.processes = Field<int>(j, "processes", source, s.processes);
-  s.profile_iterations = Field<int>(j, "profile_iterations", source, s.profile_iterations);
-  s.timeout_s = Field<double>(j, "timeout_s", source, s.timeout_s);
-  s.seed = Field<uint64_t>(j, "seed", source, s.seed);
-  if (s.warmup < 0) Bad(source, "warmup", "must be >= 0");
-  if (s.repeat < 1) Bad(source, "repeat", "must be >= 1");
-  if (s.processes < 1 || s.processes > 100) Bad(source, "processes", "must be within [1, 100]");
-  if (s.profile_iterations < 0) Bad(source, "profile_iterations", "must be >= 0");
-  if (!(s.timeout_s > 0)) Bad(source, "timeout_s", "must be > 0");
+}
+
+}  // namespace
+
+SuiteConfig ParseSuite(const json& j, const std::string& source) {
+  if (!j.is_object()) throw std::invalid_argument(source + ": a suite must be a JSON object");
+  static const std::vector<std::string> kKnown = {
+      "name", "description", "batch_sizes", "models", "exclude", "modes", "backends", "precisions", "warmup",
+      "repeat", "processes", "profile_iterations", "timeout_s", "seed", "batch_size_overrides"};
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (std::find(kKnown.begin(), kKnown.end(), it.key()) == kKnown.end()) Bad(source, it.key(), "unknown field");
+  }
+  SuiteConfig s;
+  s.name = Field<std::string>(j, "name", source, "custom");
+  s.description = Field<std::string>(j, "description", source, "");
+  s.batch_sizes = Field<std::string>(j, "batch_sizes", source, s.batch_sizes);
+  if (s.batch_sizes != "default" && s.batch_sizes != "smoke") Bad(source, "batch_sizes", "must be 'default' or 'smoke'");
+  ParseSelection(j, source, s);
+  s.settings = ParseSettings(j, source, s.batch_sizes == "smoke");
   s.batch_size_overrides =
       Field<std::map<std::string, std::map<std::string, int64_t>>>(j, "batch_size_overrides", source, {});
   for (const auto& [model, modes] : s.batch_size_overrides) {
     for (const auto& [mode, size] : modes) {
-      if (mode != "train" && mode != "eval") Bad(source, "batch_size_overrides." + model, "mode '" + mode + "' is not train or eval");
+      if (!core::IsName<core::Mode>(mode)) {
+        Bad(source, "batch_size_overrides." + model,
+            "mode '" + mode + "' is not one of: " + core::JoinNames(core::kModes));
+      }
       if (size < 1) Bad(source, "batch_size_overrides." + model + "." + mode, "must be >= 1");
     }
   }
   return s;
+}
+
+void ApplyOverrides(const SettingsOverrides& o, core::RunSettings& s) {
+  if (o.warmup) s.warmup = *o.warmup;
+  if (o.repeat) s.repeat = *o.repeat;
+  if (o.processes) s.processes = *o.processes;
+  if (o.profile_iterations) s.profile_iterations = *o.profile_iterations;
+  if (o.timeout_s) s.timeout_s = *o.timeout_s;
+  if (o.seed) s.seed = *o.seed;
+  if (o.threads) s.threads = *o.threads;
+  if (auto problem = core::CheckRunSettings(s)) {
+    // The option is the field's name as a flag; timeout_s is --timeout.
+    std::string flag = problem->field == "timeout_s" ? "timeout" : problem->field;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    throw std::invalid_argument("--" + flag + ": " + problem->message);
+  }
 }
 
 json SuiteToJson(const SuiteConfig& s) {
@@ -130,12 +156,12 @@ json SuiteToJson(const SuiteConfig& s) {
   j["modes"] = s.modes;
   j["backends"] = s.backends;
   j["precisions"] = s.precisions;
-  j["warmup"] = s.warmup;
-  j["repeat"] = s.repeat;
-  j["processes"] = s.processes;
-  j["profile_iterations"] = s.profile_iterations;
-  j["timeout_s"] = s.timeout_s;
-  j["seed"] = s.seed;
+  j["warmup"] = s.settings.warmup;
+  j["repeat"] = s.settings.repeat;
+  j["processes"] = s.settings.processes;
+  j["profile_iterations"] = s.settings.profile_iterations;
+  j["timeout_s"] = s.settings.timeout_s;
+  j["seed"] = s.settings.seed;
   j["batch_size_overrides"] = s.batch_size_overrides;
   return j;
 }

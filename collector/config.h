@@ -1,6 +1,7 @@
 // Suite configuration: the embedded default suites (collector/suites/*.json,
 // compiled in), an optional --config file that overrides them, and the
-// command-line options on top. Both the requested options and the effective,
+// command-line options on top (applied to the parsed core::RunSettings, not
+// to the JSON). Both the requested options and the effective,
 // normalised configuration are recorded in the manifest (loadgen's habit).
 #pragma once
 
@@ -11,6 +12,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/run_settings.h"
 
 namespace torchgauge::collector {
 
@@ -23,14 +26,22 @@ struct SuiteConfig {
   std::vector<std::string> modes{"train", "eval"};
   std::vector<std::string> backends{"eager"};
   std::vector<std::string> precisions{"default"};
-  int warmup = 3;
-  int repeat = 10;
-  int processes = 1;  // worker processes per run; samples are pooled (see core::Timing)
-  int profile_iterations = 3;
-  double timeout_s = 1800;
-  uint64_t seed = 0;
+  // warmup, repeat, processes, profile_iterations, timeout_s and seed come
+  // from the suite file (same field names, at its top level); smoke follows
+  // batch_sizes; threads only from the command line.
+  core::RunSettings settings;
   std::map<std::string, std::map<std::string, int64_t>> batch_size_overrides;  // model -> mode -> size
 };
+
+// The command line's run settings: each one given replaces the suite's.
+struct SettingsOverrides {
+  std::optional<int> warmup, repeat, processes, profile_iterations, threads;
+  std::optional<double> timeout_s;
+  std::optional<uint64_t> seed;
+};
+// Applies `o` to the suite's settings and checks the result; a value out of
+// range throws std::invalid_argument naming the option (--repeat: ...).
+void ApplyOverrides(const SettingsOverrides& o, core::RunSettings& settings);
 
 // Names of the embedded suites.
 std::vector<std::string> EmbeddedSuiteNames();

@@ -90,10 +90,10 @@ int64_t StatusKb(const char* key) {
 bool CudaAvailable() { return torch::cuda::is_available(); }
 std::string BestDevice() { return CudaAvailable() ? "cuda" : "cpu"; }
 
-json DescribeEnvironment(const std::string& device) {
-  json env;
+namespace {
+
+json LibTorchInfo(bool rocm) {
   const auto& hooks = at::detail::getCUDAHooks();
-  const bool rocm = hooks.hasROCM();
   json lt;
   lt["version"] = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
                   std::to_string(TORCH_VERSION_PATCH);
@@ -110,8 +110,11 @@ json DescribeEnvironment(const std::string& device) {
     lt["hip_runtime"] = std::to_string(hooks.versionCUDART());
     if (long v = hooks.versionMIOpen(); v > 0) lt["miopen"] = std::to_string(v);
   }
-  env["libtorch"] = lt;
+  return lt;
+}
 
+// What the runtime and nvidia-smi/rocm-smi say about the GPU, or the CPU as the device.
+json DeviceInfo(const std::string& device, bool rocm) {
   json dev;
   if (device == "cuda" && CudaAvailable()) {
     // Device properties come from the runtime through LibTorch; the driver
@@ -143,8 +146,10 @@ json DescribeEnvironment(const std::string& device) {
     dev["memory_bytes"] = nullptr;
     dev["driver"] = nullptr;
   }
-  env["device"] = dev;
+  return dev;
+}
 
+json CpuInfo() {
   json cpu;
   cpu["model"] = ReadProcField("/proc/cpuinfo", "model name");
   if (cpu["model"] == "") cpu["model"] = "unknown";
@@ -152,8 +157,10 @@ json DescribeEnvironment(const std::string& device) {
   cpu["torch_threads"] = at::get_num_threads();
   auto mem = ReadProcField("/proc/meminfo", "MemTotal");
   cpu["memory_bytes"] = mem.empty() ? json(nullptr) : json(std::stoll(mem) * 1024);
-  env["cpu"] = cpu;
+  return cpu;
+}
 
+json HostInfo() {
   utsname u{};
   uname(&u);
   char host[256] = {0};
@@ -167,8 +174,19 @@ json DescribeEnvironment(const std::string& device) {
     }
     os.erase(std::remove(os.begin(), os.end(), '"'), os.end());
   }
-  env["host"] = {{"hostname", host}, {"os", os.empty() ? std::string(u.sysname) : os},
-                 {"kernel", std::string(u.release)}, {"arch", std::string(u.machine)}};
+  return {{"hostname", host}, {"os", os.empty() ? std::string(u.sysname) : os},
+          {"kernel", std::string(u.release)}, {"arch", std::string(u.machine)}};
+}
+
+}  // namespace
+
+json DescribeEnvironment(const std::string& device) {
+  const bool rocm = at::detail::getCUDAHooks().hasROCM();
+  json env;
+  env["libtorch"] = LibTorchInfo(rocm);
+  env["device"] = DeviceInfo(device, rocm);
+  env["cpu"] = CpuInfo();
+  env["host"] = HostInfo();
   return env;
 }
 

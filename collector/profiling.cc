@@ -49,6 +49,52 @@ std::optional<core::ActivityKind> CopyKind(const std::string& name) {
   return std::nullopt;
 }
 
+// The device-timeline activity an event stands for: a kernel, a memset or a
+// classified copy; nullopt for anything else.
+std::optional<core::DeviceActivity> DeviceActivityOf(const prof::KinetoEvent& e) {
+  const uint8_t type = e.activityType();
+  core::DeviceActivity a;
+  a.start_ns = static_cast<int64_t>(e.startNs());
+  a.end_ns = static_cast<int64_t>(e.endNs());
+  a.stream = e.deviceResourceId();
+  a.name = e.name();
+  if (type == kConcurrentKernel) {
+    a.kind = core::ActivityKind::kKernel;
+  } else if (type == kGpuMemset) {
+    a.kind = core::ActivityKind::kMemset;
+  } else if (type == kGpuMemcpy) {
+    auto kind = CopyKind(a.name);
+    if (!kind) return std::nullopt;
+    a.kind = *kind;
+    a.bytes = CopyBytes(e);
+  } else {
+    return std::nullopt;
+  }
+  return a;
+}
+
+// A capture-less callback (RecordFunction takes function pointers) reaches
+// the collector through this pointer; one profiling pass runs at a time.
+OperatorCollector* g_active_collector = nullptr;
+
+// Records every ATen operator (name.overload) into `ops` until the returned
+// callback is removed.
+at::CallbackHandle CollectOperators(OperatorCollector& ops) {
+  g_active_collector = &ops;
+  return at::addGlobalCallback(at::RecordFunctionCallback(
+                                   [](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+                                     if (auto op = fn.operator_name()) {
+                                       std::string name = op->name;
+                                       if (!op->overload_name.empty()) name += "." + op->overload_name;
+                                       std::lock_guard<std::mutex> lock(g_active_collector->mu);
+                                       g_active_collector->names.insert(std::move(name));
+                                     }
+                                     return nullptr;
+                                   })
+                                   .needsInputs(false)
+                                   .scopes({at::RecordScope::FUNCTION}));
+}
+
 }  // namespace
 
 ProfileOutput ProfileSteps(const std::function<void()>& step, const std::function<void()>& sync, int iterations,
@@ -58,23 +104,7 @@ ProfileOutput ProfileSteps(const std::function<void()>& step, const std::functio
   const bool gpu = device == c10::DeviceType::CUDA;
 
   OperatorCollector ops;
-  // A capture-less callback (RecordFunction takes function pointers) reaches
-  // the collector through this pointer; one profiling pass runs at a time.
-  static OperatorCollector* active_collector = nullptr;
-  active_collector = &ops;
-  auto handle = at::addGlobalCallback(at::RecordFunctionCallback(
-                                     [](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
-                                       if (auto op = fn.operator_name()) {
-                                         std::string name = op->name;
-                                         if (!op->overload_name.empty()) name += "." + op->overload_name;
-                                         std::lock_guard<std::mutex> lock(active_collector->mu);
-                                         active_collector->names.insert(std::move(name));
-                                       }
-                                       return nullptr;
-                                     })
-                                     .needsInputs(false)
-                                     .scopes({at::RecordScope::FUNCTION}));
-
+  auto handle = CollectOperators(ops);
   std::set<impl::ActivityType> activities{impl::ActivityType::CPU};
   if (gpu) activities.insert(impl::ActivityType::CUDA);
   impl::ProfilerConfig config(impl::ProfilerState::KINETO, /*report_input_shapes=*/true, /*profile_memory=*/false,
@@ -91,7 +121,7 @@ ProfileOutput ProfileSteps(const std::function<void()>& step, const std::functio
   const auto t1 = std::chrono::steady_clock::now();
   auto result = prof::disableProfiler();
   at::removeCallback(handle);
-  active_collector = nullptr;
+  g_active_collector = nullptr;
 
   out.wall_ms_per_iter = std::chrono::duration<double, std::milli>(t1 - t0).count() / iterations;
   out.operators.assign(ops.names.begin(), ops.names.end());
@@ -112,25 +142,7 @@ ProfileOutput ProfileSteps(const std::function<void()>& step, const std::functio
       flop_ops[name] = true;
     }
     if (!gpu) continue;
-    const uint8_t type = e.activityType();
-    core::DeviceActivity a;
-    a.start_ns = static_cast<int64_t>(e.startNs());
-    a.end_ns = static_cast<int64_t>(e.endNs());
-    a.stream = e.deviceResourceId();
-    a.name = name;
-    if (type == kConcurrentKernel) {
-      a.kind = core::ActivityKind::kKernel;
-    } else if (type == kGpuMemset) {
-      a.kind = core::ActivityKind::kMemset;
-    } else if (type == kGpuMemcpy) {
-      auto kind = CopyKind(name);
-      if (!kind) continue;
-      a.kind = *kind;
-      a.bytes = CopyBytes(e);
-    } else {
-      continue;
-    }
-    activity.push_back(std::move(a));
+    if (auto a = DeviceActivityOf(e)) activity.push_back(std::move(*a));
   }
   out.flops_per_iter = flops / iterations;
   for (const auto& [name, _] : flop_ops) out.flop_counted_ops.push_back(name);

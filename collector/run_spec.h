@@ -10,6 +10,7 @@
 
 #include "collector/config.h"
 #include "core/layout.h"
+#include "core/run_settings.h"
 
 namespace torchgauge::collector {
 
@@ -17,24 +18,19 @@ struct RunSpec {
   std::string model, mode, backend, precision;
   int64_t batch_size = 1;
   std::string device = "cpu";  // cpu | cuda
-  int warmup = 3, repeat = 10, profile_iterations = 3;
-  // Worker processes for this run: each does warm-up and `repeat` timed steps
-  // in a fresh process, so process-to-process variation (memory layout,
-  // placement, host noise) shows in the pooled samples. Only the first does
-  // the profiling pass.
-  int processes = 1;
+  // How the run is measured. settings.processes worker processes each do
+  // warm-up and `repeat` timed steps in a fresh process, so process-to-process
+  // variation (memory layout, placement, host noise) shows in the pooled
+  // samples. Only the first does the profiling pass.
+  core::RunSettings settings;
   // Where the worker writes its result; empty: the run's own result path.
   std::string result_file;
-  uint64_t seed = 0;
-  double timeout_s = 1800;
   bool trace = false;
   std::string build_id, platform_id;
   std::string platform_dir;  // where results go
   // Test hook: extra host-side delay per step as a fraction of the step's own
   // time (used to plant a known regression); 0 in normal use.
   double slowdown = 0;
-  int threads = 0;     // intra-op threads for the worker; 0 = LibTorch's default
-  bool smoke = false;  // the suite uses smoke batch sizes: see WorkloadOptions::smoke
 
   core::RunKey key() const { return {model, mode, backend, precision}; }
   nlohmann::json ToJson() const;
@@ -51,8 +47,9 @@ struct PlanFilters {
   bool include_hidden = false;          // the harness's test models
 };
 
-// Expands a suite into runs for `device` (cpu | cuda), in registry order.
-// Throws std::invalid_argument for an unknown model or domain.
+// Expands a suite into runs for `device` (cpu | cuda), in registry order;
+// every run carries suite.settings. Throws std::invalid_argument for an
+// unknown model or domain.
 std::vector<RunSpec> BuildPlan(const SuiteConfig& suite, const PlanFilters& filters, const std::string& device);
 
 }  // namespace torchgauge::collector

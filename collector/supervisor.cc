@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -30,13 +29,28 @@ std::atomic<bool> g_interrupted{false};
 
 void OnInterrupt(int) { g_interrupted = true; }
 
-std::string FormatDuration(double s) {
-  char buf[32];
-  if (s < 60) std::snprintf(buf, sizeof buf, "%.1fs", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  else std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600, (static_cast<int>(s) % 3600) / 60);
-  return buf;
-}
+// SIGINT and SIGTERM set g_interrupted while a plan runs; the previous
+// handlers come back afterwards.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupted = false;
+    struct sigaction sa {};
+    sa.sa_handler = OnInterrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~InterruptGuard() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
 
 std::string Tail(const std::filesystem::path& file, size_t max_chars = 1500) {
   std::ifstream in(file);
@@ -108,18 +122,40 @@ ChildOutcome RunChild(const std::filesystem::path& exe, const std::filesystem::p
   }
 }
 
+// The result recorded for a worker that wrote none: timeout, crash or error.
+core::RunResult FailedProcessResult(const RunSpec& spec, const ChildOutcome& child, const std::string& started_at,
+                                    const std::filesystem::path& log_file) {
+  core::RunResult r = ResultSkeleton(spec);
+  r.started_at = started_at;
+  if (child.timed_out) {
+    r.status = "timeout";
+    r.reason = "exceeded the timeout of " + FormatDuration(spec.settings.timeout_s) + " and was killed";
+  } else if (WIFSIGNALED(child.status)) {
+    const int sig = WTERMSIG(child.status);
+    r.status = "crashed";
+    r.signal = sig;
+    r.reason = "worker killed by " + SignalName(sig) + " (" + strsignal(sig) + ")";
+    const auto tail = Tail(log_file, 600);
+    if (!tail.empty()) *r.reason += "; log tail: " + tail;
+  } else {
+    r.status = "error";
+    r.reason = "worker exited with code " + std::to_string(WEXITSTATUS(child.status)) +
+               " without a result; log tail: " + Tail(log_file);
+  }
+  return r;
+}
+
 // One run's progress through its worker processes.
 struct RunState {
   const RunSpec* spec = nullptr;
-  int processes = 1;  // spec->processes, at least 1
-  std::string label, stem;
+  int processes = 1;  // spec->settings.processes, at least 1
+  std::string label;
   std::filesystem::path result_path;
   std::vector<core::RunResult> parts;  // "ok" process results, in order
   bool finished = false;
 
-  // The name of process p's files: "<stem>" alone, or "<stem>.p<k>" when the
-  // run has several processes (its .spec.json, .result.json and .log).
-  std::string PartStem(int p) const { return processes > 1 ? stem + ".p" + std::to_string(p) : stem; }
+  // Process p's file names (core/layout.h): its .spec.json, .result.json, .log.
+  std::string PartStem(int p) const { return core::ProcessStem(spec->key(), p, processes); }
 };
 
 struct ProcessOutcome {
@@ -127,34 +163,41 @@ struct ProcessOutcome {
   bool reused = false;     // taken from an interrupted collection's .work
 };
 
+// A process result left in .work by an interrupted collection, for --resume.
+std::optional<core::RunResult> ReusablePart(const std::filesystem::path& part_file) {
+  if (!std::filesystem::exists(part_file)) return std::nullopt;
+  try {
+    auto r = core::RunResultFromJson(core::ReadJsonFile(part_file), part_file);
+    if (r.status == "ok") return r;
+  } catch (const std::exception&) {
+    // Measured again.
+  }
+  return std::nullopt;
+}
+
 // Runs process `p` of a run and returns its result (a skeleton with the
 // failure for a child that did not write one). A part already on disk from
 // an interrupted collection is reused under --resume.
-ProcessOutcome RunProcess(const RunState& st, int p, const std::filesystem::path& work_dir,
-                          const std::filesystem::path& log_dir, const SupervisorOptions& options) {
+ProcessOutcome RunProcess(const RunState& st, int p, const SupervisorOptions& options) {
   const RunSpec& spec = *st.spec;
+  const auto& dir = options.platform_dir;
   RunSpec part = spec;
-  const auto part_file = work_dir / (st.PartStem(p) + ".result.json");
+  const auto part_file = core::PartResultPath(dir, st.PartStem(p));
   part.result_file = part_file.string();
   if (p > 0) {
-    part.profile_iterations = 0;  // the first process profiles; the others only time
+    part.settings.profile_iterations = 0;  // the first process profiles; the others only time
     part.trace = false;
   }
-  if (options.resume && st.processes > 1 && std::filesystem::exists(part_file)) {
-    try {
-      auto r = core::RunResultFromJson(core::ReadJsonFile(part_file), part_file);
-      if (r.status == "ok") return {std::move(r), true};
-    } catch (const std::exception&) {
-      // Measured again below.
-    }
+  if (options.resume && st.processes > 1) {
+    if (auto r = ReusablePart(part_file)) return {std::move(*r), true};
   }
-  const auto spec_file = work_dir / (st.PartStem(p) + ".spec.json");
-  const auto log_file = log_dir / (st.PartStem(p) + ".log");
+  const auto spec_file = core::SpecPath(dir, st.PartStem(p));
+  const auto log_file = core::LogPath(dir, st.PartStem(p));
   std::filesystem::remove(part_file);
   core::WriteJsonAtomic(spec_file, part.ToJson());
   const auto t0 = Clock::now();
   const auto started_at = core::NowUtc();
-  auto child = RunChild(options.self_exe, spec_file, log_file, spec.timeout_s);
+  auto child = RunChild(options.self_exe, spec_file, log_file, spec.settings.timeout_s);
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   std::filesystem::remove(spec_file);
   core::RunResult r;
@@ -168,23 +211,7 @@ ProcessOutcome RunProcess(const RunState& st, int p, const std::filesystem::path
       r.reason = std::string("worker wrote an unreadable result: ") + e.what();
     }
   } else {
-    r = ResultSkeleton(spec);
-    r.started_at = started_at;
-    if (child.timed_out) {
-      r.status = "timeout";
-      r.reason = "exceeded the timeout of " + FormatDuration(spec.timeout_s) + " and was killed";
-    } else if (WIFSIGNALED(child.status)) {
-      const int sig = WTERMSIG(child.status);
-      r.status = "crashed";
-      r.signal = sig;
-      r.reason = "worker killed by " + SignalName(sig) + " (" + strsignal(sig) + ")";
-      const auto tail = Tail(log_file, 600);
-      if (!tail.empty()) *r.reason += "; log tail: " + tail;
-    } else {
-      r.status = "error";
-      r.reason = "worker exited with code " + std::to_string(WEXITSTATUS(child.status)) +
-                 " without a result; log tail: " + Tail(log_file);
-    }
+    r = FailedProcessResult(spec, child, started_at, log_file);
   }
   // A single-process run's part is the result; a multi-process run's parts
   // stay in .work until the run is pooled, so --resume can reuse them.
@@ -196,48 +223,85 @@ ProcessOutcome RunProcess(const RunState& st, int p, const std::filesystem::path
   return {std::move(r), false};
 }
 
-}  // namespace
-
-SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& options) {
-  SuiteOutcome outcome;
-  g_interrupted = false;
-  struct sigaction sa {};
-  sa.sa_handler = OnInterrupt;
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old_int {}, old_term {};
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
-
-  const auto work_dir = options.platform_dir / ".work";
-  const auto log_dir = options.platform_dir / "logs";
-  std::filesystem::create_directories(work_dir);
-  std::filesystem::create_directories(log_dir);
-  std::filesystem::create_directories(core::RunsDir(options.platform_dir));
+// Runs a plan's processes in rounds and keeps the books: which runs are
+// finished, the counts, the results and the progress events.
+class Scheduler {
+ public:
+  Scheduler(const std::vector<RunSpec>& plan, const SupervisorOptions& options) : options_(options) {
+    for (const auto& spec : plan) {
+      RunState st;
+      st.spec = &spec;
+      st.processes = std::max(1, spec.settings.processes);
+      st.label = spec.model + " " + spec.mode + " " + spec.backend + " " + spec.precision;
+      st.result_path = core::RunPath(options.platform_dir, spec.key());
+      rounds_ = std::max(rounds_, st.processes);
+      total_ += st.processes;
+      runs_.push_back(std::move(st));
+    }
+  }
 
   // Runs measured in several processes go in interleaved rounds, as asv
   // does: round k runs process k of every such run, so each run's processes
   // are spread over the whole collection and its pooled samples see the
   // machine's drift over that time rather than one quiet or busy minute.
-  std::vector<RunState> runs;
-  int rounds = 1, total = 0;
-  for (const auto& spec : plan) {
-    RunState st;
-    st.spec = &spec;
-    st.processes = std::max(1, spec.processes);
-    st.label = spec.model + " " + spec.mode + " " + spec.backend + " " + spec.precision;
-    st.stem = spec.key().FileStem();
-    st.result_path = core::RunPath(options.platform_dir, spec.key());
-    rounds = std::max(rounds, st.processes);
-    total += st.processes;
-    runs.push_back(std::move(st));
+  SuiteOutcome Run() {
+    for (int round = 0; round < rounds_ && !g_interrupted; ++round) {
+      for (auto& st : runs_) {
+        if (g_interrupted) break;
+        if (st.finished || round >= st.processes) continue;
+        if (round == 0 && options_.resume && HasResult(st.result_path, options_.retry_failed)) {
+          KeepExisting(st);
+          continue;
+        }
+        if (round == 0) std::filesystem::remove(st.result_path);
+        if (!Step(st, round)) break;
+      }
+    }
+    options_.progress->End();
+    outcome_.interrupted = g_interrupted;
+    return std::move(outcome_);
   }
 
-  const auto suite_start = Clock::now();
-  int done = 0, measured = 0;
-  double measured_seconds = 0;
+ private:
+  ProgressEvent Event(const RunState& st, int process) const {
+    return {done_, total_, st.label, st.spec->batch_size, process, st.processes};
+  }
+
+  void KeepExisting(RunState& st) {
+    done_ += st.processes;
+    ++outcome_.skipped;
+    auto r = core::RunResultFromJson(core::ReadJsonFile(st.result_path), st.result_path);
+    outcome_.counts[r.status]++;
+    outcome_.results.push_back(std::move(r));
+    st.finished = true;
+    options_.progress->Kept(Event(st, 0));
+  }
+
+  // Runs process `round` of a run; false when the collection was interrupted.
+  bool Step(RunState& st, int round) {
+    ++done_;
+    options_.progress->Started(Event(st, round));
+    auto [r, reused] = RunProcess(st, round, options_);
+    if (g_interrupted) {
+      // The interrupted process has no result: --resume measures it again
+      // (and reuses this run's finished processes).
+      std::filesystem::remove(st.result_path);
+      return false;
+    }
+    options_.progress->ProcessFinished(Event(st, round), r, reused);
+    if (r.status != "ok") {
+      done_ += st.processes - round - 1;
+      Finish(st, std::move(r));  // a failed process ends the run, whatever came before
+    } else {
+      st.parts.push_back(std::move(r));
+      if (static_cast<int>(st.parts.size()) == st.processes) Finish(st, core::PoolProcesses(st.parts));
+    }
+    return true;
+  }
+
   // `result` is the pooled parts or, when a process failed, that process's
   // result; duration_s becomes the wall time of all the run's processes.
-  auto finish = [&](RunState& st, core::RunResult result) {
+  void Finish(RunState& st, core::RunResult result) {
     st.finished = true;
     if (result.status != "ok") {
       double seconds = result.duration_s.value_or(0);
@@ -247,102 +311,32 @@ SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& 
     core::WriteJsonAtomic(st.result_path, core::ToJson(result));
     for (int p = 0; p < st.processes; ++p) {
       std::error_code ec;
-      std::filesystem::remove(work_dir / (st.PartStem(p) + ".result.json"), ec);
+      std::filesystem::remove(core::PartResultPath(options_.platform_dir, st.PartStem(p)), ec);
     }
-    outcome.counts[result.status]++;
-    if (!options.progress_tty) {
-      std::ostringstream line;
-      line << "[" << done << "/" << total << "] " << st.label << " bs=" << st.spec->batch_size;
-      if (st.processes > 1) {
-        if (result.status == "ok") line << " (" << st.parts.size() << " processes)";
-        else line << " (process " << st.parts.size() + 1 << " of " << st.processes << ")";
-      }
-      line << ": " << result.status;
-      if (result.timing) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, " median %.2f ms", result.timing->median_ms);
-        line << buf;
-      } else if (result.reason) {
-        std::string reason = *result.reason;
-        if (reason.size() > 160) reason = reason.substr(0, 160) + "…";
-        line << " (" << reason << ")";
-      }
-      line << " [" << FormatDuration(result.duration_s.value_or(0)) << "]";
-      std::cerr << line.str() << "\n";
-    }
-    outcome.results.push_back(std::move(result));
-  };
-
-  for (int round = 0; round < rounds && !g_interrupted; ++round) {
-    for (auto& st : runs) {
-      if (g_interrupted) break;
-      const RunSpec& spec = *st.spec;
-      const int processes = st.processes;
-      if (st.finished || round >= processes) continue;
-      if (round == 0 && options.resume && HasResult(st.result_path, options.retry_failed)) {
-        done += processes;
-        ++outcome.skipped;
-        auto r = core::RunResultFromJson(core::ReadJsonFile(st.result_path), st.result_path);
-        outcome.counts[r.status]++;
-        outcome.results.push_back(std::move(r));
-        st.finished = true;
-        if (!options.progress_tty) std::cerr << "[" << done << "/" << total << "] " << st.label << ": kept existing result\n";
-        continue;
-      }
-      if (round == 0) std::filesystem::remove(st.result_path);
-      ++done;
-      if (options.progress_tty) {
-        const double elapsed = std::chrono::duration<double>(Clock::now() - suite_start).count();
-        std::string eta = measured > 0 ? FormatDuration(measured_seconds / measured * (total - done + 1)) : "?";
-        std::cerr << "\r\033[K[" << done << "/" << total << "] " << st.label << " bs=" << spec.batch_size;
-        if (processes > 1) std::cerr << " process " << round + 1 << "/" << processes;
-        std::cerr << "  elapsed " << FormatDuration(elapsed) << "  ETA " << eta << std::flush;
-      }
-      auto [r, reused] = RunProcess(st, round, work_dir, log_dir, options);
-      const double seconds = r.duration_s.value_or(0);
-      if (g_interrupted) {
-        // The interrupted process has no result: --resume measures it again
-        // (and reuses this run's finished processes).
-        std::filesystem::remove(st.result_path);
-        break;
-      }
-      if (!reused) {
-        ++measured;
-        measured_seconds += seconds;
-      }
-      if (r.status != "ok") {
-        done += processes - round - 1;
-        finish(st, std::move(r));  // a failed process ends the run, whatever came before
-        continue;
-      }
-      st.parts.push_back(std::move(r));
-      if (static_cast<int>(st.parts.size()) == processes) {
-        finish(st, core::PoolProcesses(st.parts));
-      } else if (!options.progress_tty) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "median %.2f ms", st.parts.back().timing ? st.parts.back().timing->median_ms : 0.0);
-        std::cerr << "[" << done << "/" << total << "] " << st.label << " bs=" << spec.batch_size << " process "
-                  << round + 1 << "/" << processes << ": " << (reused ? "kept from an earlier collection" : buf) << " ["
-                  << FormatDuration(seconds) << "]\n";
-      }
-    }
+    outcome_.counts[result.status]++;
+    options_.progress->RunFinished(Event(st, 0), result, static_cast<int>(st.parts.size()));
+    outcome_.results.push_back(std::move(result));
   }
-  if (options.progress_tty) std::cerr << "\r\033[K";
-  outcome.interrupted = g_interrupted;
-  std::error_code ec;
-  if (!outcome.interrupted) std::filesystem::remove_all(work_dir, ec);
-  sigaction(SIGINT, &old_int, nullptr);
-  sigaction(SIGTERM, &old_term, nullptr);
-  return outcome;
-}
 
-int WorkerMain(const std::filesystem::path& spec_file) {
-  auto spec = RunSpec::FromJson(core::ReadJsonFile(spec_file));
-  auto result = RunWorker(spec);
-  const auto path = spec.result_file.empty() ? core::RunPath(spec.platform_dir, spec.key())
-                                             : std::filesystem::path(spec.result_file);
-  core::WriteJsonAtomic(path, core::ToJson(result));
-  return 0;
+  const SupervisorOptions& options_;
+  std::vector<RunState> runs_;
+  int rounds_ = 1, total_ = 0, done_ = 0;
+  SuiteOutcome outcome_;
+};
+
+}  // namespace
+
+SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& options) {
+  if (!options.progress) throw std::invalid_argument("RunPlan: no progress reporter");
+  InterruptGuard guard;
+  const auto& dir = options.platform_dir;
+  std::filesystem::create_directories(core::WorkDir(dir));
+  std::filesystem::create_directories(core::LogsDir(dir));
+  std::filesystem::create_directories(core::RunsDir(dir));
+  SuiteOutcome outcome = Scheduler(plan, options).Run();
+  std::error_code ec;
+  if (!outcome.interrupted) std::filesystem::remove_all(core::WorkDir(dir), ec);
+  return outcome;
 }
 
 }  // namespace torchgauge::collector

@@ -3,7 +3,7 @@
 // crashes or hangs gets a result written for it (crashed/timeout) and the
 // suite goes on. Results are written atomically; --resume skips runs that
 // already have a result; Ctrl-C stops the current child and keeps every
-// finished result.
+// finished result. Progress goes to a Progress (collector/progress.h).
 #pragma once
 
 #include <filesystem>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "collector/progress.h"
 #include "collector/run_spec.h"
 #include "core/result.h"
 
@@ -21,7 +22,7 @@ struct SupervisorOptions {
   std::filesystem::path self_exe;  // the collector binary, re-executed as the worker
   bool resume = false;
   bool retry_failed = false;       // with resume: re-run results that are not ok/unsupported
-  bool progress_tty = false;       // live progress line instead of one line per run
+  Progress* progress = nullptr;    // required
 };
 
 struct SuiteOutcome {
@@ -32,8 +33,5 @@ struct SuiteOutcome {
 };
 
 SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& options);
-
-// Entry point of the child: reads the spec, measures, writes the result.
-int WorkerMain(const std::filesystem::path& spec_file);
 
 }  // namespace torchgauge::collector

@@ -13,6 +13,8 @@
 #include "collector/environment.h"
 #include "collector/precision.h"
 #include "collector/profiling.h"
+#include "core/json_io.h"
+#include "core/layout.h"
 #include "core/stats.h"
 #include "models/workload.h"
 
@@ -35,6 +37,149 @@ std::string FirstLines(const std::string& s, size_t max_chars = 2000) {
   return out;
 }
 
+// Why this run cannot be measured here, checked before building anything.
+std::optional<std::string> Unsupported(const RunSpec& spec, const models::ModelInfo& info, models::Mode mode) {
+  if (mode == models::Mode::kTrain && !info.supports_train) return info.unsupported_reason;
+  if (mode == models::Mode::kEval && !info.supports_eval) return info.unsupported_reason;
+  if (auto why = BackendUnsupported(spec.backend, spec.precision)) return why;
+  const bool gpu = spec.device == "cuda";
+  if (gpu && !CudaAvailable()) return "no CUDA or ROCm device is visible to LibTorch on this machine";
+  return PrecisionUnsupported(spec.precision, gpu ? c10::DeviceType::CUDA : c10::DeviceType::CPU);
+}
+
+// One measured iteration and the device it runs on.
+struct Stepper {
+  const RunSpec& spec;
+  models::Workload& workload;
+  models::Mode mode;
+  bool gpu = false;
+  std::optional<core::PrecisionFlags> flags;  // as in effect during the first step
+
+  c10::DeviceType device_type() const { return gpu ? c10::DeviceType::CUDA : c10::DeviceType::CPU; }
+  void Sync() const {
+    if (gpu) CudaSynchronize();
+  }
+  void Step() {
+    AutocastScope autocast(spec.precision, device_type());
+    if (!flags) flags = EffectiveFlags(spec.precision, device_type());
+    const auto s0 = Clock::now();
+    workload.Step(mode);
+    if (spec.slowdown > 0) {
+      // Planted regression for tests: wait a fraction of the step's own host time.
+      Sync();
+      std::this_thread::sleep_for((Clock::now() - s0) * spec.slowdown);
+    }
+  }
+};
+
+// The timing pass: warm-up, then settings.repeat timed steps. Fills the
+// result's memory and timing (without backend_setup_ms).
+void TimingPass(Stepper& s, core::RunResult& r) {
+  const auto& settings = s.spec.settings;
+  for (int i = 0; i < settings.warmup; ++i) s.Step();
+  s.Sync();
+  core::Memory mem;
+  mem.cpu_rss_after_warmup_bytes = CurrentRssBytes();
+  // VmHWM from here on is the measured region's peak (where the kernel allows the reset).
+  ResetPeakRss();
+  if (s.gpu) {
+    mem.gpu_allocated_after_warmup_bytes = CudaMemory().allocated;
+    CudaResetPeakMemory();
+  }
+  std::vector<double> samples;
+  samples.reserve(settings.repeat);
+  std::unique_ptr<CudaTimer> timer;
+  if (s.gpu) timer = std::make_unique<CudaTimer>();
+  for (int i = 0; i < settings.repeat; ++i) {
+    s.Sync();
+    if (s.gpu) {
+      timer->Start();
+      s.Step();
+      samples.push_back(timer->StopMs());
+    } else {
+      const auto t0 = Clock::now();
+      s.Step();
+      samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+  }
+  s.Sync();
+  mem.cpu_peak_rss_bytes = PeakRssBytes();
+  if (s.gpu) {
+    auto m = CudaMemory();
+    mem.gpu_peak_allocated_bytes = m.peak_allocated;
+    mem.gpu_peak_reserved_bytes = m.peak_reserved;
+  }
+  r.memory = mem;
+  r.precision_flags = s.flags;
+  core::Timing t;
+  t.samples_ms = samples;
+  t.warmup_iterations = settings.warmup;
+  t.repetitions = settings.repeat;
+  t.clock = s.gpu ? "cuda_event" : "steady_clock";
+  t.samples_per_step = s.workload.samples_per_step();
+  core::SummarizeTiming(t);
+  r.timing = t;
+}
+
+// The profiling pass (when settings.profile_iterations > 0) and the FLOPs.
+void ProfilingPass(Stepper& s, core::RunResult& r) {
+  const auto& spec = s.spec;
+  core::Flops flops;
+  flops.analytic_flops_per_iter = s.workload.AnalyticFlops(s.mode);
+  if (spec.settings.profile_iterations > 0) {
+    std::string trace;
+    if (spec.trace) {
+      trace = core::TracePath(spec.platform_dir, spec.key()).string();
+      std::filesystem::create_directories(core::TracesDir(spec.platform_dir));
+    }
+    auto p = ProfileSteps([&] { s.Step(); }, [&] { s.Sync(); }, spec.settings.profile_iterations, s.device_type(),
+                          trace);
+    core::Profiling prof;
+    prof.iterations = spec.settings.profile_iterations;
+    prof.wall_ms_per_iter = p.wall_ms_per_iter;
+    if (!trace.empty()) prof.trace_file = std::filesystem::path(trace).filename().string();
+    r.profiling = prof;
+    r.gpu_breakdown = p.breakdown;
+    r.operators = p.operators;
+    flops.profiler_flops_per_iter = p.flops_per_iter;
+    flops.profiler_counted_ops = p.flop_counted_ops;
+  }
+  r.flops = flops;
+}
+
+// Builds the workload, installs the backend and runs both passes. Returns an
+// unsupported reason when the backend cannot take the workload.
+std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo& info, models::Mode mode,
+                                   core::RunResult& r) {
+  const bool gpu = spec.device == "cuda";
+  if (spec.settings.threads > 0) at::set_num_threads(spec.settings.threads);
+  models::WorkloadOptions opt;
+  opt.mode = mode;
+  opt.device = gpu ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  opt.batch_size = spec.batch_size;
+  opt.seed = spec.settings.seed;
+  opt.smoke = spec.settings.smoke;
+  models::SeedAll(spec.settings.seed);
+  auto workload = info.create(opt);
+  ApplyPrecision(spec.precision, *workload);
+  if (mode == models::Mode::kTrain) workload->net().train();
+  else workload->net().eval();
+  const auto setup_start = Clock::now();
+  if (auto why = InstallBackend(spec.backend, *workload, mode)) return FirstLines(*why);
+  std::optional<double> backend_setup_ms;
+  if (spec.backend != "eager") {
+    if (gpu) CudaSynchronize();
+    backend_setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - setup_start).count();
+  }
+  Stepper stepper{spec, *workload, mode, gpu};
+  TimingPass(stepper, r);
+  r.timing->backend_setup_ms = backend_setup_ms;
+  ProfilingPass(stepper, r);
+  core::DeriveRates(r);
+  r.status = "ok";
+  return std::nullopt;
+}
+
 }  // namespace
 
 core::RunResult ResultSkeleton(const RunSpec& spec) {
@@ -49,9 +194,12 @@ core::RunResult ResultSkeleton(const RunSpec& spec) {
   r.started_at = core::NowUtc();
   r.model.id = spec.model;
   if (const auto* info = models::FindModel(spec.model)) {
-    r.model = {info->id, info->paper_name, models::DomainName(info->domain), info->task, info->reference};
+    r.model = {info->id, info->paper_name, core::Name(info->domain), info->task, info->reference};
   }
-  r.settings = core::RunSettings{spec.warmup, spec.repeat, spec.seed, spec.timeout_s, spec.profile_iterations, spec.smoke, 1, spec.threads};
+  r.settings = spec.settings;
+  // One worker's result describes one process; core::PoolProcesses records
+  // how many were pooled.
+  r.settings->processes = 1;
   return r;
 }
 
@@ -62,134 +210,16 @@ core::RunResult RunWorker(const RunSpec& spec) {
     res.duration_s = std::chrono::duration<double>(Clock::now() - t_start).count();
     return res;
   };
-  auto unsupported = [&](const std::string& why) -> core::RunResult {
-    r.status = "unsupported";
-    r.reason = why;
-    return finish(r);
-  };
-
   const auto* info = models::FindModel(spec.model);
   if (!info) {
     r.status = "error";
     r.reason = "unknown model '" + spec.model + "'";
     return finish(r);
   }
-  const auto mode = *models::ParseMode(spec.mode);
-  if (mode == models::Mode::kTrain && !info->supports_train) return unsupported(info->unsupported_reason);
-  if (mode == models::Mode::kEval && !info->supports_eval) return unsupported(info->unsupported_reason);
-  if (auto why = BackendUnsupported(spec.backend, spec.precision)) return unsupported(*why);
-  const bool gpu = spec.device == "cuda";
-  if (gpu && !CudaAvailable()) return unsupported("no CUDA or ROCm device is visible to LibTorch on this machine");
-  const auto device_type = gpu ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
-  if (auto why = PrecisionUnsupported(spec.precision, device_type)) return unsupported(*why);
-
+  const auto mode = core::Parse<core::Mode>(spec.mode);
+  std::optional<std::string> unsupported = Unsupported(spec, *info, mode);
   try {
-    if (spec.threads > 0) at::set_num_threads(spec.threads);
-    models::WorkloadOptions opt;
-    opt.mode = mode;
-    opt.device = gpu ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
-    opt.batch_size = spec.batch_size;
-    opt.seed = spec.seed;
-    opt.smoke = spec.smoke;
-    models::SeedAll(spec.seed);
-    auto workload = info->create(opt);
-    ApplyPrecision(spec.precision, *workload);
-    if (mode == models::Mode::kTrain) workload->net().train();
-    else workload->net().eval();
-    const auto setup_start = Clock::now();
-    if (auto why = InstallBackend(spec.backend, *workload, mode)) return unsupported(FirstLines(*why));
-    std::optional<double> backend_setup_ms;
-    if (spec.backend != "eager") {
-      if (gpu) CudaSynchronize();
-      backend_setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - setup_start).count();
-    }
-
-    auto sync = [gpu] {
-      if (gpu) CudaSynchronize();
-    };
-    std::optional<core::PrecisionFlags> flags;
-    auto step = [&] {
-      AutocastScope autocast(spec.precision, device_type);
-      if (!flags) flags = EffectiveFlags(spec.precision, device_type);
-      const auto s0 = Clock::now();
-      workload->Step(mode);
-      if (spec.slowdown > 0) {
-        // Planted regression for tests: wait a fraction of the step's own host time.
-        sync();
-        std::this_thread::sleep_for((Clock::now() - s0) * spec.slowdown);
-      }
-    };
-
-    for (int i = 0; i < spec.warmup; ++i) step();
-    sync();
-
-    core::Memory mem;
-    mem.cpu_rss_after_warmup_bytes = CurrentRssBytes();
-    // VmHWM from here on is the measured region's peak (where the kernel allows the reset).
-    ResetPeakRss();
-    if (gpu) {
-      mem.gpu_allocated_after_warmup_bytes = CudaMemory().allocated;
-      CudaResetPeakMemory();
-    }
-
-    std::vector<double> samples;
-    samples.reserve(spec.repeat);
-    std::unique_ptr<CudaTimer> timer;
-    if (gpu) timer = std::make_unique<CudaTimer>();
-    for (int i = 0; i < spec.repeat; ++i) {
-      sync();
-      if (gpu) {
-        timer->Start();
-        step();
-        samples.push_back(timer->StopMs());
-      } else {
-        const auto t0 = Clock::now();
-        step();
-        samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      }
-    }
-    sync();
-    mem.cpu_peak_rss_bytes = PeakRssBytes();
-    if (gpu) {
-      auto m = CudaMemory();
-      mem.gpu_peak_allocated_bytes = m.peak_allocated;
-      mem.gpu_peak_reserved_bytes = m.peak_reserved;
-    }
-    r.memory = mem;
-    r.precision_flags = flags;
-
-    core::Timing t;
-    t.samples_ms = samples;
-    t.warmup_iterations = spec.warmup;
-    t.repetitions = spec.repeat;
-    t.clock = gpu ? "cuda_event" : "steady_clock";
-    t.samples_per_step = workload->samples_per_step();
-    t.backend_setup_ms = backend_setup_ms;
-    core::SummarizeTiming(t);
-    r.timing = t;
-
-    core::Flops flops;
-    flops.analytic_flops_per_iter = workload->AnalyticFlops(mode);
-    if (spec.profile_iterations > 0) {
-      std::string trace;
-      if (spec.trace) {
-        trace = (std::filesystem::path(spec.platform_dir) / "traces" / (spec.key().FileStem() + ".trace.json")).string();
-        std::filesystem::create_directories(std::filesystem::path(trace).parent_path());
-      }
-      auto p = ProfileSteps(step, sync, spec.profile_iterations, device_type, trace);
-      core::Profiling prof;
-      prof.iterations = spec.profile_iterations;
-      prof.wall_ms_per_iter = p.wall_ms_per_iter;
-      if (!trace.empty()) prof.trace_file = std::filesystem::path(trace).filename().string();
-      r.profiling = prof;
-      r.gpu_breakdown = p.breakdown;
-      r.operators = p.operators;
-      flops.profiler_flops_per_iter = p.flops_per_iter;
-      flops.profiler_counted_ops = p.flop_counted_ops;
-    }
-    r.flops = flops;
-    core::DeriveRates(r);
-    r.status = "ok";
+    if (!unsupported) unsupported = Measure(spec, *info, mode, r);
   } catch (const c10::OutOfMemoryError& e) {
     r.status = "oom";
     r.reason = FirstLines(e.what());
@@ -201,7 +231,20 @@ core::RunResult RunWorker(const RunSpec& spec) {
     r.status = LooksLikeOom(what) ? "oom" : "error";
     r.reason = FirstLines(what);
   }
+  if (unsupported) {
+    r.status = "unsupported";
+    r.reason = *unsupported;
+  }
   return finish(r);
+}
+
+int WorkerMain(const std::filesystem::path& spec_file) {
+  auto spec = RunSpec::FromJson(core::ReadJsonFile(spec_file));
+  auto result = RunWorker(spec);
+  const auto path = spec.result_file.empty() ? core::RunPath(spec.platform_dir, spec.key())
+                                             : std::filesystem::path(spec.result_file);
+  core::WriteJsonAtomic(path, core::ToJson(result));
+  return 0;
 }
 
 }  // namespace torchgauge::collector

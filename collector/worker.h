@@ -4,6 +4,8 @@
 // profiling pass. Failures become statuses: unsupported, error, oom.
 #pragma once
 
+#include <filesystem>
+
 #include "collector/run_spec.h"
 #include "core/result.h"
 
@@ -14,5 +16,9 @@ core::RunResult RunWorker(const RunSpec& spec);
 // The identity part of a result (model, mode, ...), shared by the worker and
 // by the supervisor when it records a crash or a timeout.
 core::RunResult ResultSkeleton(const RunSpec& spec);
+
+// Entry point of the child (`torchgauge-collect worker --spec FILE`): reads
+// the spec, measures, writes the result where the spec says.
+int WorkerMain(const std::filesystem::path& spec_file);
 
 }  // namespace torchgauge::collector

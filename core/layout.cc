@@ -38,4 +38,26 @@ std::filesystem::path RunPath(const std::filesystem::path& platform_dir, const R
   return RunsDir(platform_dir) / (key.FileStem() + ".json");
 }
 
+std::string ProcessStem(const RunKey& key, int process, int processes) {
+  return processes > 1 ? key.FileStem() + ".p" + std::to_string(process) : key.FileStem();
+}
+std::filesystem::path WorkDir(const std::filesystem::path& platform_dir) { return platform_dir / ".work"; }
+std::filesystem::path LogsDir(const std::filesystem::path& platform_dir) { return platform_dir / "logs"; }
+std::filesystem::path TracesDir(const std::filesystem::path& platform_dir) { return platform_dir / "traces"; }
+std::filesystem::path SpecPath(const std::filesystem::path& platform_dir, const std::string& process_stem) {
+  return WorkDir(platform_dir) / (process_stem + ".spec.json");
+}
+std::filesystem::path PartResultPath(const std::filesystem::path& platform_dir, const std::string& process_stem) {
+  return WorkDir(platform_dir) / (process_stem + ".result.json");
+}
+std::filesystem::path LogPath(const std::filesystem::path& platform_dir, const std::string& process_stem) {
+  return LogsDir(platform_dir) / (process_stem + ".log");
+}
+std::filesystem::path TracePath(const std::filesystem::path& platform_dir, const RunKey& key) {
+  return TracesDir(platform_dir) / (key.FileStem() + ".trace.json");
+}
+
+std::filesystem::path BisectResultsRoot(const std::filesystem::path& work_dir) { return work_dir / "results"; }
+std::filesystem::path BisectLogPath(const std::filesystem::path& work_dir) { return work_dir / "bisect.log"; }
+
 }  // namespace torchgauge::core

@@ -1,12 +1,21 @@
 // The results layout, computed in one place:
 //   <root>/<build-id>/<platform-id>/manifest.json
 //   <root>/<build-id>/<platform-id>/runs/<model>.<mode>.<backend>.<precision>.json
+// and the collector's working files beside them (not part of the contract):
+//   <platform>/logs/<process-stem>.log          each worker process's output
+//   <platform>/traces/<stem>.trace.json         --trace: the profiling pass
+//   <platform>/.work/<process-stem>.spec.json   a worker's instructions
+//   <platform>/.work/<process-stem>.result.json a worker's result, before pooling
+// where <stem> is model.mode.backend.precision and <process-stem> is <stem>
+// for a single-process run and <stem>.p<k> for process k of several. A
+// bisection's work directory holds results/<rev-build>/bisect/ and bisect.log.
 // Ids are validated against a safe character set so that no id can escape
 // the results or site directory.
 #pragma once
 
 #include <filesystem>
 #include <string>
+#include <tuple>
 
 namespace torchgauge::core {
 
@@ -29,5 +38,19 @@ std::filesystem::path PlatformDir(const std::filesystem::path& root, const std::
 std::filesystem::path ManifestPath(const std::filesystem::path& platform_dir);
 std::filesystem::path RunsDir(const std::filesystem::path& platform_dir);
 std::filesystem::path RunPath(const std::filesystem::path& platform_dir, const RunKey& key);
+
+// The collector's working files (see the top of this file).
+std::string ProcessStem(const RunKey& key, int process, int processes);
+std::filesystem::path WorkDir(const std::filesystem::path& platform_dir);
+std::filesystem::path LogsDir(const std::filesystem::path& platform_dir);
+std::filesystem::path TracesDir(const std::filesystem::path& platform_dir);
+std::filesystem::path SpecPath(const std::filesystem::path& platform_dir, const std::string& process_stem);
+std::filesystem::path PartResultPath(const std::filesystem::path& platform_dir, const std::string& process_stem);
+std::filesystem::path LogPath(const std::filesystem::path& platform_dir, const std::string& process_stem);
+std::filesystem::path TracePath(const std::filesystem::path& platform_dir, const RunKey& key);
+
+// A bisection's work directory: every step's results tree and the log.
+std::filesystem::path BisectResultsRoot(const std::filesystem::path& work_dir);
+std::filesystem::path BisectLogPath(const std::filesystem::path& work_dir);
 
 }  // namespace torchgauge::core

@@ -178,12 +178,7 @@ json ToJson(const RunResult& r) {
   j["signal"] = Opt(r.signal);
   j["started_at"] = r.started_at;
   j["duration_s"] = Opt(r.duration_s);
-  if (r.settings) {
-    const auto& s = *r.settings;
-    j["settings"] = {{"warmup", s.warmup}, {"repeat", s.repeat}, {"seed", s.seed}, {"timeout_s", s.timeout_s},
-                     {"profile_iterations", s.profile_iterations}, {"smoke", s.smoke},
-                     {"processes", s.processes}, {"threads", s.threads}};
-  }
+  if (r.settings) j["settings"] = ToJson(*r.settings);
   if (r.precision_flags) {
     const auto& p = *r.precision_flags;
     j["precision_flags"] = {{"param_dtype", p.param_dtype},
@@ -294,11 +289,11 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     rs.repeat = s.GetOr<int>("repeat", rs.repeat);
     rs.seed = s.GetOr<uint64_t>("seed", rs.seed);
     rs.timeout_s = s.GetOr<double>("timeout_s", rs.timeout_s);
-    rs.profile_iterations = s.GetOr<int>("profile_iterations", 0);
-    rs.smoke = s.GetOr<bool>("smoke", false);
-    rs.processes = s.GetOr<int>("processes", 1);
+    rs.profile_iterations = s.GetOr<int>("profile_iterations", rs.profile_iterations);
+    rs.smoke = s.GetOr<bool>("smoke", rs.smoke);
+    rs.processes = s.GetOr<int>("processes", rs.processes);
     if (rs.processes < 1) s.Fail("processes", "must be >= 1");
-    rs.threads = s.GetOr<int>("threads", 0);
+    rs.threads = s.GetOr<int>("threads", rs.threads);
     if (rs.threads < 0) s.Fail("threads", "must be >= 0");
     r.settings = rs;
   }

@@ -16,30 +16,16 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/run_settings.h"
+#include "core/vocabulary.h"
+
 namespace torchgauge::core {
 
 inline constexpr int kRunSchemaVersion = 1;
 inline constexpr int kManifestSchemaVersion = 1;
 
-inline constexpr const char* kModes[] = {"train", "eval"};
-inline constexpr const char* kStatuses[] = {"ok", "unsupported", "error", "timeout", "oom", "crashed"};
-inline constexpr const char* kPrecisions[] = {"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"};
-inline constexpr const char* kBackends[] = {"eager", "torchscript", "cudagraph", "aotinductor"};
-inline constexpr const char* kDomains[] = {"vision", "nlp", "recommendation", "rl", "speech", "other", "test"};
-
 struct ModelIdentity {
   std::string id, paper_name, domain, task, reference;
-};
-
-struct RunSettings {
-  int warmup = 3;
-  int repeat = 10;
-  uint64_t seed = 0;
-  double timeout_s = 600;
-  int profile_iterations = 0;
-  bool smoke = false;  // smoke suite: small inputs where the model allows (WorkloadOptions::smoke)
-  int processes = 1;   // worker processes the run's samples were pooled from
-  int threads = 0;     // intra-op CPU threads set by --threads; 0: LibTorch's default
 };
 
 struct PrecisionFlags {

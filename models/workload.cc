@@ -3,29 +3,7 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
-
 namespace torchgauge::models {
-
-const char* ModeName(Mode mode) { return mode == Mode::kTrain ? "train" : "eval"; }
-
-const char* DomainName(Domain domain) {
-  switch (domain) {
-    case Domain::kVision: return "vision";
-    case Domain::kNlp: return "nlp";
-    case Domain::kRecommendation: return "recommendation";
-    case Domain::kReinforcementLearning: return "rl";
-    case Domain::kSpeech: return "speech";
-    case Domain::kOther: return "other";
-    case Domain::kTest: return "test";
-  }
-  return "other";
-}
-
-std::optional<Mode> ParseMode(const std::string& name) {
-  if (name == "train") return Mode::kTrain;
-  if (name == "eval") return Mode::kEval;
-  return std::nullopt;
-}
 
 void Workload::Step(Mode mode) {
   if (mode == Mode::kTrain) {

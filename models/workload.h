@@ -26,17 +26,16 @@
 #include <utility>
 #include <vector>
 
+#include "core/vocabulary.h"
+
 namespace torchgauge::models {
 
-enum class Mode { kTrain, kEval };
+// The contract's vocabulary (core/vocabulary.h): a model's domain and the
+// mode it runs in are the same enums the result records by name.
+using Mode = core::Mode;
+using Domain = core::Domain;
 
-// The paper's six domains (section 2.1), plus a hidden domain for the
-// harness's own test models.
-enum class Domain { kVision, kNlp, kRecommendation, kReinforcementLearning, kSpeech, kOther, kTest };
-
-const char* ModeName(Mode mode);          // "train" | "eval"
-const char* DomainName(Domain domain);    // "vision" | "nlp" | "recommendation" | "rl" | "speech" | "other" | "test"
-std::optional<Mode> ParseMode(const std::string& name);
+inline const char* ModeName(Mode mode) { return core::Name(mode); }  // "train" | "eval"
 
 struct BatchSizes {
   int64_t train = 1;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "core/compare_cli.h"
 #include "core/json_io.h"
 #include "reporter/load.h"
 #include "reporter/serve.h"
@@ -58,12 +59,7 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
   sub->add_option("--threads", opts->threads, "Threads for loading results (0: all cores)");
   auto no_compare = std::make_shared<bool>(false);
   sub->add_flag("--no-compare", *no_compare, "Do not compare each build with the previous one on its platform");
-  sub->add_option("--compare-threshold", opts->compare_options.threshold_percent,
-                  "Regression threshold in percent for the build pages' comparison (as compare --threshold)")
-      ->capture_default_str();
-  sub->add_option("--compare-persist", opts->compare_options.persist,
-                  "Confirm a regression once N consecutive builds show it (as compare --persist)")
-      ->capture_default_str();
+  core::AddCompareOptions(*sub, opts->compare_options, {.prefix = "compare-"});
   sub->callback([&state, opts, builds, no_svg, no_compare] {
     Guard(state, [&] {
       opts->builds = std::set<std::string>(builds->begin(), builds->end());

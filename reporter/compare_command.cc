@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/compare.h"
+#include "core/compare_cli.h"
 #include "core/json_io.h"
 #include "reporter/compare_report.h"
 
@@ -21,11 +22,7 @@ int RunCompareCommand(const CompareCommandOptions& o, std::ostream& out, std::os
     req.base = o.base;
     req.new_build = o.new_build;
     req.platform = o.platform;
-    req.options.threshold_percent = o.threshold;
-    req.options.alpha = o.alpha;
-    req.options.window = o.window;
-    req.options.persist = o.persist;
-    for (const auto& spec : o.threshold_for) req.options.rules.push_back(core::ParseThresholdRule(spec));
+    req.options = o.compare;
     c = core::CompareBuilds(req);
   } catch (const core::FileError& e) {
     err << "torchgauge-report compare: " << e.file().string() << (e.field().empty() ? "" : " (" + e.field() + ")")
@@ -63,17 +60,7 @@ void AddCompareCommand(CLI::App& app) {
                   "The baseline build id (default: the previous build by manifest started_at, then id)");
   cmd->add_option("--results", opts->results, "The results tree")->capture_default_str();
   cmd->add_option("--platform", opts->platform, "Platform id (default: every platform of the new build)");
-  cmd->add_option("--window", opts->window,
-                  "Baseline = median of the per-build medians of N builds; the test pools their samples")
-      ->capture_default_str();
-  cmd->add_option("--persist", opts->persist,
-                  "Confirm a regression only when N consecutive builds show it against the same baseline")
-      ->capture_default_str();
-  cmd->add_option("--threshold", opts->threshold, "Relative threshold in percent")->capture_default_str();
-  cmd->add_option("--threshold-for", opts->threshold_for,
-                  "Per metric and model pattern: 'metric:regex=pct' (metric: time, throughput, cpu_memory, "
-                  "gpu_memory or *); the last match wins");
-  cmd->add_option("--alpha", opts->alpha, "Significance level of the Mann-Whitney U test")->capture_default_str();
+  core::AddCompareOptions(*cmd, opts->compare);
   cmd->add_option("--site-url", opts->site_url, "Base URL of the published site, for links");
   cmd->add_option("--markdown", opts->markdown, "Write the GitHub issue body here");
   cmd->add_option("--json", opts->json, "Write the comparison as JSON here");

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/compare.h"
+
 namespace CLI {
 class App;
 }
@@ -24,11 +26,7 @@ struct CompareCommandOptions {
   std::optional<std::string> base;
   std::string new_build;
   std::optional<std::string> platform;
-  int window = 1;
-  int persist = 1;
-  double threshold = 7.0;
-  std::vector<std::string> threshold_for;  // 'metric:regex=pct'
-  double alpha = 0.05;
+  core::CompareOptions compare;  // threshold, rules, alpha, window, persist
   std::string site_url;
   std::string markdown, json, html;  // output files; empty: not written
 };

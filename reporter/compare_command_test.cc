@@ -87,10 +87,11 @@ TEST_CASE("a build against itself, and bad input") {
   CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareBadInput);
   CHECK(err.str().find("/nonexistent/results") != std::string::npos);
   o = Fixture();
-  o.threshold_for = {"speed:.*=3"};
+  o.compare.threshold_percent = -1;
   CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareBadInput);
   o = Fixture();
-  o.threshold_for = {"*:.*=50", "cpu_memory:.*=50"};  // every change is now under the thresholds
+  // Every change is now under the thresholds.
+  o.compare.rules = {core::ParseThresholdRule("*:.*=50"), core::ParseThresholdRule("cpu_memory:.*=50")};
   out.str("");
   // dlrm still stopped working: a status change is always flagged.
   CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareRegressed);
@@ -183,6 +184,8 @@ TEST_CASE("the CLI subcommand returns the exit code through CLI11") {
   CHECK(run({"compare", "--results", results, "--new", kNew, "--threshold-for", "*:.*=80", "--markdown", md,
              "--base", kBase}) == 1);  // dlrm's status change
   CHECK(run({"compare", "--results", results, "--new", kNew, "--platform", "no-such-platform", "--markdown", md}) == 2);
+  // A malformed --threshold-for is a usage error, named by the option.
+  CHECK(run({"compare", "--results", results, "--new", kNew, "--threshold-for", "speed:.*=3"}) != 0);
   CHECK(run({"compare", "--results", results, "--new", kBase}) == 2);  // the first build: nothing before it
 }
 

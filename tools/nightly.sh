@@ -25,11 +25,9 @@ Usage: tools/nightly.sh [--build-id ID] [options]
   --bin-dir DIR        where torchgauge-collect and torchgauge-report live
                        (default: the repo's build/ tree, then PATH)
   --base ID            baseline build (default: the previous build)
-  --window N           baseline = median of N builds                  (default: 1)
-  --persist N          confirm a regression after N builds            (default: 1)
-  --threshold PCT      relative threshold                             (default: 7)
-  --threshold-for R    'metric:regex=pct', repeatable
-  --alpha A            significance level                             (default: 0.05)
+  --window N, --persist N, --threshold PCT, --threshold-for R (repeatable), --alpha A
+                       passed to `torchgauge-report compare` (its defaults when absent;
+                       `torchgauge-report compare --help` lists them)
   --issue-dir DIR      where issue.md / issue-title.txt / compare.json go
                        (default: <results>/.nightly/<build-id>; hidden, so no loader takes it for a build)
   --collect-arg ARG    extra argument for `torchgauge-collect run`, repeatable
@@ -44,9 +42,9 @@ die() { echo "nightly: $*" >&2; exit 2; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_id="" results="results" site="public" site_url="" suite="smoke" config="" bin_dir=""
-processes=5 base="" window=1 persist=1 threshold=7 alpha=0.05 issue_dir="" open_issue=""
+processes=5 base="" issue_dir="" open_issue=""
 skip_collect=0 skip_site=0
-threshold_for=() collect_args=()
+compare_args=() collect_args=()
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -59,11 +57,7 @@ while [[ $# -gt 0 ]]; do
     --processes) processes="${2:?}"; shift 2 ;;
     --bin-dir) bin_dir="${2:?}"; shift 2 ;;
     --base) base="${2:?}"; shift 2 ;;
-    --window) window="${2:?}"; shift 2 ;;
-    --persist) persist="${2:?}"; shift 2 ;;
-    --threshold) threshold="${2:?}"; shift 2 ;;
-    --threshold-for) threshold_for+=("--threshold-for" "${2:?}"); shift 2 ;;
-    --alpha) alpha="${2:?}"; shift 2 ;;
+    --window|--persist|--threshold|--threshold-for|--alpha) compare_args+=("$1" "${2:?}"); shift 2 ;;
     --issue-dir) issue_dir="${2:?}"; shift 2 ;;
     --collect-arg) collect_args+=("${2:?}"); shift 2 ;;
     --skip-collect) skip_collect=1; shift ;;
@@ -130,8 +124,7 @@ fi
 step "comparing $build_id with ${base:-the previous build}"
 set +e
 "$report" compare --new "$build_id" --results "$results" ${base:+--base "$base"} \
-    --window "$window" --persist "$persist" --threshold "$threshold" --alpha "$alpha" \
-    "${threshold_for[@]}" ${site_url:+--site-url "$site_url"} \
+    "${compare_args[@]}" ${site_url:+--site-url "$site_url"} \
     --markdown "$issue_dir/report.md" --json "$issue_dir/compare.json" "${html_args[@]}"
 rc=$?
 set -e

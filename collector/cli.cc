@@ -1,0 +1,202 @@
+#include "collector/cli.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "collector/bisect_command.h"
+#include "collector/environment.h"
+#include "collector/worker.h"
+#include "core/compare_cli.h"
+#include "core/coverage.h"
+#include "core/run_settings.h"
+#include "core/version.h"
+#include "core/vocabulary.h"
+#include "models/workload.h"
+
+namespace torchgauge::collector {
+
+using nlohmann::json;
+
+CLI::IsMember Choices(std::span<const char* const> names) {
+  return CLI::IsMember(std::vector<std::string>(names.begin(), names.end()));
+}
+
+CLI::IsMember DeviceChoices() { return CLI::IsMember({"auto", "cpu", "cuda"}); }
+
+std::string ResolveDevice(const std::string& requested) { return requested == "auto" ? BestDevice() : requested; }
+
+void Guard(CliState& state, const std::function<int()>& body) {
+  try {
+    state.exit_code = body();
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    state.exit_code = 2;
+  }
+}
+
+namespace {
+
+std::string Batches(const models::BatchSizes& b) { return std::to_string(b.train) + "/" + std::to_string(b.eval); }
+
+json ModelJson(const models::ModelInfo& m) {
+  return {{"id", m.id}, {"paper_name", m.paper_name}, {"domain", core::Name(m.domain)},
+          {"task", m.task}, {"reference", m.reference},
+          {"default_batch", {{"train", m.default_batch.train}, {"eval", m.default_batch.eval}}},
+          {"smoke_batch", {{"train", m.smoke_batch.train}, {"eval", m.smoke_batch.eval}}},
+          {"supports_train", m.supports_train}, {"supports_eval", m.supports_eval}};
+}
+
+int ListModels(bool all, bool as_json) {
+  json out = json::array();
+  if (!as_json) {
+    std::printf("%-34s %-15s %-28s %-34s %-11s %-9s %s\n", "MODEL", "DOMAIN", "TASK", "PAPER NAME", "BATCH T/E",
+                "SMOKE", "REFERENCE");
+  }
+  std::vector<const models::ModelInfo*> sorted;
+  for (const auto& m : models::Registry()) sorted.push_back(&m);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+    return std::tie(a->domain, a->id) < std::tie(b->domain, b->id);
+  });
+  for (const auto* mp : sorted) {
+    const auto& m = *mp;
+    if (m.hidden && !all) continue;
+    if (as_json) {
+      out.push_back(ModelJson(m));
+      continue;
+    }
+    std::string modes = m.supports_train && m.supports_eval ? "" : (m.supports_train ? " (train only)" : " (eval only)");
+    std::printf("%-34s %-15s %-28s %-34s %-11s %-9s %s%s\n", m.id.c_str(), core::Name(m.domain), m.task.c_str(),
+                m.paper_name.c_str(), Batches(m.default_batch).c_str(), Batches(m.smoke_batch).c_str(),
+                m.reference.c_str(), modes.c_str());
+  }
+  if (as_json) std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+int PrintCoverage(const std::string& dir, bool list) {
+  std::vector<std::string> problems;
+  auto runs = core::LoadRunsUnder(dir, &problems);
+  for (const auto& p : problems) std::cerr << "warning: skipped " << p << "\n";
+  auto cov = core::ComputeCoverage(runs);
+  std::printf("%-16s %10s\n", "DOMAIN", "ATEN OPS");
+  for (const auto& [domain, ops] : cov.by_domain) std::printf("%-16s %10zu\n", domain.c_str(), ops.size());
+  std::printf("%-16s %10zu\n", "union", cov.all.size());
+  std::printf("(%d runs with operator data, %d without: failed, unsupported or not profiled)\n",
+              cov.runs_with_operators, cov.runs_without);
+  if (list) {
+    for (const auto& op : cov.all) std::printf("%s\n", op.c_str());
+  }
+  return cov.runs_with_operators > 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void AddListCommand(CLI::App& app, CliState& state) {
+  auto* sub = app.add_subcommand("list", "List the models with domain, task, paper name, batch sizes and reference.");
+  auto all = std::make_shared<bool>(false), as_json = std::make_shared<bool>(false);
+  sub->add_flag("--all", *all, "Include the harness's hidden test models.");
+  sub->add_flag("--json", *as_json, "Print JSON.");
+  sub->callback([&state, all, as_json] { Guard(state, [&] { return ListModels(*all, *as_json); }); });
+}
+
+void AddEnvCommand(CLI::App& app, CliState& state) {
+  auto* sub = app.add_subcommand("env", "Print what the manifest would record about this machine and software.");
+  auto device = std::make_shared<std::string>("auto");
+  sub->add_option("--device", *device, "auto | cpu | cuda")->check(DeviceChoices());
+  sub->callback([&state, device] {
+    Guard(state, [&] {
+      const std::string dev = ResolveDevice(*device);
+      auto env = DescribeEnvironment(dev);
+      env["platform_id"] = AutoPlatformId(env);
+      env["build_id"] = AutoBuildId(env);
+      env["collector"] = {{"version", core::Version()}, {"git_sha", core::GitSha()}};
+      env["clocks"] = ReadClocks(dev);
+      std::cout << env.dump(2) << "\n";
+      return 0;
+    });
+  });
+}
+
+void AddCoverageCommand(CLI::App& app, CliState& state) {
+  auto* sub = app.add_subcommand("coverage", "Print the distinct ATen operators exercised per domain and in total.");
+  auto dir = std::make_shared<std::string>();
+  auto list = std::make_shared<bool>(false);
+  sub->add_option("results", *dir, "A results tree, build or platform directory")->required();
+  sub->add_flag("--list", *list, "Also list the operators");
+  sub->callback([&state, dir, list] { Guard(state, [&] { return PrintCoverage(*dir, *list); }); });
+}
+
+void AddBisectCommand(CLI::App& app, CliState& state) {
+  auto* sub = app.add_subcommand(
+      "bisect", "Binary-search an ordered list of revisions for the first one that regressed the selected runs.");
+  auto o = std::make_shared<BisectCommandOptions>();
+  sub->add_option("--good", o->good, "Known-good revision")->required();
+  sub->add_option("--bad", o->bad, "Known-bad revision")->required();
+  sub->add_option("--candidates", o->candidates_file,
+                  "File: revisions after --good, oldest first, ending with --bad (git rev-list --reverse good..bad)")
+      ->required();
+  sub->add_option("--command", o->command, "Shell command that builds or installs a revision; {rev} is replaced")
+      ->required();
+  sub->add_option("--collector", o->collector, "Collector to measure with ({rev} allowed; default: this binary)");
+  sub->add_option("--model", o->runs.model, "Regex of the affected models")->required();
+  sub->add_option("--mode", o->runs.mode, "train | eval")->check(Choices(core::kModes))->capture_default_str();
+  sub->add_option("--precision", o->runs.precision, "Precision of the affected runs")
+      ->check(Choices(core::kPrecisions));
+  sub->add_option("--backend", o->runs.backend, "Backend of the affected runs")
+      ->check(Choices(core::kBackends))
+      ->capture_default_str();
+  sub->add_option("--device", o->runs.device, "auto | cpu | cuda")->check(DeviceChoices())->capture_default_str();
+  sub->add_option("--repeat", o->runs.repeat, "Timed repetitions per measurement")
+      ->default_str(std::to_string(core::RunSettings{}.repeat));
+  sub->add_option("--collect-arg", o->collect_args, "Extra argument for `run`, repeatable");
+  sub->add_option("--work-dir", o->work_dir, "Where each step's results and bisect.log go")->capture_default_str();
+  core::AddCompareOptions(*sub, o->compare, {.history = false});
+  sub->add_flag("--verify-bad", o->verify_bad, "Also measure --bad instead of assuming it is bad");
+  sub->callback([&state, o] {
+    Guard(state, [&] {
+      if (o->collector.empty()) o->collector = std::filesystem::read_symlink("/proc/self/exe").string();
+      return RunBisect(*o);
+    });
+  });
+}
+
+void AddWorkerCommand(CLI::App& app, CliState& state) {
+  auto* sub = app.add_subcommand("worker", "Internal: measure one run (started by `run`).");
+  sub->group("");
+  auto spec = std::make_shared<std::string>();
+  sub->add_option("--spec", *spec)->required();
+  sub->callback([&state, spec] { Guard(state, [&] { return WorkerMain(*spec); }); });
+}
+
+std::unique_ptr<CLI::App> MakeApp(CliState& state) {
+  auto app = std::make_unique<CLI::App>(
+      "torchgauge-collect: measure TorchGauge's LibTorch model suite (time, GPU breakdown, memory, FLOPs, "
+      "ATen coverage), one child process and one JSON result per run.",
+      "torchgauge-collect");
+  app->require_subcommand(1);
+  app->set_version_flag("--version", std::string(core::Version()) + " (" + core::GitSha() + ")");
+  AddListCommand(*app, state);
+  AddEnvCommand(*app, state);
+  AddRunCommand(*app, state);
+  AddCoverageCommand(*app, state);
+  AddBisectCommand(*app, state);
+  AddWorkerCommand(*app, state);
+  return app;
+}
+
+int RunCli(int argc, char** argv) {
+  CliState state;
+  state.argv.assign(argv + 1, argv + argc);
+  auto app = MakeApp(state);
+  try {
+    app->parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app->exit(e);
+  }
+  return state.exit_code;
+}
+
+}  // namespace torchgauge::collector

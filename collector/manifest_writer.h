@@ -1,0 +1,47 @@
+// The platform's manifest.json (schemas/manifest.schema.json): what the
+// collection ran on and with, written before the first run and again, with
+// the end time and the run counts, after the last. Every field the
+// collector puts in a manifest is assembled by BuildManifest, the one place
+// to switch to a typed manifest.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "collector/config.h"
+#include "collector/run_spec.h"
+
+namespace torchgauge::collector {
+
+struct ManifestFacts {
+  std::string build_id, platform_id;
+  std::string device;                 // cpu | cuda, after resolving auto
+  nlohmann::json environment;         // DescribeEnvironment(device)
+  nlohmann::json clocks_start;        // ReadClocks(device) before the first run
+  std::string started_at;
+  const SuiteConfig* suite = nullptr; // effective: suite file, --config and the command line
+  PlanFilters filters;
+  std::vector<std::string> argv;      // the command line after the program name
+  std::string config_file, suite_name;
+  // Known once the collection stopped; unset in the manifest written at the start.
+  struct End {
+    std::string finished_at;
+    nlohmann::json clocks_end;
+    bool interrupted = false;
+    std::map<std::string, int> counts;  // status -> runs
+  };
+  std::optional<End> end;
+};
+
+nlohmann::json BuildManifest(const ManifestFacts& facts);
+
+// The started_at of the manifest an interrupted collection left at `path`
+// (kept by --resume); nullopt when there is none or it is unreadable.
+std::optional<std::string> EarlierStartedAt(const std::filesystem::path& path);
+
+}  // namespace torchgauge::collector

@@ -1,0 +1,38 @@
+#include "core/run_settings.h"
+
+#include <nlohmann/json.hpp>
+
+namespace torchgauge::core {
+
+std::optional<SettingsProblem> CheckRunSettings(const RunSettings& s) {
+  if (s.warmup < 0) return SettingsProblem{"warmup", "must be >= 0"};
+  if (s.repeat < 1) return SettingsProblem{"repeat", "must be >= 1"};
+  if (s.processes < 1 || s.processes > 100) return SettingsProblem{"processes", "must be within [1, 100]"};
+  if (s.profile_iterations < 0) return SettingsProblem{"profile_iterations", "must be >= 0"};
+  if (!(s.timeout_s > 0)) return SettingsProblem{"timeout_s", "must be > 0"};
+  if (s.threads < 0) return SettingsProblem{"threads", "must be >= 0"};
+  return std::nullopt;
+}
+
+nlohmann::json ToJson(const RunSettings& s) {
+  return {{"warmup", s.warmup},       {"repeat", s.repeat},
+          {"seed", s.seed},           {"timeout_s", s.timeout_s},
+          {"profile_iterations", s.profile_iterations},
+          {"smoke", s.smoke},         {"processes", s.processes},
+          {"threads", s.threads}};
+}
+
+RunSettings RunSettingsFromJson(const nlohmann::json& j) {
+  RunSettings s;
+  s.warmup = j.value("warmup", s.warmup);
+  s.repeat = j.value("repeat", s.repeat);
+  s.seed = j.value("seed", s.seed);
+  s.timeout_s = j.value("timeout_s", s.timeout_s);
+  s.profile_iterations = j.value("profile_iterations", s.profile_iterations);
+  s.smoke = j.value("smoke", s.smoke);
+  s.processes = j.value("processes", s.processes);
+  s.threads = j.value("threads", s.threads);
+  return s;
+}
+
+}  // namespace torchgauge::core

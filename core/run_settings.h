@@ -1,0 +1,42 @@
+// How one run is measured: warm-up, timed repetitions, worker processes,
+// the profiling pass, timeout, seed, threads, smoke inputs. One struct, with
+// each default written once here, travels the whole way: the suite
+// (collector/config.h) holds it, the command line overrides it, each run's
+// spec carries it to the worker, and the result records it (the "settings"
+// object of schemas/run_result.schema.json, same field names).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace torchgauge::core {
+
+struct RunSettings {
+  int warmup = 3;               // untimed iterations before timing
+  int repeat = 10;              // timed iterations per worker process, one sample each
+  int processes = 1;            // worker processes per run; their samples are pooled
+  int profile_iterations = 3;   // iterations of the separate profiling pass; 0: no pass
+  double timeout_s = 1800;      // per worker process
+  uint64_t seed = 0;            // weights and inputs
+  int threads = 0;              // intra-op CPU threads; 0: LibTorch's default
+  bool smoke = false;           // smoke inputs: see models::WorkloadOptions::smoke
+
+  bool operator==(const RunSettings&) const = default;
+};
+
+// The first out-of-range field and what is wrong with it.
+struct SettingsProblem {
+  std::string field, message;
+};
+std::optional<SettingsProblem> CheckRunSettings(const RunSettings& s);
+
+// The "settings" object of a run result (and of a run spec).
+nlohmann::json ToJson(const RunSettings& s);
+// Reads the object ToJson writes; a missing field keeps its default.
+// Throws nlohmann::json::exception for a field of the wrong type.
+RunSettings RunSettingsFromJson(const nlohmann::json& j);
+
+}  // namespace torchgauge::core
