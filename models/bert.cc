@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include <cmath>
+#include "models/hf_harness.h"
 
 namespace torchgauge::models {
 namespace {
@@ -23,20 +23,6 @@ struct BertConfig {
 torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps) {
   return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps));
 }
-
-// transformers ties the MLM decoder to the word embeddings (weight) and to
-// cls.predictions.bias (bias). Python's state_dict lists the tied tensors under
-// both names while parameters() yields each once. Registering the aliases as
-// buffers of the very same tensors reproduces exactly that: the names line up
-// with the reference, and the optimizer and the parameter count see each
-// tensor once.
-struct TiedLinearImpl : torch::nn::Module {
-  TiedLinearImpl(const torch::Tensor& weight, const torch::Tensor& bias) {
-    register_buffer("weight", weight);
-    register_buffer("bias", bias);
-  }
-};
-TORCH_MODULE(TiedLinear);
 
 struct BertEmbeddingsImpl : torch::nn::Module {
   explicit BertEmbeddingsImpl(const BertConfig& c)
@@ -182,17 +168,17 @@ struct BertPredictionHeadTransformImpl : torch::nn::Module {
 };
 TORCH_MODULE(BertPredictionHeadTransform);
 
+// The MLM decoder is tied to the word embeddings (weight) and to
+// cls.predictions.bias (bias).
 struct BertLMPredictionHeadImpl : torch::nn::Module {
   BertLMPredictionHeadImpl(const BertConfig& c, const torch::Tensor& word_embeddings)
       : transform(register_module("transform", BertPredictionHeadTransform(c))),
         bias(register_parameter("bias", torch::zeros({c.vocab_size}))),
-        decoder(register_module("decoder", TiedLinear(word_embeddings, bias))),
-        decoder_weight(word_embeddings) {}
-  torch::Tensor forward(const torch::Tensor& hidden) { return torch::linear(transform(hidden), decoder_weight, bias); }
+        decoder(register_module("decoder", TiedWeights(word_embeddings, bias))) {}
+  torch::Tensor forward(const torch::Tensor& hidden) { return decoder(transform(hidden)); }
   BertPredictionHeadTransform transform;
   torch::Tensor bias;
-  TiedLinear decoder;
-  torch::Tensor decoder_weight;
+  TiedWeights decoder;
 };
 TORCH_MODULE(BertLMPredictionHead);
 
@@ -236,65 +222,26 @@ struct BertForMaskedLMImpl : torch::nn::Module {
 };
 TORCH_MODULE(BertForMaskedLM);
 
-// Sequence length: TorchBench hf_Bert uses 512 tokens for train and eval.
-// Smoke runs (WorkloadOptions::smoke) use a short sequence so that the smoke
-// suite fits 2 CPU cores; the sequence length is an input size, not part of
-// the architecture.
-constexpr int64_t kSeqLen = 512;
-constexpr int64_t kSmokeSeqLen = 32;
-
-class BertWorkload : public Workload {
- public:
-  explicit BertWorkload(const WorkloadOptions& opt) : net_(BertConfig{}) {
-    TORCH_CHECK(opt.batch_size > 0, "hf_bert: batch size must be positive");
-    net_->to(opt.device);
-    net_->train(opt.mode == Mode::kTrain);
-    const int64_t seq = opt.smoke ? kSmokeSeqLen : kSeqLen;
-    const auto vocab = BertConfig{}.vocab_size;
-    auto ids = torch::TensorOptions(opt.device).dtype(torch::kLong);
-    inputs_["input_ids"] = torch::randint(0, vocab, {opt.batch_size, seq}, ids);
-    if (opt.mode == Mode::kTrain) {
-      // TorchBench's labels are independent random token ids ("decoder_ids").
-      inputs_["labels"] = torch::randint(0, vocab, {opt.batch_size, seq}, ids);
-      // TorchBench hf_Bert: optim.Adam(model.parameters(), lr=0.001).
-      optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
-    }
-    samples_per_step_ = opt.batch_size;
-  }
-
-  torch::nn::Module& net() override { return *net_; }
-
-  torch::Tensor Forward() override { return net_->forward(inputs_.at("input_ids")); }
-
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "hf_bert: workload was not built for training");
-    auto logits = RunForward();
-    auto loss = torch::nn::functional::cross_entropy(logits.view({-1, logits.size(-1)}), inputs_.at("labels").view(-1));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
- private:
-  BertForMaskedLM net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-};
-
 }  // namespace
 
 void AddBertModels(std::vector<ModelInfo>& out) {
-  ModelInfo info;
-  info.id = "hf_bert";
-  info.paper_name = "hf_Bert";
-  info.domain = Domain::kNlp;
-  info.task = "language modeling";
-  info.reference = "transformers.BertForMaskedLM(BertConfig()) (TorchBench hf_Bert: AutoModelForMaskedLM)";
-  // torchbenchmark/models/hf_Bert/__init__.py: DEFAULT_TRAIN_BSIZE = 4, DEFAULT_EVAL_BSIZE = 1.
-  info.default_batch = {4, 1};
-  info.smoke_batch = {1, 1};
-  info.create = [](const WorkloadOptions& opt) { return std::make_unique<BertWorkload>(opt); };
-  out.push_back(std::move(info));
+  out.push_back(LanguageModelInfo({
+      .id = "hf_bert",
+      .paper_name = "hf_Bert",
+      .reference = "transformers.BertForMaskedLM(BertConfig()) (TorchBench hf_Bert: AutoModelForMaskedLM)",
+      // torchbenchmark/models/hf_Bert/__init__.py: DEFAULT_TRAIN_BSIZE = 4, DEFAULT_EVAL_BSIZE = 1.
+      .default_batch = {4, 1},
+      .objective = LmObjective::kMaskedLm,
+      .vocab_size = BertConfig{}.vocab_size,
+      // TorchBench hf_Bert: 512 tokens for train and eval.
+      .train_seq_len = 512,
+      .eval_seq_len = 512,
+      .build = [] {
+        BertForMaskedLM net(BertConfig{});
+        auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
+        return LanguageModel{net.ptr(), forward};
+      },
+  }));
 }
 
 }  // namespace torchgauge::models

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <deque>
 #include <memory>
-#include <random>
 
 #include "models/rl_env.h"
+#include "models/rl_harness.h"
 #include "models/squashed_normal.h"
 
 namespace torchgauge::models {
@@ -138,14 +138,12 @@ struct PixelEnv {
     Render();
     for (int i = 0; i < kFrameStack; ++i) frames.push_back(frame.clone());
     while (static_cast<int64_t>(frames.size()) > kFrameStack) frames.pop_front();
-    steps = 0;
   }
   double Step(double action) {
     double reward = env.Step(action);
     Render();
     frames.push_back(frame.clone());
     frames.pop_front();
-    ++steps;
     return reward;
   }
   void Render() {
@@ -157,121 +155,58 @@ struct PixelEnv {
   CartpoleSwingupEnv env;
   torch::Tensor frame;
   std::deque<torch::Tensor> frames;
-  int steps = 0;
 };
 
-class DrqWorkload : public Workload {
+class DrqWorkload final : public OffPolicyWorkload {
  public:
-  // TorchBench allocates replay_buffer_capacity = 100000 transitions (12.7 GB
-  // of uint8 frames, untouched by its few steps). Sampling cost does not
-  // depend on capacity, so a smaller buffer keeps memory honest.
-  static constexpr int64_t kBufferCapacity = 10000;
-
   explicit DrqWorkload(const WorkloadOptions& opt)
-      : mode_(opt.mode), device_(opt.device), batch_(opt.batch_size) {
-    TORCH_CHECK(opt.batch_size >= 1, "drq: batch size must be >= 1");
+      : OffPolicyWorkload(opt, {
+                                   .id = "drq",
+                                   .obs_input = "obs",
+                                   .act_dim = kActDim,
+                                   .max_episode_steps = kMaxEpisodeSteps,
+                                   .env_seed = 31,
+                                   .warmup_seed = 7,
+                                   // DrQ's num_seed_steps: enough for one batch.
+                                   .warmup_transitions = opt.batch_size,
+                                   // TorchBench allocates replay_buffer_capacity = 100000
+                                   // transitions (12.7 GB of uint8 frames, untouched by its few
+                                   // steps). Sampling cost does not depend on capacity, so a
+                                   // smaller buffer keeps memory honest.
+                                   .buffer_capacity = 10000,
+                                   // TorchBench's loop updates before the environment step.
+                                   .update_before_env_step = true,
+                                   .train_compiled_forward_unsupported =
+                                       "the DrQ update trains the encoder, actor and critic outside the policy's "
+                                       "forward pass",
+                               }) {
     net_->to(opt.device);
-    const int64_t num_envs = mode_ == Mode::kTrain ? 1 : opt.batch_size;
-    for (int64_t i = 0; i < num_envs; ++i) {
-      envs_.emplace_back(opt.seed * 1000003 + 31 + i);
-      envs_.back().Reset();
-    }
-    host_obs_ = torch::empty({num_envs, kObsChannels, kImage, kImage}, torch::kByte);
-    ObserveAll();
-    // agent.act: torch.FloatTensor(obs).to(device) -- converted on the host.
-    inputs_["obs"] = host_obs_.to(torch::kFloat).to(device_);
-    samples_per_step_ = opt.batch_size;
-    if (mode_ == Mode::kTrain) {
-      buffer_ = std::make_unique<ReplayBuffer>(
-          kBufferCapacity, std::vector<int64_t>{kObsChannels, kImage, kImage}, torch::kByte, kActDim, device_);
+    if (opt.mode == Mode::kTrain) {
       critic_opt_ = std::make_unique<torch::optim::Adam>(net_->critic->parameters(), torch::optim::AdamOptions(kLr));
       actor_opt_ = std::make_unique<torch::optim::Adam>(net_->actor->parameters(), torch::optim::AdamOptions(kLr));
       alpha_opt_ = std::make_unique<torch::optim::Adam>(std::vector<torch::Tensor>{net_->log_alpha},
                                                         torch::optim::AdamOptions(kLr));
-      // Seed steps with uniform random actions (DrQ's num_seed_steps), enough
-      // for one batch; setup, not timed.
-      std::mt19937_64 rng(opt.seed + 7);
-      std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-      for (int64_t i = 0; i < opt.batch_size; ++i) EnvStepAndStore(torch::full({kActDim}, uniform(rng)));
     }
+    Start({kObsChannels, kImage, kImage}, torch::kByte);
   }
 
   torch::nn::Module& net() override { return *net_; }
 
-  // Deterministic policy (tanh of the mean) on inputs()["obs"].
-  torch::Tensor Forward() override { return torch::tanh(net_->actor->forward(inputs_["obs"]).first); }
-
-  // One DrQ training iteration: act on the device with a sampled action,
-  // step and render the cart-pole on the CPU, store the transition, then one
-  // agent.update from a sampled, augmented batch. Returns the critic loss.
-  std::optional<std::string> CompiledForwardUnsupported(Mode mode) const override {
-    if (mode == Mode::kTrain) return "the DrQ update trains the encoder, actor and critic outside the policy's forward pass";
-    return std::nullopt;
-  }
-
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(buffer_, "drq: TrainStep needs a workload built in train mode");
-    torch::Tensor action;
-    {
-      torch::NoGradGuard g;
-      net_->actor->eval();
-      inputs_["obs"].copy_(host_obs_.to(torch::kFloat));
-      auto [mu, sigma] = net_->actor->forward(inputs_["obs"]);
-      action = SquashedRSample(mu, sigma).action.clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).reshape({-1});
-      net_->actor->train();
-    }
-    auto loss = Update();
-    // TorchBench's loop updates before the environment step.
-    EnvStepAndStore(action);
-    ++step_;
-    return loss;
-  }
-
-  void Step(Mode mode) override {
-    if (mode == Mode::kTrain) {
-      TrainStep();
-      return;
-    }
-    torch::Tensor actions;
-    {
-      c10::InferenceMode guard;
-      inputs_["obs"].copy_(host_obs_.to(torch::kFloat));
-      actions = RunForward().clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).contiguous();
-    }
-    const float* a = actions.data_ptr<float>();
-    for (size_t i = 0; i < envs_.size(); ++i) {
-      envs_[i].Step(a[i * kActDim]);
-      if (envs_[i].steps >= kMaxEpisodeSteps) envs_[i].Reset();
-    }
-    ObserveAll();
-  }
-
-  void CastTo(torch::ScalarType dtype) override {
-    Workload::CastTo(dtype);
-    dtype_ = dtype;
-  }
-
  private:
-  void ObserveAll() {
-    for (size_t i = 0; i < envs_.size(); ++i) envs_[i].Observe(host_obs_[static_cast<int64_t>(i)]);
+  void AddEnv(uint64_t seed) override { envs_.emplace_back(seed); }
+  void ResetEnv(size_t i) override { envs_[i].Reset(); }
+  double StepEnv(size_t i, double action) override { return envs_[i].Step(action); }
+  void ObserveEnv(size_t i, torch::Tensor out) const override { envs_[i].Observe(out); }
+  torch::nn::Module& actor() override { return *net_->actor; }
+  std::pair<torch::Tensor, torch::Tensor> Policy(const torch::Tensor& obs) override {
+    return net_->actor->forward(obs);
   }
 
-  void EnvStepAndStore(const torch::Tensor& action) {
-    auto obs = host_obs_[0].clone();
-    double reward = envs_[0].Step(action.data_ptr<float>()[0]);
-    ObserveAll();
-    // done_no_max: hitting the episode limit is not a terminal state.
-    buffer_->Add(obs, action, reward, host_obs_[0], /*done=*/false);
-    if (envs_[0].steps >= kMaxEpisodeSteps) {
-      envs_[0].Reset();
-      ObserveAll();
-    }
-  }
-
-  torch::Tensor Update() {
-    auto b = buffer_->Sample(batch_, dtype_);
+  // agent.update from a sampled, augmented batch.
+  torch::Tensor Update(int64_t step) override {
+    auto b = replay_buffer().Sample(batch_size(), dtype());
     // replay_buffer.sample: .float() on the device, then four augmentations.
-    auto obs_u = b.obs.to(dtype_), next_u = b.next_obs.to(dtype_);
+    auto obs_u = b.obs.to(dtype()), next_u = b.next_obs.to(dtype());
     auto obs = RandomShift(obs_u), next_obs = RandomShift(next_u);
     auto obs_aug = RandomShift(obs_u), next_obs_aug = RandomShift(next_u);
     auto alpha = net_->log_alpha.exp();
@@ -297,7 +232,7 @@ class DrqWorkload : public Workload {
     critic_loss.backward();
     critic_opt_->step();
 
-    if (step_ % kActorUpdateFrequency == 0) {
+    if (step % kActorUpdateFrequency == 0) {
       auto [mu, sigma] = net_->actor->forward(obs, /*detach_encoder=*/true);
       auto s = SquashedRSample(mu, sigma);
       auto log_prob = SquashedLogProb(s, mu, sigma).sum(-1, true);
@@ -312,7 +247,7 @@ class DrqWorkload : public Workload {
       alpha_loss.backward();
       alpha_opt_->step();
     }
-    if (step_ % kCriticTargetUpdateFrequency == 0) {
+    if (step % kCriticTargetUpdateFrequency == 0) {
       torch::NoGradGuard g;
       auto s = net_->critic->parameters(), t = net_->critic_target->parameters();
       for (size_t i = 0; i < s.size(); ++i) t[i].copy_(kCriticTau * s[i] + (1 - kCriticTau) * t[i]);
@@ -320,16 +255,9 @@ class DrqWorkload : public Workload {
     return critic_loss.detach();
   }
 
-  Mode mode_;
-  torch::Device device_;
-  int64_t batch_;
   DrqNet net_;
   std::vector<PixelEnv> envs_;
-  torch::Tensor host_obs_;
-  std::unique_ptr<ReplayBuffer> buffer_;
   std::unique_ptr<torch::optim::Adam> critic_opt_, actor_opt_, alpha_opt_;
-  torch::ScalarType dtype_ = torch::kFloat;
-  int64_t step_ = 0;
 };
 
 }  // namespace

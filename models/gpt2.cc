@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "models/hf_harness.h"
+
 namespace torchgauge::models {
 namespace {
 
@@ -38,15 +40,6 @@ struct Conv1DImpl : torch::nn::Module {
   torch::Tensor weight, bias;
 };
 TORCH_MODULE(Conv1D);
-
-// lm_head is tied to transformer.wte. The reference's state_dict lists the
-// tensor under both names while parameters() yields it once; an alias buffer
-// of the same tensor reproduces both facts (names line up, the optimizer and
-// the parameter count see it once).
-struct TiedHeadImpl : torch::nn::Module {
-  explicit TiedHeadImpl(const torch::Tensor& weight) { register_buffer("weight", weight); }
-};
-TORCH_MODULE(TiedHead);
 
 struct Gpt2AttentionImpl : torch::nn::Module {
   explicit Gpt2AttentionImpl(const Gpt2Config& c)
@@ -161,16 +154,15 @@ struct Gpt2ModelImpl : torch::nn::Module {
 };
 TORCH_MODULE(Gpt2Model);
 
+// lm_head is tied to transformer.wte.
 struct Gpt2LMHeadModelImpl : torch::nn::Module {
   explicit Gpt2LMHeadModelImpl(const Gpt2Config& c)
       : transformer(register_module("transformer", Gpt2Model(c))),
-        lm_head(register_module("lm_head", TiedHead(transformer->wte->weight))) {
+        lm_head(register_module("lm_head", TiedWeights(transformer->wte->weight))) {
     InitWeights(c);
   }
 
-  torch::Tensor forward(const torch::Tensor& input_ids) {
-    return torch::linear(transformer(input_ids), transformer->wte->weight);
-  }
+  torch::Tensor forward(const torch::Tensor& input_ids) { return lm_head(transformer(input_ids)); }
 
   // GPT2PreTrainedModel._init_weights: N(0, 0.02) weights, zero biases,
   // LayerNorm (1, 0), and the residual output projections (c_proj) scaled by
@@ -194,77 +186,30 @@ struct Gpt2LMHeadModelImpl : torch::nn::Module {
   }
 
   Gpt2Model transformer;
-  TiedHead lm_head;
+  TiedWeights lm_head;
 };
 TORCH_MODULE(Gpt2LMHeadModel);
-
-// Sequence lengths from TorchBench's Hugging Face model table: 512 tokens for
-// train, 1024 for eval (basic_configs.py, "hf_GPT2"). Smoke runs
-// (WorkloadOptions::smoke) use a short sequence so the smoke suite fits 2 CPU
-// cores; the sequence length is an input size, not part of the architecture.
-constexpr int64_t kTrainSeqLen = 512;
-constexpr int64_t kEvalSeqLen = 1024;
-constexpr int64_t kSmokeSeqLen = 32;
-
-class Gpt2Workload : public Workload {
- public:
-  explicit Gpt2Workload(const WorkloadOptions& opt) : net_(Gpt2Config{}) {
-    TORCH_CHECK(opt.batch_size > 0, "hf_gpt2: batch size must be positive");
-    net_->to(opt.device);
-    net_->train(opt.mode == Mode::kTrain);
-    const int64_t seq = opt.smoke ? kSmokeSeqLen : (opt.mode == Mode::kTrain ? kTrainSeqLen : kEvalSeqLen);
-    const auto vocab = Gpt2Config{}.vocab_size;
-    auto ids = torch::TensorOptions(opt.device).dtype(torch::kLong);
-    inputs_["input_ids"] = torch::randint(0, vocab, {opt.batch_size, seq}, ids);
-    if (opt.mode == Mode::kTrain) {
-      // TorchBench's labels are independent random token ids.
-      inputs_["labels"] = torch::randint(0, vocab, {opt.batch_size, seq}, ids);
-      // TorchBench: optim.Adam(model.parameters(), lr=0.001).
-      optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
-    }
-    samples_per_step_ = opt.batch_size;
-  }
-
-  torch::nn::Module& net() override { return *net_; }
-
-  torch::Tensor Forward() override { return net_->forward(inputs_.at("input_ids")); }
-
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "hf_gpt2: workload was not built for training");
-    auto logits = RunForward();
-    // Causal LM loss: token t predicts label t+1. As transformers does, the
-    // labels are shifted by padding with the ignore index, so the mean runs
-    // over the same (batch * (seq - 1)) terms.
-    auto labels = inputs_.at("labels");
-    auto shifted = torch::constant_pad_nd(labels, {0, 1}, -100).slice(-1, 1).contiguous();
-    auto loss = torch::nn::functional::cross_entropy(
-        logits.to(torch::kFloat).view({-1, logits.size(-1)}), shifted.view(-1),
-        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
- private:
-  Gpt2LMHeadModel net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-};
 
 }  // namespace
 
 void AddGpt2Models(std::vector<ModelInfo>& out) {
-  ModelInfo info;
-  info.id = "hf_gpt2";
-  info.paper_name = "hf_ptg1 (GPT-2)";
-  info.domain = Domain::kNlp;
-  info.task = "language modeling";
-  info.reference = "transformers.GPT2LMHeadModel(GPT2Config()) (\"gpt2\"; TorchBench hf_GPT2: AutoModelForCausalLM)";
-  // torchbenchmark/models/hf_GPT2/__init__.py: DEFAULT_TRAIN_BSIZE = 4, DEFAULT_EVAL_BSIZE = 1.
-  info.default_batch = {4, 1};
-  info.smoke_batch = {1, 1};
-  info.create = [](const WorkloadOptions& opt) { return std::make_unique<Gpt2Workload>(opt); };
-  out.push_back(std::move(info));
+  out.push_back(LanguageModelInfo({
+      .id = "hf_gpt2",
+      .paper_name = "hf_ptg1 (GPT-2)",
+      .reference = "transformers.GPT2LMHeadModel(GPT2Config()) (\"gpt2\"; TorchBench hf_GPT2: AutoModelForCausalLM)",
+      // torchbenchmark/models/hf_GPT2/__init__.py: DEFAULT_TRAIN_BSIZE = 4, DEFAULT_EVAL_BSIZE = 1.
+      .default_batch = {4, 1},
+      .objective = LmObjective::kCausalLm,
+      .vocab_size = Gpt2Config{}.vocab_size,
+      // TorchBench's Hugging Face model table (basic_configs.py, "hf_GPT2").
+      .train_seq_len = 512,
+      .eval_seq_len = 1024,
+      .build = [] {
+        Gpt2LMHeadModel net(Gpt2Config{});
+        auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
+        return LanguageModel{net.ptr(), forward};
+      },
+  }));
 }
 
 }  // namespace torchgauge::models

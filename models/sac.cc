@@ -4,9 +4,9 @@
 
 #include <cmath>
 #include <memory>
-#include <random>
 
 #include "models/rl_env.h"
+#include "models/rl_harness.h"
 #include "models/squashed_normal.h"
 
 namespace torchgauge::models {
@@ -88,115 +88,42 @@ void SoftUpdate(BigCritic& target, BigCritic& source, double tau) {
   for (size_t i = 0; i < t.size(); ++i) t[i].mul_(1.0 - tau).add_(s[i], tau);
 }
 
-class SacWorkload : public Workload {
- public:
-  static constexpr int64_t kStateDim = PendulumEnv::kObsDim, kActDim = PendulumEnv::kActDim;
-  // TorchBench keeps buffer_size = 1_000_000 transitions; a run adds only a
-  // few, so capacity is allocated lazily by the OS and costs nothing here.
-  static constexpr int64_t kBufferCapacity = 1'000'000;
+constexpr int64_t kStateDim = PendulumEnv::kObsDim, kActDim = PendulumEnv::kActDim;
 
+class SacWorkload final : public OffPolicyWorkload {
+ public:
   explicit SacWorkload(const WorkloadOptions& opt)
-      : mode_(opt.mode), device_(opt.device), batch_(opt.batch_size), net_(kStateDim, kActDim) {
-    TORCH_CHECK(opt.batch_size >= 1, "soft_actor_critic: batch size must be >= 1");
+      : OffPolicyWorkload(opt, {
+                                   .id = "soft_actor_critic",
+                                   .obs_input = "state",
+                                   .act_dim = kActDim,
+                                   .max_episode_steps = kMaxEpisodeSteps,
+                                   .env_seed = 17,
+                                   .warmup_seed = 99,
+                                   .warmup_transitions = std::max<int64_t>(opt.batch_size, 1000),
+                                   // TorchBench keeps buffer_size = 1_000_000 transitions; a run
+                                   // adds only a few, so capacity is allocated lazily by the OS
+                                   // and costs nothing here.
+                                   .buffer_capacity = 1'000'000,
+                                   .update_before_env_step = false,
+                                   .train_compiled_forward_unsupported =
+                                       "the SAC update trains the actor and both critics outside the policy's "
+                                       "forward pass",
+                               }),
+        net_(kStateDim, kActDim) {
     net_->to(opt.device);
-    // Train: one environment and an update batch of `batch_size`. Eval: one
-    // environment per batch element, stepped together.
-    const int64_t num_envs = mode_ == Mode::kTrain ? 1 : opt.batch_size;
-    for (int64_t i = 0; i < num_envs; ++i) {
-      envs_.emplace_back(opt.seed * 1000003 + 17 + i);
-      envs_.back().Reset();
-    }
-    episode_steps_.assign(num_envs, 0);
-    host_obs_ = torch::empty({num_envs, kStateDim});
-    ObserveAll();
-    inputs_["state"] = host_obs_.to(device_);
-    samples_per_step_ = opt.batch_size;
-    if (mode_ == Mode::kTrain) {
-      buffer_ = std::make_unique<ReplayBuffer>(kBufferCapacity, std::vector<int64_t>{kStateDim}, torch::kFloat,
-                                               kActDim, device_);
+    if (opt.mode == Mode::kTrain) {
       std::vector<torch::Tensor> critic_params = net_->critic1->parameters();
       for (auto& p : net_->critic2->parameters()) critic_params.push_back(p);
       critic_opt_ = std::make_unique<torch::optim::Adam>(critic_params, torch::optim::AdamOptions(kLr));
       actor_opt_ = std::make_unique<torch::optim::Adam>(net_->actor->parameters(), torch::optim::AdamOptions(kLr));
       alpha_opt_ = std::make_unique<torch::optim::Adam>(
           std::vector<torch::Tensor>{net_->log_alpha}, torch::optim::AdamOptions(kLr).betas({0.5, 0.999}));
-      // Warm-up transitions from uniform random actions, so the first update
-      // samples a real batch (setup, not timed).
-      std::mt19937_64 rng(opt.seed + 99);
-      std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-      for (int64_t i = 0; i < std::max<int64_t>(opt.batch_size, 1000); ++i) {
-        auto a = torch::full({kActDim}, uniform(rng));
-        EnvStepAndStore(a);
-      }
     }
+    Start({kStateDim}, torch::kFloat);
   }
 
   torch::nn::Module& net() override { return *net_; }
-
-  // Deterministic policy (tanh of the Gaussian mean) on inputs()["state"], as
-  // SACAgent.forward acts in evaluation.
-  torch::Tensor Forward() override {
-    auto [mu, sigma] = net_->actor->forward(inputs_["state"]);
-    return torch::tanh(mu);
-  }
-
-  // One TorchBench _train iteration: act with a sampled action on the device,
-  // bring it to the host, step Pendulum on the CPU, store the transition,
-  // then one SAC update from a sampled batch. Returns the critic loss.
-  std::optional<std::string> CompiledForwardUnsupported(Mode mode) const override {
-    if (mode == Mode::kTrain) return "the SAC update trains the actor and both critics outside the policy's forward pass";
-    return std::nullopt;
-  }
-
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(buffer_, "soft_actor_critic: TrainStep needs a workload built in train mode");
-    torch::Tensor action;
-    {
-      torch::NoGradGuard g;
-      net_->actor->eval();
-      inputs_["state"].copy_(host_obs_, /*non_blocking=*/false);
-      auto [mu, sigma] = net_->actor->forward(inputs_["state"]);
-      action = SquashedRSample(mu, sigma).action.clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).reshape({-1});
-      net_->actor->train();
-    }
-    EnvStepAndStore(action);
-    auto loss = Learn(update_step_ % kActorDelay == 0);
-    if (update_step_ % kTargetDelay == 0) {
-      SoftUpdate(net_->target_critic1, net_->critic1, kTau);
-      SoftUpdate(net_->target_critic2, net_->critic2, kTau);
-    }
-    ++update_step_;
-    return loss;
-  }
-
-  void Step(Mode mode) override {
-    if (mode == Mode::kTrain) {
-      TrainStep();
-      return;
-    }
-    // Evaluation: deterministic actions for every environment, copied to the
-    // host, then every environment advances one step on the CPU.
-    torch::Tensor actions;
-    {
-      c10::InferenceMode guard;
-      inputs_["state"].copy_(host_obs_);
-      actions = RunForward().clamp(-1.0, 1.0).to(torch::kCPU, torch::kFloat).contiguous();
-    }
-    const float* a = actions.data_ptr<float>();
-    for (size_t i = 0; i < envs_.size(); ++i) {
-      envs_[i].Step(a[i * kActDim]);
-      if (++episode_steps_[i] >= kMaxEpisodeSteps) {
-        envs_[i].Reset();
-        episode_steps_[i] = 0;
-      }
-    }
-    ObserveAll();
-  }
-
-  void CastTo(torch::ScalarType dtype) override {
-    Workload::CastTo(dtype);
-    dtype_ = dtype;
-  }
 
   std::optional<double> AnalyticFlops(Mode mode) const override {
     // Eval is one actor MLP pass per environment (2 FLOPs per multiply-add).
@@ -204,31 +131,32 @@ class SacWorkload : public Workload {
     // backward; it is left to the profiler.
     if (mode == Mode::kTrain) return std::nullopt;
     const double actor = kStateDim * kHidden + kHidden * kHidden + kHidden * 2 * kActDim;
-    return 2.0 * static_cast<double>(batch_) * actor;
+    return 2.0 * static_cast<double>(batch_size()) * actor;
   }
 
  private:
-  void ObserveAll() {
-    float* p = host_obs_.data_ptr<float>();
-    for (size_t i = 0; i < envs_.size(); ++i) envs_[i].Observe(p + i * kStateDim);
+  void AddEnv(uint64_t seed) override { envs_.emplace_back(seed); }
+  void ResetEnv(size_t i) override { envs_[i].Reset(); }
+  double StepEnv(size_t i, double action) override { return envs_[i].Step(action); }
+  void ObserveEnv(size_t i, torch::Tensor out) const override { envs_[i].Observe(out.data_ptr<float>()); }
+  torch::nn::Module& actor() override { return *net_->actor; }
+  std::pair<torch::Tensor, torch::Tensor> Policy(const torch::Tensor& obs) override {
+    return net_->actor->forward(obs);
   }
 
-  void EnvStepAndStore(const torch::Tensor& action) {
-    auto state = host_obs_[0].clone();
-    double reward = envs_[0].Step(action.data_ptr<float>()[0]);
-    ObserveAll();
-    // Pendulum never terminates; the 10-step limit is a truncation, stored as
-    // not-done (TorchBench pushes the environment's own done flag).
-    buffer_->Add(state, action, reward, host_obs_[0], /*done=*/false);
-    if (++episode_steps_[0] >= kMaxEpisodeSteps) {
-      envs_[0].Reset();
-      episode_steps_[0] = 0;
-      ObserveAll();
+  // One SAC gradient update (the actor every kActorDelay updates), then the
+  // Polyak update of the target critics every kTargetDelay.
+  torch::Tensor Update(int64_t step) override {
+    auto loss = Learn(step % kActorDelay == 0);
+    if (step % kTargetDelay == 0) {
+      SoftUpdate(net_->target_critic1, net_->critic1, kTau);
+      SoftUpdate(net_->target_critic2, net_->critic2, kTau);
     }
+    return loss;
   }
 
   torch::Tensor Learn(bool update_policy) {
-    auto batch = buffer_->Sample(batch_, dtype_);
+    auto batch = replay_buffer().Sample(batch_size(), dtype());
     auto alpha = net_->log_alpha.exp();
     torch::Tensor td_target;
     {
@@ -264,17 +192,9 @@ class SacWorkload : public Workload {
     return critic_loss.detach();
   }
 
-  Mode mode_;
-  torch::Device device_;
-  int64_t batch_;
   SacNet net_;
   std::vector<PendulumEnv> envs_;
-  std::vector<int> episode_steps_;
-  torch::Tensor host_obs_;
-  std::unique_ptr<ReplayBuffer> buffer_;
   std::unique_ptr<torch::optim::Adam> critic_opt_, actor_opt_, alpha_opt_;
-  torch::ScalarType dtype_ = torch::kFloat;
-  int64_t update_step_ = 0;
 };
 
 }  // namespace

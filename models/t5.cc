@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "models/hf_harness.h"
+
 namespace torchgauge::models {
 namespace {
 
@@ -27,15 +29,6 @@ struct T5Config {
 torch::nn::Linear NoBias(int64_t in, int64_t out) {
   return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
 }
-
-// Embeddings and LM head share `shared.weight`. The reference's state_dict
-// lists it under every tied name while parameters() yields it once; alias
-// buffers of the same tensor reproduce both (names line up, the optimizer and
-// the parameter count see it once).
-struct TiedWeightImpl : torch::nn::Module {
-  explicit TiedWeightImpl(const torch::Tensor& weight) { register_buffer("weight", weight); }
-};
-TORCH_MODULE(TiedWeight);
 
 // Root-mean-square norm: scale only, statistics in fp32.
 struct T5LayerNormImpl : torch::nn::Module {
@@ -198,10 +191,9 @@ TORCH_MODULE(T5Block);
 
 struct T5StackImpl : torch::nn::Module {
   T5StackImpl(const T5Config& c, bool is_decoder, const torch::Tensor& shared)
-      : embed_tokens(register_module("embed_tokens", TiedWeight(shared))),
+      : embed_tokens(register_module("embed_tokens", TiedWeights(shared))),
         block(register_module("block", torch::nn::ModuleList())),
         final_layer_norm(register_module("final_layer_norm", T5LayerNorm(c.d_model, c.layer_norm_epsilon))),
-        shared_weight(shared),
         is_decoder(is_decoder),
         dropout_p(c.dropout_rate) {
     const int64_t n = is_decoder ? c.num_decoder_layers : c.num_layers;
@@ -209,7 +201,7 @@ struct T5StackImpl : torch::nn::Module {
   }
 
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& encoder_hidden) {
-    auto hidden = torch::embedding(shared_weight, input_ids);
+    auto hidden = embed_tokens->Embed(input_ids);
     const auto seq = input_ids.size(1);
     auto first = block[0]->as<T5BlockImpl>();
     auto position_bias = first->self_attention->attention->ComputeBias(seq, seq);
@@ -226,32 +218,23 @@ struct T5StackImpl : torch::nn::Module {
     return torch::dropout(final_layer_norm(hidden), dropout_p, is_training());
   }
 
-  TiedWeight embed_tokens;
+  TiedWeights embed_tokens;
   torch::nn::ModuleList block;
   T5LayerNorm final_layer_norm;
-  torch::Tensor shared_weight;
   bool is_decoder;
   double dropout_p;
 };
 TORCH_MODULE(T5Stack);
 
+// The input embeddings of both stacks and the LM head are tied to `shared`.
 struct T5ForConditionalGenerationImpl : torch::nn::Module {
   explicit T5ForConditionalGenerationImpl(const T5Config& c)
       : config(c),
         shared(register_module("shared", torch::nn::Embedding(c.vocab_size, c.d_model))),
         encoder(register_module("encoder", T5Stack(c, false, shared->weight))),
         decoder(register_module("decoder", T5Stack(c, true, shared->weight))),
-        lm_head(register_module("lm_head", TiedWeight(shared->weight))) {
+        lm_head(register_module("lm_head", TiedWeights(shared->weight))) {
     InitWeights();
-  }
-
-  // decoder_input_ids: the labels shifted right with the start token, as
-  // T5ForConditionalGeneration derives them when given labels.
-  torch::Tensor ShiftRight(const torch::Tensor& labels) const {
-    auto shifted = torch::zeros_like(labels);
-    shifted.slice(-1, 1).copy_(labels.slice(-1, 0, -1));
-    shifted.select(-1, 0).fill_(config.decoder_start_token_id);
-    return shifted.masked_fill(shifted == -100, config.pad_token_id);
   }
 
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& decoder_input_ids) {
@@ -259,7 +242,7 @@ struct T5ForConditionalGenerationImpl : torch::nn::Module {
     auto sequence_output = decoder(decoder_input_ids, encoder_hidden);
     // Tied LM head: rescale before projecting on the vocabulary (Mesh TF T5).
     sequence_output = sequence_output * std::pow(static_cast<double>(config.d_model), -0.5);
-    return torch::linear(sequence_output, shared->weight);
+    return lm_head(sequence_output);
   }
 
   // T5PreTrainedModel._init_weights (factor 1.0).
@@ -284,80 +267,36 @@ struct T5ForConditionalGenerationImpl : torch::nn::Module {
   T5Config config;
   torch::nn::Embedding shared;
   T5Stack encoder, decoder;
-  TiedWeight lm_head;
+  TiedWeights lm_head;
 };
 TORCH_MODULE(T5ForConditionalGeneration);
-
-// Sequence lengths from TorchBench's Hugging Face model table: 1024 tokens
-// for train, 2048 for eval (basic_configs.py, "hf_T5"). Smoke runs
-// (WorkloadOptions::smoke) use a short sequence so the smoke suite fits 2 CPU
-// cores; the sequence length is an input size, not part of the architecture.
-constexpr int64_t kTrainSeqLen = 1024;
-constexpr int64_t kEvalSeqLen = 2048;
-constexpr int64_t kSmokeSeqLen = 32;
-
-class T5Workload : public Workload {
- public:
-  explicit T5Workload(const WorkloadOptions& opt) : net_(T5Config{}) {
-    TORCH_CHECK(opt.batch_size > 0, "hf_t5: batch size must be positive");
-    net_->to(opt.device);
-    net_->train(opt.mode == Mode::kTrain);
-    const int64_t seq = opt.smoke ? kSmokeSeqLen : (opt.mode == Mode::kTrain ? kTrainSeqLen : kEvalSeqLen);
-    const auto vocab = T5Config{}.vocab_size;
-    auto ids = torch::TensorOptions(opt.device).dtype(torch::kLong);
-    inputs_["input_ids"] = torch::randint(0, vocab, {opt.batch_size, seq}, ids);
-    if (opt.mode == Mode::kTrain) {
-      // TorchBench trains on (input_ids, labels); the decoder sees the
-      // labels shifted right.
-      inputs_["labels"] = torch::randint(0, vocab, {opt.batch_size, seq}, ids);
-      // TorchBench hf_T5: optim.Adam(model.parameters(), lr=0.001).
-      optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
-    } else {
-      // TorchBench eval feeds the same ids to encoder and decoder.
-      inputs_["decoder_input_ids"] = inputs_["input_ids"];
-    }
-    samples_per_step_ = opt.batch_size;
-  }
-
-  torch::nn::Module& net() override { return *net_; }
-
-  torch::Tensor Forward() override {
-    auto it = inputs_.find("labels");
-    auto decoder_ids = it != inputs_.end() ? net_->ShiftRight(it->second) : inputs_.at("decoder_input_ids");
-    return net_->forward(inputs_.at("input_ids"), decoder_ids);
-  }
-
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "hf_t5: workload was not built for training");
-    auto logits = RunForward();
-    auto loss = torch::nn::functional::cross_entropy(
-        logits.view({-1, logits.size(-1)}), inputs_.at("labels").view(-1),
-        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
- private:
-  T5ForConditionalGeneration net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
-};
 
 }  // namespace
 
 void AddT5Models(std::vector<ModelInfo>& out) {
-  ModelInfo info;
-  info.id = "hf_t5";
-  info.paper_name = "hf_T5";
-  info.domain = Domain::kNlp;
-  info.task = "language modeling";
-  info.reference = "transformers.T5ForConditionalGeneration(\"t5-small\" config) (TorchBench hf_T5: AutoModelForSeq2SeqLM)";
-  // torchbenchmark/models/hf_T5/__init__.py: DEFAULT_TRAIN_BSIZE = 8, DEFAULT_EVAL_BSIZE = 1.
-  info.default_batch = {8, 1};
-  info.smoke_batch = {1, 1};
-  info.create = [](const WorkloadOptions& opt) { return std::make_unique<T5Workload>(opt); };
-  out.push_back(std::move(info));
+  const T5Config config;
+  out.push_back(LanguageModelInfo({
+      .id = "hf_t5",
+      .paper_name = "hf_T5",
+      .reference =
+          "transformers.T5ForConditionalGeneration(\"t5-small\" config) (TorchBench hf_T5: AutoModelForSeq2SeqLM)",
+      // torchbenchmark/models/hf_T5/__init__.py: DEFAULT_TRAIN_BSIZE = 8, DEFAULT_EVAL_BSIZE = 1.
+      .default_batch = {8, 1},
+      .objective = LmObjective::kSeq2Seq,
+      .vocab_size = config.vocab_size,
+      // TorchBench's Hugging Face model table (basic_configs.py, "hf_T5").
+      .train_seq_len = 1024,
+      .eval_seq_len = 2048,
+      .pad_token_id = config.pad_token_id,
+      .decoder_start_token_id = config.decoder_start_token_id,
+      .build = [] {
+        T5ForConditionalGeneration net(T5Config{});
+        auto forward = [net](const torch::Tensor& ids, const torch::Tensor& decoder_ids) mutable {
+          return net->forward(ids, decoder_ids);
+        };
+        return LanguageModel{net.ptr(), forward};
+      },
+  }));
 }
 
 }  // namespace torchgauge::models
