@@ -31,7 +31,8 @@ nlohmann::json ReadJsonFile(const std::filesystem::path& path) {
   buffer << in.rdbuf();
   try {
     return nlohmann::json::parse(buffer.str());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // Not only parse_error: a number too large for a double (1e999) is out_of_range.
     throw FileError(path, "", std::string("not valid JSON: ") + e.what());
   }
 }

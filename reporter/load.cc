@@ -85,7 +85,8 @@ json ParseFile(const fs::path& path) {
     // Parse again with exceptions for the position and reason.
     try {
       (void)json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
+      // Not only parse_error: a number too large for a double (1e999) is out_of_range.
       throw core::FileError(path, "", std::string("not valid JSON (truncated or malformed): ") + e.what());
     }
     throw core::FileError(path, "", "not valid JSON");
