@@ -20,6 +20,7 @@ tg_apt_packages=(
   build-essential cmake ninja-build ccache git pkg-config
   nlohmann-json3-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libkainjow-mustache-dev
   libcli11-dev doctest-dev chromium python3-venv
+  clang libclang-rt-dev llvm
 )
 
 tg_install_debian() {
