@@ -1,8 +1,10 @@
 #include "collector/config.h"
 
 #include <algorithm>
+#include <limits>
 #include <span>
 #include <stdexcept>
+#include <type_traits>
 
 #include "collector/embedded_suites.h"
 #include "core/vocabulary.h"
@@ -45,9 +47,23 @@ namespace {
   throw std::invalid_argument(source + ": field '" + field + "': " + msg);
 }
 
+// An integer field must hold an integer that fits: nlohmann converts a float
+// (2330e8) to int with a plain cast, undefined behaviour when out of range
+// (found by the suite_config fuzzer), and wraps -1 into a uint64_t.
+template <typename T>
+void CheckInteger(const json& v, const std::string& source, const std::string& field) {
+  if (!v.is_number_integer()) Bad(source, field, std::string("must be an integer (is ") + v.type_name() + ")");
+  const bool fits = v.is_number_unsigned()
+                        ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+                        : v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                              (std::is_unsigned_v<T> || v.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max()));
+  if (!fits) Bad(source, field, "is out of range");
+}
+
 template <typename T>
 T Field(const json& j, const char* key, const std::string& source, T fallback) {
   if (!j.contains(key)) return fallback;
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) CheckInteger<T>(j.at(key), source, key);
   try {
     return j.at(key).get<T>();
   } catch (const json::exception&) {
@@ -116,6 +132,14 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   if (s.batch_sizes != "default" && s.batch_sizes != "smoke") Bad(source, "batch_sizes", "must be 'default' or 'smoke'");
   ParseSelection(j, source, s);
   s.settings = ParseSettings(j, source, s.batch_sizes == "smoke");
+  if (j.contains("batch_size_overrides") && j.at("batch_size_overrides").is_object()) {
+    for (const auto& [model, modes] : j.at("batch_size_overrides").items()) {
+      if (!modes.is_object()) continue;  // the conversion below names the type error
+      for (const auto& [mode, size] : modes.items()) {
+        CheckInteger<int64_t>(size, source, "batch_size_overrides." + model + "." + mode);
+      }
+    }
+  }
   s.batch_size_overrides =
       Field<std::map<std::string, std::map<std::string, int64_t>>>(j, "batch_size_overrides", source, {});
   for (const auto& [model, modes] : s.batch_size_overrides) {

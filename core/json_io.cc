@@ -107,7 +107,8 @@ nlohmann::json ReadJsonFile(const std::filesystem::path& path, JsonKind kind) {
   try {
     nlohmann::json again = nlohmann::json::parse(text);
     (void)again;
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // Not only parse_error: a number too large for a double (1e999) is out_of_range.
     throw FileError(path, "", std::string("not valid JSON (truncated or malformed): ") + e.what());
   }
   throw FileError(path, "", "not valid JSON");

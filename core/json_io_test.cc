@@ -54,6 +54,10 @@ TEST_CASE("reading a missing or malformed file names the file") {
   CHECK_THROWS_WITH_AS(ReadJsonFile("missing.json"), doctest::Contains("missing.json"), FileError);
   WriteFileAtomic("bad.json", "{\"a\": ");
   CHECK_THROWS_WITH_AS(ReadJsonFile("bad.json"), doctest::Contains("bad.json"), FileError);
+  // Found by the fuzzer (tests/fuzz/corpus/*/regress-number-overflow.json): a
+  // number no double holds is nlohmann's out_of_range, not a parse_error.
+  WriteFileAtomic("huge.json", "{\"repeat\": 2e3083}");
+  CHECK_THROWS_WITH_AS(ReadJsonFile("huge.json"), doctest::Contains("huge.json"), FileError);
 }
 
 TEST_CASE("a file over its kind's size cap is refused with its size and the cap") {

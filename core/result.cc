@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <ctime>
+#include <limits>
 #include <span>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +37,7 @@ class Reader {
   template <typename T>
   T Get(const char* key) const {
     if (!j_.contains(key)) Fail(key, "missing required field");
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) CheckInteger<T>(key);
     try {
       return j_.at(key).get<T>();
     } catch (const json::exception&) {
@@ -58,6 +61,19 @@ class Reader {
     std::string list;
     for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
     Fail(key, "value '" + v + "' is not one of: " + list);
+  }
+  // nlohmann converts a float (1e30) to an integer with a plain cast,
+  // undefined behaviour when out of range (found by the run_result fuzzer).
+  template <typename T>
+  void CheckInteger(const char* key) const {
+    const json& v = j_.at(key);
+    if (!v.is_number_integer()) Fail(key, "has the wrong type (" + std::string(v.type_name()) + ")");
+    const bool fits = v.is_number_unsigned()
+                          ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+                          : v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                                (std::is_unsigned_v<T> ||
+                                 v.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max()));
+    if (!fits) Fail(key, "is out of range");
   }
   [[noreturn]] void Fail(const char* key, const std::string& message) const {
     throw FileError(file_, Name(key), message);

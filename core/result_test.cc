@@ -79,6 +79,21 @@ TEST_CASE("errors name the file and the field") {
   }
 }
 
+TEST_CASE("an integer field holding a float or an out-of-range number is refused, not cast") {
+  // Found by the run_result fuzzer (tests/fuzz/corpus/run_result/regress-float-to-int.json):
+  // nlohmann casts 1e30 to int64_t, undefined behaviour that UBSan reports.
+  for (const nlohmann::json& bad : {nlohmann::json(1e30), nlohmann::json(2.5), nlohmann::json(uint64_t{1} << 63)}) {
+    auto j = ToJson(Sample());
+    j["batch_size"] = bad;
+    try {
+      RunResultFromJson(j, "z.json");
+      FAIL("expected an error for " << bad.dump());
+    } catch (const FileError& e) {
+      CHECK(e.field() == "batch_size");
+    }
+  }
+}
+
 TEST_CASE("a newer schema version is refused with advice") {
   auto j = ToJson(Sample());
   j["schema_version"] = 99;

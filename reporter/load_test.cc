@@ -89,6 +89,12 @@ TEST_CASE("LoadRunFile checks that a file sits in its own build and platform") {
   } catch (const core::FileError& e) {
     CHECK(e.field() == "model.id");
   }
+  // Found by the fuzzer (tests/fuzz/corpus/run_result/regress-number-overflow.json):
+  // a number no double holds escaped as a raw JSON exception, naming no file.
+  Write(f, "{\"schema_version\": 1, \"timing\": {\"mean_ms\": 2.00491e3083}}");
+  const std::string name = f.string();
+  CHECK_THROWS_WITH_AS(LoadRunFile(f, FixtureBuildId(spec, 0), "nvidia-a100-40gb-cu130"),
+                       doctest::Contains(name.c_str()), core::FileError);
 }
 
 TEST_CASE("LoadResults on a scanned tree reads what LoadResults on the root reads") {

@@ -107,12 +107,18 @@ TEST_CASE("golden: a small fixture tree renders byte-for-byte as tests/data/gold
     MESSAGE("goldens regenerated under " << golden.string());
   }
   auto want = Snapshot(golden);
-  for (const auto& [rel, text] : want) {
+  for (const auto& entry : want) {
+    // Not a structured binding: clang 14 cannot capture one in INFO's lambda.
+    const std::string& rel = entry.first;
+    const auto& text = entry.second;
     INFO("file: " << rel);
     REQUIRE(got.count(rel));
     CHECK(got[rel] == text);
   }
-  for (const auto& [rel, text] : got) {
+  for (const auto& entry : got) {
+    // Not a structured binding: clang 14 cannot capture one in INFO's lambda.
+    const std::string& rel = entry.first;
+    const auto& text = entry.second;
     if (rel.starts_with("assets/vega-bundle")) continue;
     INFO("unexpected file: " << rel);
     CHECK(want.count(rel));
@@ -161,7 +167,10 @@ TEST_CASE("incremental: rendering one build leaves other published builds untouc
   SiteReport r = BuildSite(o);
   CHECK(r.builds_rendered == 1);
   auto after = Snapshot(root / "site");
-  for (const auto& [rel, text] : before) {
+  for (const auto& entry : before) {
+    // Not a structured binding: clang 14 cannot capture one in INFO's lambda.
+    const std::string& rel = entry.first;
+    const auto& text = entry.second;
     if (rel.starts_with("builds/")) {
       INFO(rel);
       CHECK(after[rel] == text);
@@ -303,7 +312,10 @@ TEST_CASE("hostile strings are escaped in every context and ids cannot escape th
   fs::create_directories(root / "results" / FixtureBuildId(spec, 0) / "bad platform" / "runs");
   SiteReport r = BuildSite(Options(root / "results", root / "site"));
   CHECK(r.problems.size() == 2);
-  for (const auto& [rel, text] : Snapshot(root / "site")) {
+  for (const auto& entry : Snapshot(root / "site")) {
+    // Not a structured binding: clang 14 cannot capture one in INFO's lambda.
+    const std::string& rel = entry.first;
+    const auto& text = entry.second;
     INFO(rel);
     CHECK(rel.find("pwned") == std::string::npos);
     if (rel.ends_with(".html")) {

@@ -22,6 +22,7 @@ tg_apt_packages=(
   libcli11-dev doctest-dev chromium python3-venv
   slurmctld slurmd slurm-client
   hipcc
+  clang libclang-rt-dev llvm
 )
 
 tg_install_debian() {
