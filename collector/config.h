@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/run_settings.h"
+#include "core/vocabulary.h"
 
 namespace torchgauge::collector {
 
@@ -23,7 +24,7 @@ struct SuiteConfig {
   std::string batch_sizes = "default";  // which ModelInfo batch set: default | smoke
   std::vector<std::string> models;      // empty = all non-hidden models
   std::vector<std::string> exclude;
-  std::vector<std::string> modes{"train", "eval"};
+  std::vector<std::string> modes{std::begin(core::kModes), std::end(core::kModes)};  // every mode
   std::vector<std::string> backends{"eager"};
   std::vector<std::string> precisions{"default"};
   // warmup, repeat, processes, profile_iterations, timeout_s and seed come

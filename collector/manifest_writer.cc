@@ -8,7 +8,9 @@ namespace torchgauge::collector {
 
 using nlohmann::json;
 
-json BuildManifest(const ManifestFacts& f) {
+namespace {
+
+json ManifestJson(const ManifestFacts& f) {
   json m;
   m["schema_version"] = core::kManifestSchemaVersion;
   m["kind"] = "torchgauge.manifest";
@@ -40,10 +42,16 @@ json BuildManifest(const ManifestFacts& f) {
   return m;
 }
 
+}  // namespace
+
+core::Manifest BuildManifest(const ManifestFacts& f, const std::filesystem::path& path) {
+  return core::ManifestFromJson(ManifestJson(f), path);
+}
+
 std::optional<std::string> EarlierStartedAt(const std::filesystem::path& path) {
   if (!std::filesystem::exists(path)) return std::nullopt;
   try {
-    auto old = core::ReadJsonFile(path);
+    auto old = core::ReadJsonFile(path, core::JsonKind::kManifest);
     if (old.contains("started_at") && old["started_at"].is_string()) return old["started_at"].get<std::string>();
   } catch (const std::exception&) {
   }

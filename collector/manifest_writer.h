@@ -1,8 +1,10 @@
 // The platform's manifest.json (schemas/manifest.schema.json): what the
 // collection ran on and with, written before the first run and again, with
-// the end time and the run counts, after the last. Every field the
-// collector puts in a manifest is assembled by BuildManifest, the one place
-// to switch to a typed manifest.
+// the end time and the run counts, after the last. BuildManifest assembles
+// every field and returns the typed core::Manifest, which the collector writes
+// with core::ToJson: the environment's sections pass through
+// core::ManifestFromJson, the readers' own parser, so the collector cannot
+// write a manifest that validate, build or compare would refuse.
 #pragma once
 
 #include <filesystem>
@@ -15,6 +17,7 @@
 
 #include "collector/config.h"
 #include "collector/run_spec.h"
+#include "core/manifest.h"
 
 namespace torchgauge::collector {
 
@@ -38,7 +41,9 @@ struct ManifestFacts {
   std::optional<End> end;
 };
 
-nlohmann::json BuildManifest(const ManifestFacts& facts);
+// Throws core::FileError naming `path` (where it is to be written) and the
+// field when a fact does not hold (a bug of the collector, never the user's).
+core::Manifest BuildManifest(const ManifestFacts& facts, const std::filesystem::path& path);
 
 // The started_at of the manifest an interrupted collection left at `path`
 // (kept by --resume); nullopt when there is none or it is unreadable.

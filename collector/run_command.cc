@@ -39,7 +39,7 @@ SuiteConfig LoadSuite(const RunCommandOptions& o) {
   auto suite_json = EmbeddedSuiteJson(o.suite_name);
   std::string source = "embedded suite '" + o.suite_name + "'";
   if (!o.config_file.empty()) {
-    suite_json = MergeConfig(suite_json, core::ReadJsonFile(o.config_file));
+    suite_json = MergeConfig(suite_json, core::ReadJsonFile(o.config_file, core::JsonKind::kSuiteConfig));
     source = o.config_file;
   }
   auto suite = ParseSuite(suite_json, source);
@@ -145,7 +145,7 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
   facts.argv = argv;
   facts.config_file = o.config_file;
   facts.suite_name = o.suite_name;
-  core::WriteJsonAtomic(manifest_path, BuildManifest(facts));
+  core::WriteJsonAtomic(manifest_path, core::ToJson(BuildManifest(facts, manifest_path)));
 
   std::cerr << "torchgauge-collect: " << plan.size() << " runs of suite '" << suite.name << "' on " << dev << " -> "
             << platform_dir.string() << "\n";
@@ -159,7 +159,7 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
   const auto outcome = RunPlan(plan, options);
 
   facts.end = ManifestFacts::End{core::NowUtc(), ReadClocks(dev), outcome.interrupted, outcome.counts};
-  core::WriteJsonAtomic(manifest_path, BuildManifest(facts));
+  core::WriteJsonAtomic(manifest_path, core::ToJson(BuildManifest(facts, manifest_path)));
   return ReportOutcome(outcome, platform_dir, o.no_summary);
 }
 

@@ -70,7 +70,7 @@ std::string SignalName(int sig) {
 bool HasResult(const std::filesystem::path& path, bool retry_failed) {
   if (!std::filesystem::exists(path)) return false;
   try {
-    auto r = core::RunResultFromJson(core::ReadJsonFile(path), path);
+    auto r = core::RunResultFromJson(core::ReadJsonFile(path, core::JsonKind::kRunResult), path);
     if (retry_failed && r.status != "ok" && r.status != "unsupported") return false;
     return true;
   } catch (const std::exception&) {
@@ -167,7 +167,7 @@ struct ProcessOutcome {
 std::optional<core::RunResult> ReusablePart(const std::filesystem::path& part_file) {
   if (!std::filesystem::exists(part_file)) return std::nullopt;
   try {
-    auto r = core::RunResultFromJson(core::ReadJsonFile(part_file), part_file);
+    auto r = core::RunResultFromJson(core::ReadJsonFile(part_file, core::JsonKind::kRunResult), part_file);
     if (r.status == "ok") return r;
   } catch (const std::exception&) {
     // Measured again.
@@ -204,7 +204,7 @@ ProcessOutcome RunProcess(const RunState& st, int p, const SupervisorOptions& op
   if (!child.timed_out && WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 &&
       std::filesystem::exists(part_file)) {
     try {
-      r = core::RunResultFromJson(core::ReadJsonFile(part_file), part_file);
+      r = core::RunResultFromJson(core::ReadJsonFile(part_file, core::JsonKind::kRunResult), part_file);
     } catch (const std::exception& e) {
       r = ResultSkeleton(spec);
       r.status = "error";
@@ -270,7 +270,7 @@ class Scheduler {
   void KeepExisting(RunState& st) {
     done_ += st.processes;
     ++outcome_.skipped;
-    auto r = core::RunResultFromJson(core::ReadJsonFile(st.result_path), st.result_path);
+    auto r = core::RunResultFromJson(core::ReadJsonFile(st.result_path, core::JsonKind::kRunResult), st.result_path);
     outcome_.counts[r.status]++;
     outcome_.results.push_back(std::move(r));
     st.finished = true;

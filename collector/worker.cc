@@ -239,7 +239,7 @@ core::RunResult RunWorker(const RunSpec& spec) {
 }
 
 int WorkerMain(const std::filesystem::path& spec_file) {
-  auto spec = RunSpec::FromJson(core::ReadJsonFile(spec_file));
+  auto spec = RunSpec::FromJson(core::ReadJsonFile(spec_file, core::JsonKind::kRunSpec));
   auto result = RunWorker(spec);
   const auto path = spec.result_file.empty() ? core::RunPath(spec.platform_dir, spec.key())
                                              : std::filesystem::path(spec.result_file);

@@ -67,17 +67,21 @@ const char* MetricUnit(Metric m);  // ms | samples/s | bytes
 
 // A threshold for one metric ("*" for all) and the models whose id matches
 // model_regex (ECMAScript, searched, so use ^...$ to anchor).
+// The default relative threshold of a change, in percent: the one place it
+// is written (CompareOptions and the CLI take it from here).
+inline constexpr double kDefaultThresholdPercent = 7.0;
+
 struct ThresholdRule {
   std::string metric = "*";
   std::string model_regex = ".*";
-  double percent = 7.0;
+  double percent = kDefaultThresholdPercent;  // always set by ParseThresholdRule
 };
 // Parses 'metric:regex=pct' ('time:^hf_.*=10', '*:.*=5', 'gpu_memory=3').
 // Throws std::invalid_argument with what is wrong.
 ThresholdRule ParseThresholdRule(const std::string& spec);
 
 struct CompareOptions {
-  double threshold_percent = 7.0;
+  double threshold_percent = kDefaultThresholdPercent;
   std::vector<ThresholdRule> rules;  // the last matching rule wins
   double alpha = 0.05;
   int window = 1;
@@ -110,7 +114,7 @@ struct MetricChange {
   double base_value = 0, new_value = 0;
   double ratio = 1;          // new / base
   double delta_percent = 0;  // (ratio - 1) * 100
-  double threshold_percent = 7;
+  double threshold_percent = kDefaultThresholdPercent;  // the one that applied
   std::optional<double> p_value;  // null for memory metrics
   // The noise band (max/min - 1, in percent) where the data shows one; null
   // for memory metrics and for single-process runs compared with W = 1.

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "core/vocabulary.h"
+
 using nlohmann::json;
 
 namespace torchgauge::reporter {
@@ -210,9 +212,9 @@ json PlatformRatioChart(const PlatformRatios& p) {
             {"title", "Median step time, " + p.other + " / " + p.reference + " (< 1: faster)"},
             {"axis", {{"titleLimit", 1000}}}};
   json mode = {{"field", "mode"}, {"type", "nominal"}, {"title", "Mode"},
-               {"scale", {{"domain", {"train", "eval"}}}}, {"legend", {{"orient", "top"}, {"labelLimit", 1000}}}};
+               {"scale", {{"domain", core::kModes}}}, {"legend", {{"orient", "top"}, {"labelLimit", 1000}}}};
   // Train and eval side by side within a model's row, not on top of each other.
-  json offset = {{"field", "mode"}, {"type", "nominal"}, {"scale", {{"domain", {"train", "eval"}}}}};
+  json offset = {{"field", "mode"}, {"type", "nominal"}, {"scale", {{"domain", core::kModes}}}};
   json color = mode;
   color["scale"]["range"] = {"#0072B2", "#E69F00"};
   json layers = json::array();
