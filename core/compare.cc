@@ -57,7 +57,25 @@ const char* VerdictName(Verdict v) {
 
 double MetricChange::Magnitude() const { return ratio > 0 ? std::abs(std::log(ratio)) : 0; }
 
+namespace {
+
+// JSON, and so compare --json and the site's data, can only carry valid
+// UTF-8; a rule that is not would fail when the report is written.
+bool IsValidUtf8(const std::string& s) {
+  try {
+    (void)json(s).dump();
+    return true;
+  } catch (const json::type_error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 ThresholdRule ParseThresholdRule(const std::string& spec) {
+  // Found by the compare fuzzer: an invalid UTF-8 rule was accepted, and
+  // writing the JSON report then failed with "cannot write a report".
+  if (!IsValidUtf8(spec)) throw std::invalid_argument("threshold rule is not valid UTF-8 text");
   const auto eq = spec.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
     throw std::invalid_argument("threshold rule '" + spec + "' must look like metric:regex=percent");

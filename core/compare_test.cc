@@ -82,6 +82,8 @@ TEST_CASE("threshold rules parse and apply, last match wins") {
   CHECK_THROWS_AS(ParseThresholdRule("time:(=3"), std::invalid_argument);
   CHECK_THROWS_AS(ParseThresholdRule("time:.*=x"), std::invalid_argument);
   CHECK_THROWS_AS(ParseThresholdRule("time:.*"), std::invalid_argument);
+  // Found by the compare fuzzer: the JSON report cannot carry invalid UTF-8.
+  CHECK_THROWS_AS(ParseThresholdRule("time:\xF5x=3"), std::invalid_argument);
   CompareOptions o;
   o.rules = {ParseThresholdRule("*:.*=9"), ParseThresholdRule("time:^hf_=12")};
   CHECK(o.ThresholdFor(Metric::kTime, "hf_bert") == 12);

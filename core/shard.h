@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "core/layout.h"
+#include "core/run_settings.h"
 
 namespace torchgauge::core {
 
@@ -42,13 +43,9 @@ inline constexpr int kMaxShards = 4096;
 ShardSpec ParseShard(const std::string& text);
 std::string FormatShard(const ShardSpec& shard);  // "I/N"
 
-// The suite settings a run's cost scales with.
-struct CostSettings {
-  int warmup = 3;
-  int repeat = 10;
-  int profile_iterations = 0;
-  int processes = 1;
-};
+// The suite settings a run's cost scales with: warmup, repeat,
+// profile_iterations and processes of the one RunSettings (its defaults).
+using CostSettings = RunSettings;
 
 // One planned run as the static cost rule sees it.
 struct CostInput {

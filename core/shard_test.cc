@@ -187,7 +187,8 @@ TEST_CASE("MeasureBalance: largest over smallest shard, absent when a shard is e
 }
 
 TEST_CASE("StaticCost follows its stated rule") {
-  const CostSettings s{3, 10, 1, 1};  // 3 + 10 + 2*1 = 15 step units
+  CostSettings s;
+  s.warmup = 3, s.repeat = 10, s.profile_iterations = 1, s.processes = 1;  // 3 + 10 + 2*1 = 15 step units
   CostInput eval{{"m", "eval", "eager", "default"}};
   CostInput train{{"m", "train", "eager", "default"}};
   CostInput ts{{"m", "eval", "torchscript", "default"}};
@@ -204,7 +205,8 @@ TEST_CASE("StaticCost follows its stated rule") {
 }
 
 TEST_CASE("PlanCosts: measured durations, and static costs scaled to seconds for runs without one") {
-  const CostSettings s{0, 1, 0, 1};
+  CostSettings s;
+  s.warmup = 0, s.repeat = 1, s.profile_iterations = 0, s.processes = 1;
   std::vector<CostInput> plan = {{{"a", "eval", "eager", "fp32"}},   // static 3
                                  {{"b", "train", "eager", "fp32"}},  // static 5
                                  {{"c", "eval", "eager", "fp32"}}};  // static 3, not measured
@@ -223,7 +225,8 @@ TEST_CASE("Balance on the full suite's planned cost (static weights), N = 4, 8, 
   const auto plan = FullPlan();
   REQUIRE(plan.size() == 100);
   // The full suite's settings (collector/suites/full.json), one process.
-  const CostSettings full{3, 10, 3, 1};
+  CostSettings full;
+  full.warmup = 3, full.repeat = 10, full.profile_iterations = 3, full.processes = 1;
   const auto costs = PlanCosts(plan, full);
   const auto keys = KeysOf(plan);
   for (int n : {4, 8, 12}) {
