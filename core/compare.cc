@@ -1,6 +1,7 @@
 #include "core/compare.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <regex>
@@ -70,6 +71,37 @@ bool IsValidUtf8(const std::string& s) {
   }
 }
 
+// Largest repetition count ({n}, {n,m}) a rule's regex may use, and no
+// backreferences: std::regex expands a{n} into n copies of the state, and
+// libstdc++'s regex compiler overflows a signed long on a count or a
+// backreference number of 19 digits (undefined behaviour; found by the
+// compare fuzzer). Model ids need neither.
+constexpr long kMaxRegexRepeat = 1000;
+
+bool RepeatCountsBounded(const std::string& re) {
+  for (std::size_t i = 0; i < re.size(); ++i) {
+    if (re[i] == '\\') {
+      // A backreference (\1): its number goes through the same overflowing parse.
+      if (i + 1 < re.size() && std::isdigit(static_cast<unsigned char>(re[i + 1]))) return false;
+      ++i;
+      continue;
+    }
+    if (re[i] != '{') continue;
+    std::size_t j = i + 1;
+    for (int part = 0; part < 2; ++part) {
+      const std::size_t start = j;
+      while (j < re.size() && std::isdigit(static_cast<unsigned char>(re[j]))) ++j;
+      if (j - start > 4 || (j > start && std::stol(re.substr(start, j - start)) > kMaxRegexRepeat)) return false;
+      if (part == 0 && j < re.size() && re[j] == ',') {
+        ++j;
+      } else {
+        break;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 ThresholdRule ParseThresholdRule(const std::string& spec) {
@@ -90,6 +122,10 @@ ThresholdRule ParseThresholdRule(const std::string& spec) {
   if (rule.metric != "*" && !MetricFromName(rule.metric)) {
     throw std::invalid_argument("threshold rule '" + spec + "': unknown metric '" + rule.metric +
                                 "' (use time, throughput, cpu_memory, gpu_memory or *)");
+  }
+  if (!RepeatCountsBounded(rule.model_regex)) {
+    throw std::invalid_argument("threshold rule '" + spec + "': repetition counts in the regex are limited to " +
+                                std::to_string(kMaxRegexRepeat));
   }
   try {
     std::regex re(rule.model_regex);

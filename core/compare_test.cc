@@ -84,6 +84,11 @@ TEST_CASE("threshold rules parse and apply, last match wins") {
   CHECK_THROWS_AS(ParseThresholdRule("time:.*"), std::invalid_argument);
   // Found by the compare fuzzer: the JSON report cannot carry invalid UTF-8.
   CHECK_THROWS_AS(ParseThresholdRule("time:\xF5x=3"), std::invalid_argument);
+  // Also found by it: libstdc++'s regex compiler overflows on huge repetition counts.
+  CHECK_THROWS_AS(ParseThresholdRule("time:a{9999999999999999999}=3"), std::invalid_argument);
+  CHECK_THROWS_AS(ParseThresholdRule("time:a{1,2000}=3"), std::invalid_argument);
+  CHECK_THROWS_AS(ParseThresholdRule("time:(a)\\9999999999999999999=3"), std::invalid_argument);
+  CHECK(ParseThresholdRule("time:^resnet\\d{2,3}$=3").model_regex == "^resnet\\d{2,3}$");
   CompareOptions o;
   o.rules = {ParseThresholdRule("*:.*=9"), ParseThresholdRule("time:^hf_=12")};
   CHECK(o.ThresholdFor(Metric::kTime, "hf_bert") == 12);
