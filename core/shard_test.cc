@@ -201,7 +201,9 @@ TEST_CASE("StaticCost follows its stated rule") {
   CostInput unsupported = train;
   unsupported.supported = false;
   CHECK(StaticCost(unsupported, s) == doctest::Approx(kProcessSetupSteps));
-  CHECK(StaticCost(train, {3, 10, 1, 5}) == doctest::Approx(5 * StaticCost(train, s)));
+  CostSettings five = s;
+  five.processes = 5;
+  CHECK(StaticCost(train, five) == doctest::Approx(5 * StaticCost(train, s)));
 }
 
 TEST_CASE("PlanCosts: measured durations, and static costs scaled to seconds for runs without one") {

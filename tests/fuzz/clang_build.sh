@@ -19,5 +19,5 @@ if [ ! -f "$dir/build.ninja" ]; then
 fi
 # Only what the sanitize_* tests run (no benchmarks, no browser test).
 cmake --build "$dir" -j"$(nproc)" --target core_test reporter_unit_test compare_report_test reporter_site_test \
-  torchgauge-report torchgauge-gen-fixtures torchgauge_fuzzers
+  torchgauge-report torchgauge-gen-fixtures torchgauge_fuzzers platform_fields_dump
 echo "sanitizer build ready in $(( $(date +%s) - start )) s: $dir"
