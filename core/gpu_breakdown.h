@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/intervals.h"
 #include "core/result.h"
 
 namespace torchgauge::core {
@@ -27,17 +28,6 @@ struct DeviceActivity {
   std::string name;
   std::optional<int64_t> bytes;  // copies only, when the profiler reports it
 };
-
-struct Interval {
-  int64_t start = 0, end = 0;
-};
-
-// Sorted, disjoint union of intervals clipped to [lo, hi].
-std::vector<Interval> UnionClipped(std::vector<Interval> intervals, int64_t lo, int64_t hi);
-// Total length of a sorted disjoint set.
-int64_t TotalLength(const std::vector<Interval>& set);
-// Length of `a` not covered by `b` (both sorted and disjoint).
-int64_t LengthNotCovered(const std::vector<Interval>& a, const std::vector<Interval>& b);
 
 // Breakdown over the window [window_start_ns, window_end_ns] that spans
 // `iterations` steps; milliseconds are per iteration. Activities outside the

@@ -24,7 +24,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/gpu_breakdown.h"
+#include "core/intervals.h"
 
 namespace torchgauge::core {
 

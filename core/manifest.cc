@@ -123,6 +123,8 @@ json ToJson(const Manifest& m) {
               {"logical_cores", m.logical_cores},
               {"torch_threads", Opt(m.torch_threads)},
               {"memory_bytes", Opt(m.cpu_memory_bytes)}};
+  if (m.cpu_frequency) j["cpu_frequency"] = ToJson(*m.cpu_frequency);
+  if (m.peaks) j["peaks"] = ToJson(*m.peaks);
   j["host"] = {{"hostname", m.hostname}, {"os", m.os}, {"kernel", NullIfEmpty(m.kernel)}, {"arch", NullIfEmpty(m.arch)}};
   j["started_at"] = m.started_at;
   j["finished_at"] = NullIfEmpty(m.finished_at);
@@ -178,6 +180,9 @@ Manifest ManifestFromJson(const json& j, const fs::path& file) {
   m.logical_cores = static_cast<int>(*cores);
   m.torch_threads = cpu.Int("torch_threads", 1);
   m.cpu_memory_bytes = cpu.Int("memory_bytes", 0);
+
+  if (in.Has("cpu_frequency")) m.cpu_frequency = CpuFrequencyPolicyFromJson(j.at("cpu_frequency"), file);
+  if (in.Has("peaks")) m.peaks = ProbeResultFromJson(j.at("peaks"), file);
 
   const Fields host = in.Object("host");
   m.hostname = host.Str("hostname", true);

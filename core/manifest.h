@@ -20,6 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/peaks.h"
+#include "core/system_load.h"
+
 namespace torchgauge::core {
 
 // A read-only snapshot of the GPU clocks and power state (nvidia-smi), taken
@@ -56,6 +59,11 @@ struct Manifest {
   std::string cpu_model;
   int logical_cores = 0;
   std::optional<int64_t> torch_threads, cpu_memory_bytes;
+
+  // CPU frequency policy at the start of the collection; unset: not recorded.
+  std::optional<CpuFrequencyPolicy> cpu_frequency;
+  // `torchgauge-collect probe`'s measured peaks; unset: not probed.
+  std::optional<ProbeResult> peaks;
 
   // host
   std::string hostname, os;

@@ -168,3 +168,30 @@ TEST_CASE("manifest: every check names the field") {
   CHECK(without("host") == "host");
   CHECK(without("started_at") == "started_at");
 }
+
+TEST_CASE("manifest: peaks and the CPU frequency policy round-trip; older manifests load without them") {
+  json cpu = CollectorCpuManifestAtStart();
+  CHECK(!ManifestFromJson(cpu, "m.json").peaks);
+  Manifest m = ManifestFromJson(cpu, "m.json");
+  ProbeResult p;
+  p.threads = 2;
+  MatmulPeak mm;
+  mm.precision = "fp32";
+  mm.n = 1024;
+  mm.repeats = 5;
+  mm.best_ms = 20;
+  mm.tflops = 0.107;
+  p.matmul.push_back(mm);
+  m.peaks = p;
+  CpuFrequencyPolicy f;
+  f.governor = "performance";
+  m.cpu_frequency = f;
+  const Manifest back = ManifestFromJson(ToJson(m), "m.json");
+  CHECK(back == m);
+  REQUIRE(back.peaks);
+  CHECK(*back.peaks->matmul.at(0).tflops == doctest::Approx(0.107));
+  CHECK(*back.cpu_frequency->governor == "performance");
+  json bad = ToJson(m);
+  bad["peaks"]["matmul"][0]["tflops"] = "fast";
+  CHECK_THROWS_WITH_AS(ManifestFromJson(bad, "m.json"), doctest::Contains("peaks"), FileError);
+}

@@ -27,6 +27,7 @@ struct MatmulPeak {
   std::optional<int> repeats;
   std::optional<double> best_ms;
   std::optional<double> tflops;       // 2 n^3 / best time
+  bool operator==(const MatmulPeak&) const = default;
 };
 
 struct TriadPeak {
@@ -37,12 +38,14 @@ struct TriadPeak {
   std::optional<int> repeats;
   double best_ms = 0;
   double gb_per_s = 0;
+  bool operator==(const TriadPeak&) const = default;
 };
 
 // The project's own kernels (collector/probe_kernels.cu, .hip); GPU only.
 struct KernelPeaks {
   std::string label;  // "raw CUDA kernels (nvcc)"
   std::optional<double> copy_gb_per_s, triad_gb_per_s, memcpy_d2d_gb_per_s, fma_fp32_tflops;
+  bool operator==(const KernelPeaks&) const = default;
 };
 
 struct ProbeResult {
@@ -53,6 +56,7 @@ struct ProbeResult {
   std::vector<MatmulPeak> matmul;
   std::optional<TriadPeak> triad;
   std::optional<KernelPeaks> kernels;
+  bool operator==(const ProbeResult&) const = default;
 };
 
 // The matmul peak a run's precision is measured against: fp32 and default

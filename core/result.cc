@@ -251,6 +251,8 @@ json ToJson(const RunResult& r) {
   } else {
     j["gpu_breakdown"] = nullptr;
   }
+  if (r.host_breakdown) j["host_breakdown"] = ToJson(*r.host_breakdown);
+  if (r.system_load) j["system_load"] = ToJson(*r.system_load);
   if (r.flops) {
     const auto& f = *r.flops;
     j["flops"] = {{"profiler_flops_per_iter", Opt(f.profiler_flops_per_iter)},
@@ -405,6 +407,8 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     }
     r.gpu_breakdown = g;
   }
+  if (in.Has("host_breakdown")) r.host_breakdown = HostBreakdownFromJson(j.at("host_breakdown"), file);
+  if (in.Has("system_load")) r.system_load = SystemLoadFromJson(j.at("system_load"), file);
   if (in.Has("flops")) {
     auto f = in.Child("flops");
     Flops fl;
@@ -464,6 +468,12 @@ void DeriveRates(RunResult& r) {
     r.profiling->overhead_ratio.reset();
     if (median_ms > 0) r.profiling->overhead_ratio = r.profiling->wall_ms_per_iter / median_ms;
   }
+}
+
+NoiseVerdict RunNoise(const RunResult& r, const NoiseThresholds& thresholds) {
+  std::optional<double> cov;
+  if (r.timing && r.timing->samples_ms.size() > 1) cov = r.timing->cov;
+  return ClassifyNoise(cov, r.system_load, thresholds);
 }
 
 RunResult PoolProcesses(const std::vector<RunResult>& processes) {

@@ -16,7 +16,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/host_breakdown.h"
 #include "core/run_settings.h"
+#include "core/system_load.h"
 #include "core/vocabulary.h"
 
 namespace torchgauge::core {
@@ -115,6 +117,11 @@ struct RunResult {
   std::optional<Timing> timing;
   std::optional<Memory> memory;
   std::optional<GpuBreakdown> gpu_breakdown;
+  // On every device, from the profiling pass's CPU operator events. Unset in
+  // results written before it existed or when the profiling pass was off.
+  std::optional<HostBreakdown> host_breakdown;
+  // What the machine was doing during the timing pass. Unset: not measured.
+  std::optional<SystemLoad> system_load;
   std::optional<Flops> flops;
   std::optional<std::vector<std::string>> operators;  // distinct ATen ops with overloads
   std::optional<Profiling> profiling;
@@ -146,6 +153,10 @@ void DeriveRates(RunResult& r);
 // the processes' and duration_s their sum. Everything else comes from the
 // first process. Throws std::invalid_argument for an empty list.
 RunResult PoolProcesses(const std::vector<RunResult>& processes);
+
+// The one place a run's noise verdict is taken from its own fields: the
+// timing CoV and the system load of its timing pass (ClassifyNoise).
+NoiseVerdict RunNoise(const RunResult& r, const NoiseThresholds& thresholds = kDefaultNoiseThresholds);
 
 // Current UTC time as RFC 3339 (e.g. 2026-11-22T10:34:48Z).
 std::string NowUtc();

@@ -154,3 +154,42 @@ TEST_CASE("a malformed top kernel names its field instead of a raw JSON type err
   REQUIRE(back.gpu_breakdown->top_kernels.size() == 1);
   CHECK(back.gpu_breakdown->top_kernels[0].count == 3);
 }
+
+TEST_CASE("host breakdown and system load round-trip; older results without them load; noise is judged from them") {
+  RunResult r = Sample();
+  CHECK(ToJson(r).count("host_breakdown") == 0);
+  CHECK(!RunResultFromJson(ToJson(r), "old.json").host_breakdown);
+  HostBreakdown h;
+  h.iterations = 2;
+  h.wall_ms = 10;
+  h.operator_ms = 8;
+  h.compute_ms = 6;
+  h.data_movement_ms = 2;
+  h.outside_operators_ms = 2;
+  h.compute_fraction = 0.6;
+  h.data_movement_fraction = 0.2;
+  h.outside_operators_fraction = 0.2;
+  h.data_movement_ops = {"aten::copy_"};
+  h.profiler_overhead_per_op_us = 1.5;
+  r.host_breakdown = h;
+  SystemLoad load;
+  load.window_s = 2;
+  load.cpus = 2;
+  load.own_cpu_cores = 1;
+  load.outside_cpu_cores = 1.2;
+  load.resolution_cores = 0.01;
+  r.system_load = load;
+  const RunResult back = RunResultFromJson(ToJson(r), "new.json");
+  REQUIRE(back.host_breakdown);
+  CHECK(back.host_breakdown->compute_ms == doctest::Approx(6));
+  CHECK(*back.host_breakdown->profiler_overhead_per_op_us == doctest::Approx(1.5));
+  REQUIRE(back.system_load);
+  CHECK(back.system_load->outside_cpu_cores == doctest::Approx(1.2));
+  CHECK(RunNoise(back).noisy);
+  CHECK(RunNoise(back).machine_busy);
+  r.system_load->outside_cpu_cores = 0;
+  CHECK(!RunNoise(r).noisy);  // CoV of {1,2,3} is 0 here: Sample() leaves the summary unset
+  auto bad = ToJson(r);
+  bad["host_breakdown"]["iterations"] = 0;
+  CHECK_THROWS_WITH_AS(RunResultFromJson(bad, "bad.json"), doctest::Contains("host_breakdown"), FileError);
+}

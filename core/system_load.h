@@ -96,6 +96,7 @@ struct CpuFrequencyPolicy {
   std::optional<std::string> governor;      // one value, or "mixed: a, b"
   std::optional<bool> turbo;
   std::optional<std::string> turbo_source;  // the file it was read from
+  bool operator==(const CpuFrequencyPolicy&) const = default;
 };
 CpuFrequencyPolicy ReadCpuFrequencyPolicy(const std::filesystem::path& sys_cpu = "/sys/devices/system/cpu");
 

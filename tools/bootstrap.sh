@@ -40,25 +40,34 @@ tg_install_debian() {
 
 # Picks the Python that provides LibTorch. On a GPU machine whose python3
 # already has torch, that torch is used. Otherwise a venv built from the
-# pinned requirements lives in the cache, keyed by the requirements' hash.
+# pinned requirements lives in the cache, keyed by the torch pin.
 tg_python() {
   if [ -n "${TORCHGAUGE_PYTHON:-}" ]; then echo "$TORCHGAUGE_PYTHON"; return; fi
   if command -v nvidia-smi >/dev/null 2>&1 && python3 -c 'import torch' >/dev/null 2>&1; then
     tg_log "GPU machine with torch in $(command -v python3): using it"
     command -v python3; return
   fi
-  local hash venv
+  # The venv's path is keyed by the torch pin alone: every compile line names
+  # torch's include directories, so a path that changed with any test-only
+  # package would miss the whole compiler cache. Other requirement changes
+  # are installed into the same venv; .complete holds the file's hash.
+  local hash torch_key venv
   hash=$(sha256sum "$TG_REQ" | cut -c1-16)
-  venv="$TG_CACHE/venv-$hash"
-  if [ ! -f "$venv/.complete" ]; then
-    tg_log "building Python environment $venv (torch 2.11.0 and test packages; several minutes the first time)"
-    rm -rf "$venv"
-    mkdir -p "$TG_CACHE"
-    local base_py=python3
-    command -v python3.11 >/dev/null 2>&1 && base_py=python3.11
-    "$base_py" -m venv "$venv" >&2
-    "$venv/bin/pip" install -q --disable-pip-version-check -r "$TG_REQ" >&2
-    touch "$venv/.complete"
+  torch_key=$(grep -E '^torch==' "$TG_REQ" | sha256sum | cut -c1-16)
+  venv="$TG_CACHE/venv-torch-$torch_key"
+  if [ "$(cat "$venv/.complete" 2>/dev/null)" != "$hash" ]; then
+    if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
+      tg_log "building Python environment $venv (torch 2.11.0 and test packages; several minutes the first time)"
+      rm -rf "$venv"
+      mkdir -p "$TG_CACHE"
+      local base_py=python3
+      command -v python3.11 >/dev/null 2>&1 && base_py=python3.11
+      "$base_py" -m venv "$venv" >&2
+    else
+      tg_log "updating Python environment $venv: tools/requirements.txt changed"
+    fi
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$TG_REQ" >&2
+    echo "$hash" > "$venv/.complete.tmp" && mv "$venv/.complete.tmp" "$venv/.complete"
   fi
   echo "$venv/bin/python"
 }
