@@ -53,29 +53,68 @@ namespace {
 bool Ok(const core::RunResult& r) { return r.status == "ok" && r.timing && r.timing->median_ms > 0; }
 }  // namespace
 
-std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*>& runs, const std::string& mode) {
+const char* BreakdownSourceId(BreakdownSource s) {
+  switch (s) {
+    case BreakdownSource::kGpu: return "gpu";
+    case BreakdownSource::kHost: return "host";
+    case BreakdownSource::kNone: break;
+  }
+  return "none";
+}
+
+BreakdownPartNames PartNames(BreakdownSource s) {
+  if (s == BreakdownSource::kHost) {
+    return {"host (CPU) time: compute / data movement / outside operators", "compute", "data movement",
+            "outside operators"};
+  }
+  return {"GPU time: active / data movement / idle", "active", "data movement", "idle"};
+}
+
+BreakdownSource PickBreakdownSource(const std::vector<const core::RunResult*>& runs) {
+  bool host = false;
+  for (const auto* r : runs) {
+    if (r->gpu_breakdown) return BreakdownSource::kGpu;
+    if (r->host_breakdown) host = true;
+  }
+  return host ? BreakdownSource::kHost : BreakdownSource::kNone;
+}
+
+std::optional<BreakdownParts> PartsOf(const core::RunResult& r, BreakdownSource source) {
+  if (source == BreakdownSource::kGpu && r.gpu_breakdown) {
+    const auto& g = *r.gpu_breakdown;
+    return BreakdownParts{g.active_fraction, g.data_movement_fraction, g.idle_fraction};
+  }
+  if (source == BreakdownSource::kHost && r.host_breakdown) {
+    const auto& h = *r.host_breakdown;
+    return BreakdownParts{h.compute_fraction, h.data_movement_fraction, h.outside_operators_fraction};
+  }
+  return std::nullopt;
+}
+
+std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*>& runs, const std::string& mode,
+                                        BreakdownSource source) {
   std::vector<const core::RunResult*> picked;
   std::map<std::string, int> per_model;
   for (const auto* r : runs) {
-    if (r->mode == mode && r->backend == "eager" && r->status == "ok" && r->gpu_breakdown) {
+    if (r->mode == mode && r->backend == "eager" && r->status == "ok" && PartsOf(*r, source)) {
       picked.push_back(r);
       per_model[r->model.id]++;
     }
   }
   std::vector<BreakdownBar> bars;
   for (const auto* r : picked) {
-    const auto& g = *r->gpu_breakdown;
+    const BreakdownParts g = *PartsOf(*r, source);
     BreakdownBar b;
     b.model = r->model.id;
     b.domain = r->model.domain;
     b.label = per_model[r->model.id] > 1 ? r->model.id + " (" + r->precision + ", bs" + std::to_string(r->batch_size) + ")"
                                          : r->model.id;
     // Normalise so each bar is exactly 100% even if the parts do not add up.
-    double sum = g.active_fraction + g.data_movement_fraction + g.idle_fraction;
+    double sum = g.first + g.second + g.third;
     if (sum > 0) {
-      b.active = g.active_fraction / sum;
-      b.movement = g.data_movement_fraction / sum;
-      b.idle = g.idle_fraction / sum;
+      b.active = g.first / sum;
+      b.movement = g.second / sum;
+      b.idle = g.third / sum;
     }
     bars.push_back(b);
   }
@@ -87,7 +126,7 @@ std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*
 }
 
 std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult*>& runs, const std::string& mode,
-                                         const PaperTable2& paper) {
+                                         const PaperTable2& paper, BreakdownSource source) {
   // domain -> model -> (sum of fractions, count)
   struct Acc {
     double a = 0, m = 0, i = 0;
@@ -95,11 +134,13 @@ std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult
   };
   std::map<std::string, std::map<std::string, Acc>> acc;
   for (const auto* r : runs) {
-    if (r->mode != mode || r->backend != "eager" || r->status != "ok" || !r->gpu_breakdown) continue;
+    if (r->mode != mode || r->backend != "eager" || r->status != "ok") continue;
+    const auto parts = PartsOf(*r, source);
+    if (!parts) continue;
     auto& x = acc[r->model.domain][r->model.id];
-    x.a += r->gpu_breakdown->active_fraction;
-    x.m += r->gpu_breakdown->data_movement_fraction;
-    x.i += r->gpu_breakdown->idle_fraction;
+    x.a += parts->first;
+    x.m += parts->second;
+    x.i += parts->third;
     x.n++;
   }
   std::vector<DomainBreakdown> out;
@@ -217,10 +258,11 @@ PlatformView ViewPlatform(const PlatformResults& p, const PaperTable2& paper, st
     if (r.gpu_breakdown) pv.has_gpu_breakdown = true;
     models->insert(r.model.id);
   }
-  pv.figure1_train = BreakdownBars(pv.runs, "train");
-  pv.figure2_eval = BreakdownBars(pv.runs, "eval");
-  pv.table2_train = DomainMeans(pv.runs, "train", paper);
-  pv.table2_eval = DomainMeans(pv.runs, "eval", paper);
+  pv.breakdown_source = PickBreakdownSource(pv.runs);
+  pv.figure1_train = BreakdownBars(pv.runs, "train", pv.breakdown_source);
+  pv.figure2_eval = BreakdownBars(pv.runs, "eval", pv.breakdown_source);
+  pv.table2_train = DomainMeans(pv.runs, "train", paper, pv.breakdown_source);
+  pv.table2_eval = DomainMeans(pv.runs, "eval", paper, pv.breakdown_source);
   pv.coverage = ApiCoverage(pv.runs);
   pv.geomean_train_ms = SuiteGeomean(pv.runs, "train", &pv.geomean_train_n);
   pv.geomean_eval_ms = SuiteGeomean(pv.runs, "eval", &pv.geomean_eval_n);

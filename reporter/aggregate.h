@@ -40,9 +40,36 @@ std::string ConfigLabel(const core::RunResult& r);
 std::string ConfigLabel(const std::string& mode, const std::string& backend, const std::string& precision,
                         int64_t batch);
 
+// Which measurement Figures 1/2 and Table 2 show for a platform. The GPU
+// breakdown (the paper's: active / data movement / idle) where any run has
+// one; otherwise the host breakdown (compute / data movement / outside
+// operators, core/host_breakdown.h). The parts keep the same three slots so
+// one chart and one table serve both; BreakdownPartNames gives their labels.
+// The paper's A100 column is a GPU breakdown: beside a host breakdown it is
+// shown as the paper's GPU figures, never as comparable parts.
+enum class BreakdownSource { kNone, kGpu, kHost };
+const char* BreakdownSourceId(BreakdownSource s);  // "none" | "gpu" | "host"
+struct BreakdownPartNames {
+  const char* title;  // "GPU time: active / data movement / idle"
+  const char* first;  // active | compute
+  const char* second; // data movement
+  const char* third;  // idle | outside operators
+};
+BreakdownPartNames PartNames(BreakdownSource s);
+// The platform's source: kGpu if any run has a GPU breakdown, else kHost if
+// any run has a host breakdown, else kNone.
+BreakdownSource PickBreakdownSource(const std::vector<const core::RunResult*>& runs);
+// One run's three fractions from `source`; unset when the run lacks it.
+struct BreakdownParts {
+  double first = 0, second = 0, third = 0;
+};
+std::optional<BreakdownParts> PartsOf(const core::RunResult& r, BreakdownSource source);
+
 struct BreakdownBar {
   std::string model, label, domain;
-  double active = 0, movement = 0, idle = 0;  // fractions summing to ~1
+  // Fractions summing to ~1: GPU active / data movement / idle, or host
+  // compute / data movement / outside operators (BreakdownSource).
+  double active = 0, movement = 0, idle = 0;
 };
 
 struct DomainBreakdown {
@@ -89,6 +116,7 @@ struct PlatformView {
   std::vector<const core::RunResult*> failures;  // status != ok
   std::map<std::string, int> status_counts;
   bool has_gpu_breakdown = false;
+  BreakdownSource breakdown_source = BreakdownSource::kNone;  // what figure1/2 and table2 hold
   std::vector<BreakdownBar> figure1_train, figure2_eval;  // sorted by active share, descending
   std::vector<DomainBreakdown> table2_train, table2_eval;
   std::vector<CoverageRow> coverage;  // per domain, then the union row
@@ -116,13 +144,15 @@ struct BuildView {
 BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper,
                          const std::optional<std::string>& reference = std::nullopt);
 
-// Per-domain means of the GPU breakdown, for one mode. Configurations of one
-// model are averaged first so each model counts once, as in the paper.
+// Per-domain means of the breakdown from `source`, for one mode.
+// Configurations of one model are averaged first so each model counts once,
+// as in the paper.
 std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult*>& runs, const std::string& mode,
-                                         const PaperTable2& paper);
-// Bars for Figures 1/2: eager runs with a GPU breakdown, sorted by active share
-// (descending), then label.
-std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*>& runs, const std::string& mode);
+                                         const PaperTable2& paper, BreakdownSource source = BreakdownSource::kGpu);
+// Bars for Figures 1/2: eager runs with a breakdown from `source`, sorted by
+// the first part's share (descending), then label.
+std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*>& runs, const std::string& mode,
+                                        BreakdownSource source = BreakdownSource::kGpu);
 // Geomean of median_ms over the ok eager runs of one mode (the paper's
 // configuration, so that adding a backend to a suite does not move the
 // trend); nullopt when there are none.
