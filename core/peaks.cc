@@ -36,7 +36,18 @@ class Fields {
   }
   int64_t Integer(const char* key) const {
     if (!Has(key) || !j_.at(key).is_number_integer()) Fail(key, "missing or not an integer");
+    // An unsigned above INT64_MAX would wrap to a negative number.
+    if (j_.at(key).is_number_unsigned() && j_.at(key).get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+      Fail(key, "out of range");
+    }
     return j_.at(key).get<int64_t>();
+  }
+  // An integer field held in an int (threads, repeats).
+  std::optional<int> OptInt(const char* key) const {
+    if (!Has(key)) return std::nullopt;
+    const int64_t v = Integer(key);
+    if (v < INT32_MIN || v > INT32_MAX) Fail(key, "out of range");
+    return static_cast<int>(v);
   }
   std::optional<std::string> OptString(const char* key) const {
     return Has(key) ? std::optional<std::string>(String(key)) : std::nullopt;
@@ -56,9 +67,7 @@ class Fields {
   std::string path_;
 };
 
-std::optional<int> OptInt(const std::optional<int64_t>& v) {
-  return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
-}
+
 
 }  // namespace
 
@@ -123,7 +132,7 @@ ProbeResult ProbeResultFromJson(const json& j, const std::filesystem::path& file
   p.label = in.String("label");
   if (p.label != kPeaksLabel) in.Fail("label", std::string("must be \"") + kPeaksLabel + "\"");
   p.device = in.String("device");
-  p.threads = OptInt(in.OptInteger("threads"));
+  p.threads = in.OptInt("threads");
   p.measured_at = in.OptString("measured_at");
   if (!j.contains("matmul") || !j.at("matmul").is_array()) in.Fail("matmul", "missing or not an array");
   const json& list = j.at("matmul");
@@ -138,7 +147,7 @@ ProbeResult ProbeResultFromJson(const json& j, const std::filesystem::path& file
     if (mp.status != "ok" && mp.status != "unsupported") m.Fail("status", "must be ok or unsupported");
     mp.reason = m.OptString("reason");
     mp.n = m.OptInteger("n");
-    mp.repeats = OptInt(m.OptInteger("repeats"));
+    mp.repeats = m.OptInt("repeats");
     mp.best_ms = m.OptNumber("best_ms");
     mp.tflops = m.OptNumber("tflops");
     if (mp.status == "ok" && !mp.tflops) m.Fail("tflops", "an ok peak needs a number");
@@ -151,7 +160,7 @@ ProbeResult ProbeResultFromJson(const json& j, const std::filesystem::path& file
     if (t.Has("dtype")) tp.dtype = t.String("dtype");
     tp.bytes_moved = t.Number("bytes_moved");
     tp.llc_bytes = t.OptInteger("llc_bytes");
-    tp.repeats = OptInt(t.OptInteger("repeats"));
+    tp.repeats = t.OptInt("repeats");
     tp.best_ms = t.Number("best_ms");
     tp.gb_per_s = t.Number("gb_per_s");
     p.triad = tp;

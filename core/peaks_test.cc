@@ -80,3 +80,15 @@ TEST_CASE("bad peaks name the file and field") {
   bad.erase("triad");
   expect_field(bad, "peaks.triad");
 }
+
+TEST_CASE("peaks integers out of range are refused, not wrapped or truncated") {
+  nlohmann::json j = ToJson(Sample());
+  j["matmul"][0]["n"] = static_cast<uint64_t>(INT64_MAX) + 1;  // would wrap to a negative int64
+  CHECK_THROWS_WITH_AS(ProbeResultFromJson(j, "m.json"), doctest::Contains("peaks.matmul[0].n"), FileError);
+  j = ToJson(Sample());
+  j["threads"] = int64_t{1} << 33;  // would truncate to 0 in an int
+  CHECK_THROWS_WITH_AS(ProbeResultFromJson(j, "m.json"), doctest::Contains("threads"), FileError);
+  j = ToJson(Sample());
+  j["matmul"][0]["repeats"] = -(int64_t{1} << 40);
+  CHECK_THROWS_WITH_AS(ProbeResultFromJson(j, "m.json"), doctest::Contains("repeats"), FileError);
+}

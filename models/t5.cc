@@ -30,6 +30,15 @@ torch::nn::Linear NoBias(int64_t in, int64_t out) {
   return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
 }
 
+torch::Scalar LowestOf(torch::ScalarType dtype) {
+  switch (dtype) {
+    case torch::kHalf: return std::numeric_limits<c10::Half>::lowest();
+    case torch::kBFloat16: return std::numeric_limits<c10::BFloat16>::lowest();
+    case torch::kDouble: return std::numeric_limits<double>::lowest();
+    default: return std::numeric_limits<float>::lowest();
+  }
+}
+
 // Root-mean-square norm: scale only, statistics in fp32.
 struct T5LayerNormImpl : torch::nn::Module {
   T5LayerNormImpl(int64_t dim, double eps) : weight(register_parameter("weight", torch::ones({dim}))), eps(eps) {}
@@ -207,10 +216,11 @@ struct T5StackImpl : torch::nn::Module {
     auto position_bias = first->self_attention->attention->ComputeBias(seq, seq);
     if (is_decoder) {
       // Causal mask added to the bias: the dtype's lowest value above the
-      // diagonal, as transformers' eager mask does.
+      // diagonal, as transformers' eager mask does (fp32's lowest does not
+      // fit in fp16 and is refused by bf16's overflow check).
       auto opts = hidden.options();
       auto masked = torch::triu(torch::ones({seq, seq}, opts.dtype(torch::kBool)), 1);
-      auto mask = torch::zeros({seq, seq}, opts).masked_fill(masked, std::numeric_limits<float>::lowest());
+      auto mask = torch::zeros({seq, seq}, opts).masked_fill(masked, LowestOf(hidden.scalar_type()));
       position_bias = position_bias + mask.unsqueeze(0).unsqueeze(0).expand({input_ids.size(0), 1, seq, seq});
     }
     hidden = torch::dropout(hidden, dropout_p, is_training());
