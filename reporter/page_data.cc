@@ -84,6 +84,7 @@ mu::data RunRow(const core::RunResult& r, const std::string& model_href) {
   Set(d, "kernels", r.gpu_breakdown ? Num(r.gpu_breakdown->kernel_count, "%.0f") : Dash());
   Set(d, "status", r.status);
   Set(d, "reason", r.reason.value_or(r.signal ? "signal " + std::to_string(*r.signal) : ""));
+  SetNoise(d, r);
   return d;
 }
 
@@ -166,7 +167,8 @@ mu::data ModelPlatformData(const PageContext& ctx, const BuildView& v, const Pla
     Append(rows, RunRow(*r, ""));
     if (r->timing) {
       Append(measurement, MeasurementRow(*r));
-      for (double s : r->timing->samples_ms) samples.push_back({ConfigLabel(*r), s});
+      const std::string label = ConfigLabel(*r) + (NoisyVerdict(*r) ? " (noisy)" : "");
+      for (double s : r->timing->samples_ms) samples.push_back({label, s});
     }
     if (!r->gpu_breakdown) continue;
     for (const auto& k : r->gpu_breakdown->top_kernels) {
