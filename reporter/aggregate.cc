@@ -204,7 +204,7 @@ std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult
   // domain -> model -> (sum of fractions, count)
   struct Acc {
     double a = 0, m = 0, i = 0;
-    int n = 0;
+    int n = 0, noisy = 0;
   };
   std::map<std::string, std::map<std::string, Acc>> acc;
   for (const auto* r : runs) {
@@ -216,6 +216,7 @@ std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult
     x.m += parts->second;
     x.i += parts->third;
     x.n++;
+    x.noisy += NoisyVerdict(*r).has_value();
   }
   std::vector<DomainBreakdown> out;
   // The paper's domain order first, then any other domain alphabetically.
@@ -234,6 +235,7 @@ std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult
         db.active += x.a / x.n;
         db.movement += x.m / x.n;
         db.idle += x.i / x.n;
+        db.noisy_runs += x.noisy;
         db.models++;
       }
       db.active /= db.models;

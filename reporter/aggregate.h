@@ -114,6 +114,7 @@ struct DomainBreakdown {
   std::string domain;
   int models = 0;
   double active = 0, movement = 0, idle = 0;  // fractions, mean over models
+  int noisy_runs = 0;  // of the runs averaged in, those judged noisy
   const PaperRow* paper = nullptr;
 };
 

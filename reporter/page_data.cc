@@ -40,7 +40,10 @@ mu::data Table2Rows(const std::vector<DomainBreakdown>& rows, bool train, const 
     if (d.models == 0 && !d.paper) continue;
     mu::data r;
     Set(r, "domain", DomainLabel(d.domain, paper));
-    Set(r, "models", d.models ? std::to_string(d.models) : Dash());
+    Set(r, "models", !d.models ? Dash()
+                     : d.noisy_runs ? std::to_string(d.models) + " (" + std::to_string(d.noisy_runs) + " noisy run" +
+                                          (d.noisy_runs > 1 ? "s" : "") + ")"
+                                    : std::to_string(d.models));
     Set(r, "active", d.models ? Pct(d.active) : Dash());
     Set(r, "movement", d.models ? Pct(d.movement) : Dash());
     Set(r, "idle", d.models ? Pct(d.idle) : Dash());

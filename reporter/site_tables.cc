@@ -44,6 +44,7 @@ std::string RunTexRow(const core::RunResult& r, const Manifest& m) {
 // One mode's row of the Table 2 CSV.
 std::string Table2CsvRow(const DomainBreakdown& d, bool train) {
   return std::string(train ? "train" : "eval") + "," + d.domain + "," + std::to_string(d.models) + "," +
+         std::to_string(d.noisy_runs) + "," +
          (d.models ? Pct(d.active) + "," + Pct(d.movement) + "," + Pct(d.idle) : ",,") + "," +
          (d.paper ? Num(train ? d.paper->train_active : d.paper->eval_active, "%.1f") + "," +
                         Num(train ? d.paper->train_movement : d.paper->eval_movement, "%.1f") + "," +
@@ -90,8 +91,8 @@ CsvTex RunsTable(const std::string& build, const PlatformView& p) {
 static std::string Table2Header(const PlatformView& p, const PaperTable2& paper, const std::string& build, std::string* csv) {
   const bool host = p.breakdown_source == BreakdownSource::kHost;
   const BreakdownPartNames n = PartNames(p.breakdown_source);
-  *csv = host ? "mode,domain,models,host_compute_pct,host_data_movement_pct,host_outside_operators_pct,"
-              : "mode,domain,models,gpu_active_pct,data_movement_pct,gpu_idle_pct,";
+  *csv = host ? "mode,domain,models,noisy_runs,host_compute_pct,host_data_movement_pct,host_outside_operators_pct,"
+              : "mode,domain,models,noisy_runs,gpu_active_pct,data_movement_pct,gpu_idle_pct,";
   *csv += "paper_a100_gpu_active_pct,paper_a100_data_movement_pct,paper_a100_gpu_idle_pct\n";
   const std::string a = TexEscape(host ? "Compute" : "Active"), m = "Movement", i = TexEscape(host ? "Outside ops" : "Idle");
   std::string cols = a + " & (A100 active) & " + m + " & (A100 movement) & " + i + " & (A100 idle)";

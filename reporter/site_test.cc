@@ -608,11 +608,11 @@ TEST_CASE("issue 13: the CPU platform shows the host breakdown, its peaks, % of 
   CHECK(Has(fig1, "\"Outside operators\""));
   CHECK_FALSE(Has(fig1, "GPU idle"));
   const std::string t2 = Read(build / "tables" / "table2.cpu-x86_64-2c.csv");
-  CHECK(t2.rfind("mode,domain,models,host_compute_pct,host_data_movement_pct,host_outside_operators_pct,"
+  CHECK(t2.rfind("mode,domain,models,noisy_runs,host_compute_pct,host_data_movement_pct,host_outside_operators_pct,"
                  "paper_a100_gpu_active_pct,", 0) == 0);
   // The GPU platform keeps the paper's parts.
   const std::string gpu_t2 = Read(build / "tables" / "table2.nvidia-a100-40gb-cu130.csv");
-  CHECK(gpu_t2.rfind("mode,domain,models,gpu_active_pct,", 0) == 0);
+  CHECK(gpu_t2.rfind("mode,domain,models,noisy_runs,gpu_active_pct,", 0) == 0);
   // Peaks, the label, and % of peak per run with its basis.
   CHECK(Has(cpu, "**attainable through LibTorch**"));
   CHECK(Has(cpu, "| Matmul fp32 | 0.105 TFLOP/s |"));
