@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/stats.h"
+#include "core/vocabulary.h"
 
 using nlohmann::json;
 
@@ -152,14 +153,18 @@ std::vector<PeakSummary> SummarizePeakShares(const std::vector<const core::RunRe
       by_domain["all"].push_back(*pct);
     }
   }
-  std::vector<PeakSummary> out;
+  // The paper's domain order (as Table 2), then any other domain, then the suite.
+  std::vector<std::string> order(std::begin(core::kDomains), std::end(core::kDomains));
   for (const auto& [domain, v] : by_domain) {
-    if (domain == "all") continue;
-    out.push_back({domain, static_cast<int>(v.size()), core::Quantile(v, 0.5), *std::max_element(v.begin(), v.end())});
+    if (domain != "all" && std::find(order.begin(), order.end(), domain) == order.end()) order.push_back(domain);
   }
-  if (auto it = by_domain.find("all"); it != by_domain.end()) {
+  order.push_back("all");
+  std::vector<PeakSummary> out;
+  for (const auto& domain : order) {
+    auto it = by_domain.find(domain);
+    if (it == by_domain.end()) continue;
     const auto& v = it->second;
-    out.push_back({"all", static_cast<int>(v.size()), core::Quantile(v, 0.5), *std::max_element(v.begin(), v.end())});
+    out.push_back({domain, static_cast<int>(v.size()), core::Quantile(v, 0.5), *std::max_element(v.begin(), v.end())});
   }
   return out;
 }
