@@ -52,6 +52,7 @@ const char* VerdictName(Verdict v) {
     case Verdict::kUnchanged: return "unchanged";
     case Verdict::kNoise: return "noise";
     case Verdict::kTooFewSamples: return "too_few_samples";
+    case Verdict::kNoisyRun: return "noisy_run";
   }
   return "?";
 }
@@ -331,6 +332,24 @@ std::optional<double> NoiseBandPercent(const std::vector<double>& medians) {
   return std::nullopt;
 }
 
+namespace {
+// The compared runs of `key` that are noisy, named by build; "" when none is.
+std::string NoisyRuns(const RunResult& r, const RunSet& next, const std::vector<const RunSet*>& window,
+                      const RunKey& key) {
+  std::string out;
+  auto add = [&out](const RunResult& run, const std::string& side) {
+    const NoiseVerdict v = RunNoise(run);
+    if (v.noisy) out += (out.empty() ? "" : "; ") + side + ": " + v.reason;
+  };
+  add(r, "new build " + next.build_id);
+  for (const RunSet* b : window) {
+    auto it = b->runs.find(key);
+    if (it != b->runs.end() && it->second.status == "ok") add(it->second, "base build " + b->build_id);
+  }
+  return out;
+}
+}  // namespace
+
 PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window, const RunSet& next,
                                   const CompareOptions& options) {
   if (base_window.empty()) throw std::invalid_argument("empty baseline window");
@@ -364,6 +383,7 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> time_ratios;
   for (const auto& [key, r] : next.runs) {
     if (r.status != "ok") continue;
+    const std::string noisy = NoisyRuns(r, next, base_window, key);
     for (Metric m : kMetrics) {
       const std::vector<double> new_samples = MetricSamples(r, m);
       if (new_samples.empty()) continue;
@@ -413,8 +433,11 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
         c.exact = t.exact;
         if (band) c.noise_percent = BandPercent(*band);
         const bool beyond_band = !band || std::abs(std::log(c.ratio)) > *band;
+        if (!noisy.empty()) c.noisy = noisy;
         if (!over) {
           c.verdict = Verdict::kUnchanged;
+        } else if (c.noisy) {
+          c.verdict = Verdict::kNoisyRun;
         } else if (MinAchievablePValue(c.n_base, c.n_new) >= options.alpha) {
           c.verdict = Verdict::kTooFewSamples;
         } else if (t.p_value < options.alpha && beyond_band) {
@@ -625,6 +648,7 @@ json ToJson(const Comparison& c) {
       mj["n_base"] = m.n_base;
       mj["n_new"] = m.n_new;
       mj["verdict"] = VerdictName(m.verdict);
+      mj["noisy"] = m.noisy ? json(*m.noisy) : json(nullptr);
       mj["confirmed"] = m.confirmed;
       mj["seen_in"] = m.seen_in;
       pj["changes"].push_back(mj);

@@ -29,6 +29,12 @@
 //    relative change reaches the threshold AND the absolute change is at
 //    least memory_min_abs_bytes (1 MiB), which keeps tiny models' allocator
 //    jitter out. p_value is null for these.
+//  - Noisy runs (core::RunNoise: the timing CoV or the machine's other load
+//    passed its threshold) on either side: a time or throughput change over
+//    the threshold is "noisy_run", reported but never a regression or an
+//    improvement, as with too few samples. `noisy` names the runs and why.
+//    Memory metrics are judged as usual: a busy machine does not move a
+//    run's own peak memory.
 //  - A status change (ok -> error, ...) is always flagged; a run present on
 //    only one side is flagged as appeared / disappeared.
 //  - Baseline: by default the build before --new (builds in the one order of
@@ -97,13 +103,15 @@ enum class Verdict {
   kUnchanged,      // under the threshold
   kNoise,          // over the threshold, not significant
   kTooFewSamples,  // over the threshold, the test cannot reach alpha
+  kNoisyRun,       // over the threshold, a compared run is noisy (time and throughput)
 };
 // The noise band one set of medians that should agree shows (a run's
 // per-process medians), in percent: what the comparison uses for it. Null
 // for fewer than two values.
 std::optional<double> NoiseBandPercent(const std::vector<double>& medians);
 
-const char* VerdictName(Verdict v);  // regression | improvement | unchanged | noise | too_few_samples
+// regression | improvement | unchanged | noise | too_few_samples | noisy_run
+const char* VerdictName(Verdict v);
 
 struct MetricChange {
   RunKey key;
@@ -119,6 +127,9 @@ struct MetricChange {
   // The noise band (max/min - 1, in percent) where the data shows one; null
   // for memory metrics and for single-process runs compared with W = 1.
   std::optional<double> noise_percent;
+  // Time and throughput: the compared runs that are noisy and why ("new
+  // build b3: CoV 23 % >= 10 %"); unset when every compared run is clean.
+  std::optional<std::string> noisy;
   bool exact = false;             // exact U distribution used
   std::size_t n_base = 0, n_new = 0;
   Verdict verdict = Verdict::kUnchanged;

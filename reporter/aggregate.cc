@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/stats.h"
+#include "core/vocabulary.h"
 
 using nlohmann::json;
 
@@ -91,6 +92,83 @@ std::optional<BreakdownParts> PartsOf(const core::RunResult& r, BreakdownSource 
   return std::nullopt;
 }
 
+HostBreakdownNote HostNote(const std::vector<const core::RunResult*>& runs) {
+  HostBreakdownNote note;
+  std::set<std::string> ops;
+  std::vector<double> overheads;
+  for (const auto* r : runs) {
+    if (!r->host_breakdown) continue;
+    ops.insert(r->host_breakdown->data_movement_ops.begin(), r->host_breakdown->data_movement_ops.end());
+    if (r->host_breakdown->profiler_overhead_per_op_us) overheads.push_back(*r->host_breakdown->profiler_overhead_per_op_us);
+  }
+  note.data_movement_ops.assign(ops.begin(), ops.end());
+  note.overhead_runs = static_cast<int>(overheads.size());
+  if (!overheads.empty()) note.profiler_overhead_per_op_us = core::Quantile(overheads, 0.5);
+  return note;
+}
+
+std::optional<core::NoiseVerdict> NoisyVerdict(const core::RunResult& r) {
+  if (!Ok(r)) return std::nullopt;
+  core::NoiseVerdict v = core::RunNoise(r);
+  if (!v.noisy) return std::nullopt;
+  return v;
+}
+
+std::string NoisySides(const core::RunResult& a, const std::string& a_name, const core::RunResult& b,
+                       const std::string& b_name) {
+  std::string out;
+  for (const auto& [r, name] : {std::pair{&a, &a_name}, std::pair{&b, &b_name}}) {
+    if (auto v = NoisyVerdict(*r)) out += (out.empty() ? "" : "; ") + *name + " run noisy: " + v->reason;
+  }
+  return out;
+}
+
+PeakShare PeakShareOf(const core::RunResult& r, const Manifest& m) {
+  PeakShare s;
+  std::optional<double> rate;
+  if (r.flops && r.flops->achieved_tflops_analytic) {
+    rate = r.flops->achieved_tflops_analytic;
+    s.basis = "analytic";
+  } else if (r.flops && r.flops->achieved_tflops_profiler) {
+    rate = r.flops->achieved_tflops_profiler;
+    s.basis = "profiler";
+  }
+  if (!m.peaks) {
+    s.why_not = "not probed";
+  } else if (!rate) {
+    s.why_not = "no FLOP count";
+  } else {
+    s.percent = core::PercentOfPeak(*m.peaks, r.precision, rate);
+    if (!s.percent) s.why_not = "no " + r.precision + " peak";
+  }
+  return s;
+}
+
+std::vector<PeakSummary> SummarizePeakShares(const std::vector<const core::RunResult*>& runs, const Manifest& m) {
+  std::map<std::string, std::vector<double>> by_domain;
+  for (const auto* r : runs) {
+    if (!Ok(*r)) continue;
+    if (auto pct = PeakShareOf(*r, m).percent) {
+      by_domain[r->model.domain].push_back(*pct);
+      by_domain["all"].push_back(*pct);
+    }
+  }
+  // The paper's domain order (as Table 2), then any other domain, then the suite.
+  std::vector<std::string> order(std::begin(core::kDomains), std::end(core::kDomains));
+  for (const auto& [domain, v] : by_domain) {
+    if (domain != "all" && std::find(order.begin(), order.end(), domain) == order.end()) order.push_back(domain);
+  }
+  order.push_back("all");
+  std::vector<PeakSummary> out;
+  for (const auto& domain : order) {
+    auto it = by_domain.find(domain);
+    if (it == by_domain.end()) continue;
+    const auto& v = it->second;
+    out.push_back({domain, static_cast<int>(v.size()), core::Quantile(v, 0.5), *std::max_element(v.begin(), v.end())});
+  }
+  return out;
+}
+
 std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*>& runs, const std::string& mode,
                                         BreakdownSource source) {
   std::vector<const core::RunResult*> picked;
@@ -106,6 +184,7 @@ std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*
     const BreakdownParts g = *PartsOf(*r, source);
     BreakdownBar b;
     b.model = r->model.id;
+    b.noisy = NoisyVerdict(*r).has_value();
     b.domain = r->model.domain;
     b.label = per_model[r->model.id] > 1 ? r->model.id + " (" + r->precision + ", bs" + std::to_string(r->batch_size) + ")"
                                          : r->model.id;
@@ -130,7 +209,7 @@ std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult
   // domain -> model -> (sum of fractions, count)
   struct Acc {
     double a = 0, m = 0, i = 0;
-    int n = 0;
+    int n = 0, noisy = 0;
   };
   std::map<std::string, std::map<std::string, Acc>> acc;
   for (const auto* r : runs) {
@@ -142,6 +221,7 @@ std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult
     x.m += parts->second;
     x.i += parts->third;
     x.n++;
+    x.noisy += NoisyVerdict(*r).has_value();
   }
   std::vector<DomainBreakdown> out;
   // The paper's domain order first, then any other domain alphabetically.
@@ -160,6 +240,7 @@ std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult
         db.active += x.a / x.n;
         db.movement += x.m / x.n;
         db.idle += x.i / x.n;
+        db.noisy_runs += x.noisy;
         db.models++;
       }
       db.active /= db.models;
@@ -214,6 +295,7 @@ std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*
     br.cpu_memory_ratio = ratio(r->memory, e.memory, &core::Memory::cpu_peak_rss_bytes);
     br.gpu_memory_ratio = ratio(r->memory, e.memory, &core::Memory::gpu_peak_allocated_bytes);
     br.backend_setup_ms = r->timing->backend_setup_ms;
+    br.noisy = NoisySides(e, "eager", *r, r->backend);
     out.push_back(std::move(br));
   }
   std::sort(out.begin(), out.end(), [](const BackendRatio& a, const BackendRatio& b) {
@@ -225,18 +307,20 @@ std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*
 std::vector<BackendSummary> SummarizeBackends(const std::vector<BackendRatio>& ratios) {
   struct Acc {
     std::vector<double> time, cpu, gpu;
+    int noisy = 0;
   };
   std::map<std::pair<std::string, std::string>, Acc> acc;
   for (const auto& r : ratios) {
     auto& a = acc[{r.backend, r.mode}];
     if (r.ratio > 0) a.time.push_back(r.ratio);
+    if (r.ratio > 0 && !r.noisy.empty()) a.noisy++;
     if (r.cpu_memory_ratio && *r.cpu_memory_ratio > 0) a.cpu.push_back(*r.cpu_memory_ratio);
     if (r.gpu_memory_ratio && *r.gpu_memory_ratio > 0) a.gpu.push_back(*r.gpu_memory_ratio);
   }
   std::vector<BackendSummary> out;
   for (const auto& [key, a] : acc) {
     if (a.time.empty()) continue;
-    BackendSummary s{key.first, key.second, static_cast<int>(a.time.size()), core::GeoMean(a.time)};
+    BackendSummary s{key.first, key.second, static_cast<int>(a.time.size()), a.noisy, core::GeoMean(a.time)};
     if (!a.cpu.empty()) s.cpu_memory_geomean = core::GeoMean(a.cpu);
     if (!a.gpu.empty()) s.gpu_memory_geomean = core::GeoMean(a.gpu);
     out.push_back(std::move(s));
@@ -245,6 +329,17 @@ std::vector<BackendSummary> SummarizeBackends(const std::vector<BackendRatio>& r
 }
 
 namespace {
+
+// Every run with figures is judged; the warning counts them all.
+void JudgeNoise(PlatformView& pv) {
+  std::vector<core::NoiseVerdict> verdicts;
+  for (const auto* r : pv.runs) {
+    if (!Ok(*r)) continue;
+    verdicts.push_back(core::RunNoise(*r));
+    if (verdicts.back().noisy) pv.noisy_runs++;
+  }
+  pv.noise_warning = core::NoiseWarning(verdicts);
+}
 
 PlatformView ViewPlatform(const PlatformResults& p, const PaperTable2& paper, std::set<std::string>* models) {
   PlatformView pv;
@@ -268,6 +363,9 @@ PlatformView ViewPlatform(const PlatformResults& p, const PaperTable2& paper, st
   pv.geomean_eval_ms = SuiteGeomean(pv.runs, "eval", &pv.geomean_eval_n);
   pv.backend_ratios = BackendRatios(pv.runs);
   pv.backend_summaries = SummarizeBackends(pv.backend_ratios);
+  if (pv.breakdown_source == BreakdownSource::kHost) pv.host_note = HostNote(pv.runs);
+  pv.peak_summaries = SummarizePeakShares(pv.runs, p.manifest);
+  JudgeNoise(pv);
   return pv;
 }
 

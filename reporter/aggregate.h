@@ -65,8 +65,46 @@ struct BreakdownParts {
 };
 std::optional<BreakdownParts> PartsOf(const core::RunResult& r, BreakdownSource source);
 
+// The note under Figures 1/2 when they show the host breakdown: the ops it
+// counted as data movement (the union of the lists the runs recorded) and the
+// profiler's own cost per recorded op, the median over the runs that measured it.
+struct HostBreakdownNote {
+  std::vector<std::string> data_movement_ops;
+  std::optional<double> profiler_overhead_per_op_us;
+  int overhead_runs = 0;
+};
+HostBreakdownNote HostNote(const std::vector<const core::RunResult*>& runs);
+
+// The noise verdict of a run that has figures to judge (ok, timed):
+// core::RunNoise. nullopt for a run without a timing or a clean one.
+std::optional<core::NoiseVerdict> NoisyVerdict(const core::RunResult& r);
+// "noisy (CoV 23 % >= 10 %)": what a ratio or a comparison involving noisy
+// runs says, per side: "eager run noisy: ...; backend run noisy: ...". ""
+// when both are clean.
+std::string NoisySides(const core::RunResult& a, const std::string& a_name, const core::RunResult& b,
+                       const std::string& b_name);
+
+// A run's achieved rate against the platform's measured matmul peak
+// (core::PercentOfPeak). The analytic FLOP count where the model has one
+// (exact for the model's own arithmetic), else the profiler's.
+struct PeakShare {
+  std::optional<double> percent;
+  std::string basis;  // "analytic" | "profiler" | "" (no rate)
+  std::string why_not;  // when percent is unset: "not probed", "no bf16 peak", "no FLOP count"
+};
+PeakShare PeakShareOf(const core::RunResult& r, const Manifest& m);
+// Per domain, then "all" for the suite: the median and the largest % of peak
+// over the ok runs that have one.
+struct PeakSummary {
+  std::string domain;  // "all" for the suite row
+  int runs = 0;
+  double median_percent = 0, max_percent = 0;
+};
+std::vector<PeakSummary> SummarizePeakShares(const std::vector<const core::RunResult*>& runs, const Manifest& m);
+
 struct BreakdownBar {
   std::string model, label, domain;
+  bool noisy = false;  // the run's figures are noisy (core::RunNoise)
   // Fractions summing to ~1: GPU active / data movement / idle, or host
   // compute / data movement / outside operators (BreakdownSource).
   double active = 0, movement = 0, idle = 0;
@@ -76,6 +114,7 @@ struct DomainBreakdown {
   std::string domain;
   int models = 0;
   double active = 0, movement = 0, idle = 0;  // fractions, mean over models
+  int noisy_runs = 0;  // of the runs averaged in, those judged noisy
   const PaperRow* paper = nullptr;
 };
 
@@ -94,6 +133,7 @@ struct BackendRatio {
   double eager_ms = 0, backend_ms = 0, ratio = 0;  // time
   std::optional<double> cpu_memory_ratio, gpu_memory_ratio;
   std::optional<double> backend_setup_ms;  // the backend's one-off preparation, outside the timed steps
+  std::string noisy;  // NoisySides of the pair; "" when both runs are clean
 };
 
 // The paper's headline numbers for Figures 3/4: geomeans of the ratios over
@@ -102,6 +142,7 @@ struct BackendRatio {
 struct BackendSummary {
   std::string backend, mode;
   int pairs = 0;                // ratios with a time
+  int noisy = 0;                // of those, pairs with a noisy run
   double time_geomean = 0;      // < 1: faster than eager
   std::optional<double> cpu_memory_geomean, gpu_memory_geomean;  // absent where no pair measured it
 };
@@ -117,6 +158,7 @@ struct PlatformView {
   std::map<std::string, int> status_counts;
   bool has_gpu_breakdown = false;
   BreakdownSource breakdown_source = BreakdownSource::kNone;  // what figure1/2 and table2 hold
+  HostBreakdownNote host_note;  // filled when breakdown_source is kHost
   std::vector<BreakdownBar> figure1_train, figure2_eval;  // sorted by active share, descending
   std::vector<DomainBreakdown> table2_train, table2_eval;
   std::vector<CoverageRow> coverage;  // per domain, then the union row
@@ -124,6 +166,9 @@ struct PlatformView {
   int geomean_train_n = 0, geomean_eval_n = 0;
   std::vector<BackendRatio> backend_ratios;    // sorted by mode, backend, model, precision
   std::vector<BackendSummary> backend_summaries;  // sorted by backend, mode
+  std::vector<PeakSummary> peak_summaries;     // empty when nothing has a % of peak
+  int noisy_runs = 0;
+  std::string noise_warning;  // core::NoiseWarning over the judged runs; "" when none is noisy
   std::vector<Problem> problems;
 };
 

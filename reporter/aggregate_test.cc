@@ -190,3 +190,104 @@ TEST_CASE("BackendRatios pairs each backend run with eager; SummarizeBackends ta
   CHECK(*sums[0].cpu_memory_geomean == doctest::Approx(1.0));
   CHECK(*sums[0].gpu_memory_geomean == doctest::Approx(2.0));  // over the one pair that measured it
 }
+
+namespace {
+core::SystemLoad Busy(double outside) {
+  core::SystemLoad l;
+  l.window_s = 2;
+  l.cpus = 2;
+  l.own_cpu_cores = 1;
+  l.outside_cpu_cores = outside;
+  l.resolution_cores = 0.01;
+  return l;
+}
+core::ProbeResult CpuPeaks() {
+  core::ProbeResult p;
+  core::MatmulPeak fp32;
+  fp32.precision = "fp32";
+  fp32.tflops = 0.2;
+  core::MatmulPeak fp16;
+  fp16.precision = "fp16";
+  fp16.status = "unsupported";
+  p.matmul = {fp32, fp16};
+  return p;
+}
+}  // namespace
+
+TEST_CASE("% of peak: analytic rate first, else the profiler's; 'not probed' and missing peaks are never 0") {
+  core::RunResult r = Run("a", "vision", "train", 10);
+  r.status = "ok";
+  Manifest m;
+  CHECK(PeakShareOf(r, m).why_not == "not probed");
+  CHECK_FALSE(PeakShareOf(r, m).percent);
+  m.peaks = CpuPeaks();
+  CHECK(PeakShareOf(r, m).why_not == "no FLOP count");
+  r.flops = core::Flops{};
+  r.flops->achieved_tflops_profiler = 0.05;
+  PeakShare s = PeakShareOf(r, m);
+  CHECK(s.basis == "profiler");
+  CHECK(*s.percent == doctest::Approx(25));
+  r.flops->achieved_tflops_analytic = 0.1;
+  s = PeakShareOf(r, m);
+  CHECK(s.basis == "analytic");
+  CHECK(*s.percent == doctest::Approx(50));
+  r.precision = "fp16";  // unsupported on this CPU
+  s = PeakShareOf(r, m);
+  CHECK_FALSE(s.percent);
+  CHECK(s.why_not == "no fp16 peak");
+}
+
+TEST_CASE("% of peak summaries: per domain and the suite, median and best over ok runs with a share") {
+  std::vector<core::RunResult> runs = {Run("a", "vision", "train", 10), Run("b", "vision", "eval", 10),
+                                       Run("c", "nlp", "train", 10), Run("d", "nlp", "train", 10)};
+  const double rates[] = {0.02, 0.06, 0.1, 0};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (rates[i] > 0) runs[i].flops = core::Flops{.achieved_tflops_analytic = rates[i]};
+  }
+  runs[2].status = "oom";  // not ok: left out
+  std::vector<const core::RunResult*> ptrs;
+  for (const auto& r : runs) ptrs.push_back(&r);
+  Manifest m;
+  CHECK(SummarizePeakShares(ptrs, m).empty());  // not probed: no summary at all
+  m.peaks = CpuPeaks();
+  auto s = SummarizePeakShares(ptrs, m);
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].domain == "vision");
+  CHECK(s[0].runs == 2);
+  CHECK(s[0].median_percent == doctest::Approx(20));
+  CHECK(s[0].max_percent == doctest::Approx(30));
+  CHECK(s[1].domain == "all");
+  CHECK(s[1].runs == 2);
+}
+
+TEST_CASE("noise: RunNoise marks a run, its bar, its backend ratio and its platform ratio") {
+  core::RunResult eager = Run("a", "vision", "train", 10), compiled = Run("a", "vision", "train", 8, std::nullopt, "cudagraph");
+  eager.host_breakdown = core::HostBreakdown{};
+  eager.host_breakdown->compute_fraction = 0.7;
+  eager.host_breakdown->outside_operators_fraction = 0.3;
+  eager.host_breakdown->data_movement_ops = {"aten::copy_"};
+  eager.host_breakdown->profiler_overhead_per_op_us = 2.5;
+  CHECK_FALSE(NoisyVerdict(eager));
+  CHECK(NoisySides(eager, "eager", compiled, "cudagraph").empty());
+  eager.system_load = Busy(1.4);
+  REQUIRE(NoisyVerdict(eager));
+  CHECK(NoisySides(eager, "eager", compiled, "cudagraph") == "eager run noisy: other processes used 1.4 cores");
+  compiled.system_load = Busy(0.02);  // quiet
+  std::vector<const core::RunResult*> ptrs = {&eager, &compiled};
+  auto ratios = BackendRatios(ptrs);
+  REQUIRE(ratios.size() == 1);
+  CHECK(ratios[0].noisy == "eager run noisy: other processes used 1.4 cores");
+  auto sums = SummarizeBackends(ratios);
+  REQUIRE(sums.size() == 1);
+  CHECK(sums[0].noisy == 1);
+  auto bars = BreakdownBars(ptrs, "train", BreakdownSource::kHost);
+  REQUIRE(bars.size() == 1);
+  CHECK(bars[0].noisy);
+  const HostBreakdownNote note = HostNote(ptrs);
+  CHECK(note.data_movement_ops == std::vector<std::string>{"aten::copy_"});
+  CHECK(*note.profiler_overhead_per_op_us == 2.5);
+  CHECK(note.overhead_runs == 1);
+  // A failed run is never judged: it has no figures.
+  eager.status = "error";
+  CHECK_FALSE(NoisyVerdict(eager));
+}

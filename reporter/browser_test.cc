@@ -139,8 +139,12 @@ TEST_CASE("browser: charts render in headless Chromium with no console output") 
       CHECK(r.dom.find("Chart failed") == std::string::npos);
       if (c.name == "build") {
         CHECK(Count(r.dom, "mark-rect") >= 2);  // Figures 1 and 2 bars
-        CHECK(r.dom.find("Paper A100") != std::string::npos);
-        CHECK(r.dom.find("not measured on this platform") != std::string::npos);  // the CPU platform
+        CHECK(r.dom.find("Paper: A100 GPU active") != std::string::npos);
+        // The CPU platform: Figures 1/2 from the host breakdown, rendered.
+        CHECK(r.dom.find("data-spec=\"spec-fig1-train.cpu-x86_64-2c\"") != std::string::npos);
+        CHECK(r.dom.find("Shown: <strong>host (CPU) time") != std::string::npos);
+        CHECK(r.dom.find("attainable through LibTorch") != std::string::npos);  // the peaks table
+        CHECK(r.dom.find("<span class=\"noisy\" title=\"other processes used") != std::string::npos);
         CHECK(r.dom.find("data-spec=\"spec-fig5-ratio.nvidia-a100-40gb-cu130\"") != std::string::npos);  // Figure 5
       }
       CHECK_MESSAGE(ConsoleLines(r.log).empty(), "console output:\n" << ConsoleLines(r.log));

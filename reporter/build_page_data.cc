@@ -33,19 +33,35 @@ void SetEnvironment(mu::data& pd, const Manifest& m) {
   Set(pd, "interrupted", m.interrupted);
 }
 
-// Figures 1 and 2: the GPU time breakdown of train and eval steps.
+// Figures 1 and 2: where the step time goes, from the platform's breakdown
+// source (the GPU breakdown, else the host breakdown), titled by PartNames.
 void SetBreakdownFigures(mu::data& pd, const PageContext& ctx, const std::string& build, const PlatformView& p,
                          const Target& page, const std::string& base) {
+  const BreakdownPartNames names = PartNames(p.breakdown_source);
   Target f1{Kind::kFigure, build, "fig1-train." + p.id, ""};
   Target f2{Kind::kFigure, build, "fig2-eval." + p.id, ""};
   if (!p.figure1_train.empty()) {
-    Set(pd, "fig1", ctx.figures.Place(page, f1, BreakdownChart(p.figure1_train, "Figure 1 (train): GPU time breakdown, " + p.id),
-                                      "Figure 1: training step time breakdown on " + p.id, base));
+    Set(pd, "fig1", ctx.figures.Place(page, f1, BreakdownChart(p.figure1_train, "Figure 1 (train): " + std::string(names.title) + ", " + p.id, names),
+                                      "Figure 1: training step, " + std::string(names.title) + ", on " + p.id, base));
   }
   if (!p.figure2_eval.empty()) {
-    Set(pd, "fig2", ctx.figures.Place(page, f2, BreakdownChart(p.figure2_eval, "Figure 2 (eval): GPU time breakdown, " + p.id),
-                                      "Figure 2: inference step time breakdown on " + p.id, base));
+    Set(pd, "fig2", ctx.figures.Place(page, f2, BreakdownChart(p.figure2_eval, "Figure 2 (eval): " + std::string(names.title) + ", " + p.id, names),
+                                      "Figure 2: inference step, " + std::string(names.title) + ", on " + p.id, base));
   }
+}
+
+// What Figures 1/2 and Table 2 show on this platform, and their part names.
+void SetBreakdownNames(mu::data& pd, const PlatformView& p) {
+  const BreakdownPartNames names = PartNames(p.breakdown_source);
+  Set(pd, "has_breakdown", p.breakdown_source != BreakdownSource::kNone);
+  Set(pd, "host_breakdown", p.breakdown_source == BreakdownSource::kHost);
+  Set(pd, "breakdown_title", std::string(names.title));
+  // Ours are named by source: the host's parts must never read as the paper's GPU parts.
+  const std::string prefix = p.breakdown_source == BreakdownSource::kHost ? "Host " : "GPU ";
+  Set(pd, "part_first", prefix + names.first);
+  Set(pd, "part_second", p.breakdown_source == BreakdownSource::kHost ? "Host data movement" : "Data movement");
+  Set(pd, "part_third", prefix + names.third);
+  if (p.breakdown_source == BreakdownSource::kHost) Set(pd, "host_note", HostNoteData(p));
 }
 
 std::string Ratio(const std::optional<double>& r) { return r ? Num(*r, "%.3f") : Dash(); }
@@ -57,6 +73,7 @@ mu::data BackendSummaryRows(const PlatformView& p) {
     Set(row, "backend", s.backend);
     Set(row, "mode", s.mode);
     Set(row, "pairs", std::to_string(s.pairs));
+    Set(row, "noisy", std::to_string(s.noisy));
     Set(row, "time", Num(s.time_geomean, "%.3f"));
     Set(row, "speedup", Num(1.0 / s.time_geomean, "%.2f") + "×");
     Set(row, "cpu_memory", Ratio(s.cpu_memory_geomean));
@@ -80,6 +97,7 @@ mu::data BackendRatioRows(const PlatformView& p) {
     Set(rr, "cpu_ratio", Ratio(br.cpu_memory_ratio));
     Set(rr, "gpu_ratio", Ratio(br.gpu_memory_ratio));
     Set(rr, "setup", br.backend_setup_ms ? Sig3(*br.backend_setup_ms / 1000.0) : Dash());
+    Set(rr, "note", br.noisy.empty() ? Dash() : br.noisy);
     Append(rows, std::move(rr));
   }
   return rows;
@@ -127,7 +145,7 @@ mu::data CoverageRows(const PageContext& ctx, const PlatformView& p) {
 mu::data TableLinks(const std::string& build, const PlatformView& p, const Target& page, const std::string& base) {
   mu::data tables = List();
   for (std::string name : {"runs", "table2", "coverage"}) {
-    if (name == "table2" && !p.has_gpu_breakdown) continue;
+    if (name == "table2" && p.breakdown_source == BreakdownSource::kNone) continue;
     mu::data t;
     Set(t, "name", name);
     Set(t, "csv", base + Href(page, {Kind::kTable, build, name + "." + p.id, "csv"}));
@@ -142,7 +160,9 @@ void SetRuns(mu::data& pd, const std::string& build, const PlatformView& p, cons
   mu::data runs = List();
   for (const auto* r : p.runs) {
     std::string href = base + Href(page, {Kind::kModelPage, build, r->model.id, page.ext});
-    Append(runs, RunRow(*r, href));
+    mu::data row = RunRow(*r, href);
+    SetPeakShare(row, *r, *p.manifest);
+    Append(runs, std::move(row));
   }
   Set(pd, "runs", std::move(runs));
   mu::data failures = List();
@@ -161,14 +181,17 @@ mu::data PlatformData(const PageContext& ctx, const BuildView& v, const Platform
   Set(pd, "geomean_eval", OptMs(p.geomean_eval_ms));
   Set(pd, "geomean_train_n", std::to_string(p.geomean_train_n));
   Set(pd, "geomean_eval_n", std::to_string(p.geomean_eval_n));
-  Set(pd, "has_breakdown", p.has_gpu_breakdown);
-  if (p.has_gpu_breakdown) SetBreakdownFigures(pd, ctx, v.id, p, page, base);
+  SetBreakdownNames(pd, p);
+  if (p.breakdown_source != BreakdownSource::kNone) SetBreakdownFigures(pd, ctx, v.id, p, page, base);
   // Table 2 on every platform: where nothing was measured, the paper's
   // column still shows what a GPU platform would be compared with.
   Set(pd, "table2_train", Table2Rows(p.table2_train, true, ctx.paper));
   Set(pd, "table2_eval", Table2Rows(p.table2_eval, false, ctx.paper));
   if (!p.backend_ratios.empty()) Set(pd, "backend_ratios", BackendSection(ctx, page, v.id, p, base));
   SetRuns(pd, v.id, p, page, base);
+  Set(pd, "peaks", PeaksData(*p.manifest));
+  Set(pd, "has_peak_summaries", !p.peak_summaries.empty());
+  Set(pd, "peak_summaries", PeakSummaryRows(p, ctx.paper));
   Set(pd, "coverage", CoverageRows(ctx, p));
   Set(pd, "has_coverage", !p.coverage.empty());
   Set(pd, "tables", TableLinks(v.id, p, page, base));
@@ -208,6 +231,7 @@ mu::data PlatformRatioSummaries(const PlatformRatios& p) {
     Set(x, "pairs", std::to_string(s.pairs));
     Set(x, "geomean", Num(s.geomean, "%.3f"));
     Set(x, "differs", PrecisionDiffersText(s));
+    Set(x, "noisy", std::to_string(s.noisy));
     Append(rows, std::move(x));
   }
   return rows;
@@ -260,6 +284,9 @@ mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::C
   Set(d, "has_problems", !v.problems.empty());
   Set(d, "problem_count", std::to_string(v.problems.size()));
   Set(d, "problems", ProblemRows(v.problems, ctx.results));
+  mu::data warnings = NoiseWarnings(v);
+  Set(d, "has_noise_warnings", !warnings.list_value().empty());
+  Set(d, "noise_warnings", std::move(warnings));
   mu::data platforms = List();
   for (const auto& p : v.platforms) Append(platforms, PlatformData(ctx, v, p, page, base));
   Set(d, "platforms", std::move(platforms));

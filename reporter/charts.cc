@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -24,16 +25,28 @@ json Base(const std::string& title) {
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
 }  // namespace
 
-json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& title) {
+namespace {
+std::string Capitalized(std::string s) {
+  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+  return s;
+}
+// Faded marks for a noisy run's figures (datum.noisy), in every chart that shows runs.
+json NoisyOpacity() { return {{"condition", {{"test", "datum.noisy"}, {"value", 0.35}}}, {"value", 1}}; }
+json NoisyTooltip() { return {{"field", "noise"}, {"title", "Noise"}}; }
+}  // namespace
+
+json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& title, const BreakdownPartNames& names) {
   json spec = Base(title);
   json values = json::array();
   json order = json::array();
+  const std::string labels[] = {Capitalized(names.first), Capitalized(names.second), Capitalized(names.third)};
   for (const auto& b : bars) {
     order.push_back(b.label);
-    const std::pair<const char*, double> parts[] = {{"GPU active", b.active}, {"Data movement", b.movement}, {"GPU idle", b.idle}};
-    int i = 0;
-    for (const auto& [part, share] : parts) {
-      values.push_back({{"model", b.label}, {"domain", b.domain}, {"part", part}, {"k", i++}, {"share", Round(share * 100, 10)}});
+    const double shares[] = {b.active, b.movement, b.idle};
+    for (int i = 0; i < 3; ++i) {
+      values.push_back({{"model", b.label}, {"domain", b.domain}, {"part", labels[i]}, {"k", i},
+                        {"share", Round(shares[i] * 100, 10)}, {"noisy", b.noisy},
+                        {"noise", b.noisy ? "noisy run" : "clean"}});
     }
   }
   spec["data"] = {{"values", values}};
@@ -41,16 +54,18 @@ json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& ti
   spec["height"] = {{"step", 14}};
   spec["mark"] = {{"type", "bar"}};
   spec["encoding"] = {
-      {"y", {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", "Model (sorted by GPU active share)"}}},
+      {"y", {{"field", "model"}, {"type", "nominal"}, {"sort", order},
+             {"title", std::string("Model (sorted by ") + names.first + " share; faded: noisy run)"}}},
       {"x", {{"field", "share"}, {"type", "quantitative"}, {"stack", "normalize"},
              {"title", "Share of step time (%)"}, {"axis", {{"format", ".0%"}}}}},
       {"color", {{"field", "part"}, {"type", "nominal"}, {"title", "Step time"},
-                 {"scale", {{"domain", {"GPU active", "Data movement", "GPU idle"}},
-                            {"range", {kActiveColor, kMovementColor, kIdleColor}}}},
+                 {"scale", {{"domain", json::array({labels[0], labels[1], labels[2]})}, {"range", {kActiveColor, kMovementColor, kIdleColor}}}},
                  {"legend", {{"orient", "top"}}}}},
+      {"opacity", NoisyOpacity()},
       {"order", {{"field", "k"}, {"type", "quantitative"}}},
       {"tooltip", {{{"field", "model"}, {"title", "Model"}}, {{"field", "domain"}, {"title", "Domain"}},
                    {{"field", "part"}, {"title", "Part"}}, {{"field", "share"}, {"title", "Share (%)"}}}}};
+  spec["encoding"]["tooltip"].push_back(NoisyTooltip());
   return spec;
 }
 
@@ -124,7 +139,8 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
     for (int m = 0; m < 3; ++m) {
       if (!v[m] || *v[m] <= 0) continue;  // not measured: no point, never a 0
       values.push_back({{"model", label}, {"backend", r->backend}, {"metric", kMetrics[m]},
-                        {"ratio", Round(*v[m], 1e4)}});
+                        {"ratio", Round(*v[m], 1e4)}, {"noisy", !r->noisy.empty()},
+                        {"noise", r->noisy.empty() ? "clean" : r->noisy}});
       present[m] = true;
     }
   }
@@ -151,8 +167,10 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
          {"color", {{"field", "metric"}, {"type", "nominal"}, {"title", "Ratio"},
                     {"scale", {{"domain", metric_domain}, {"range", metric_range}}}, {"legend", {{"orient", "top"}}}}},
          {"shape", {{"field", "backend"}, {"type", "nominal"}, {"title", "Backend"}}},
+         {"opacity", NoisyOpacity()},
          {"tooltip", {{{"field", "model"}, {"title", "Model"}}, {{"field", "backend"}, {"title", "Backend"}},
-                      {{"field", "metric"}, {"title", "Ratio"}}, {{"field", "ratio"}, {"title", "Backend / eager"}, {"format", ".3f"}}}}}}},
+                      {{"field", "metric"}, {"title", "Ratio"}}, {{"field", "ratio"}, {"title", "Backend / eager"}, {"format", ".3f"}},
+                      {{"field", "noise"}, {"title", "Noise"}}}}}}},
       {{"mark", {{"type", "rule"}, {"color", "#000000"}, {"strokeDash", {4, 3}}}},
        {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}}};
   return spec;
@@ -178,7 +196,8 @@ json RatioTooltip(const PlatformRatios& p) {
           {{"field", "ref_ms"}, {"title", p.reference + " (ms)"}, {"format", ".4g"}},
           {{"field", "other_ms"}, {"title", p.other + " (ms)"}, {"format", ".4g"}},
           {{"field", "ref_precision"}, {"title", "Effective precision, " + p.reference}},
-          {{"field", "other_precision"}, {"title", "Effective precision, " + p.other}}};
+          {{"field", "other_precision"}, {"title", "Effective precision, " + p.other}},
+          {{"field", "noise"}, {"title", "Noise"}}};
 }
 }  // namespace
 
@@ -197,7 +216,8 @@ json PlatformRatioChart(const PlatformRatios& p) {
                       {"ref_ms", Round(*r.reference_ms, 1e4)}, {"other_ms", Round(*r.other_ms, 1e4)},
                       {"ref_precision", r.reference_precision.value_or("not recorded")},
                       {"other_precision", r.other_precision.value_or("not recorded")},
-                      {"differs", differs ? "effective precisions differ" : ""}});
+                      {"differs", differs ? "effective precisions differ" : ""}, {"noisy", !r.noisy.empty()},
+                      {"noise", r.noisy.empty() ? "clean" : r.noisy}});
     auto [it, fresh] = lowest.emplace(labels[i], *r.ratio);
     if (!fresh) it->second = std::min(it->second, *r.ratio);
   }
@@ -220,7 +240,7 @@ json PlatformRatioChart(const PlatformRatios& p) {
   json layers = json::array();
   layers.push_back({{"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
                     {"encoding", {{"y", y}, {"x", x}, {"yOffset", offset}, {"color", color}, {"shape", mode},
-                                  {"tooltip", RatioTooltip(p)}}}});
+                                  {"opacity", NoisyOpacity()}, {"tooltip", RatioTooltip(p)}}}});
   if (any_differs) {
     layers.push_back({{"transform", {{{"filter", "datum.differs != ''"}}}},
                       {"mark", {{"type", "point"}, {"filled", false}, {"size", 150}, {"strokeWidth", 1.5}}},

@@ -21,8 +21,10 @@ inline constexpr const char* kActiveColor = "#0072B2";
 inline constexpr const char* kMovementColor = "#D55E00";
 inline constexpr const char* kIdleColor = "#999999";
 
-// Figures 1 and 2: 100% stacked horizontal bars per model.
-nlohmann::json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& title);
+// Figures 1 and 2: 100% stacked horizontal bars per model, the parts named
+// by `names` (GPU or host breakdown). A noisy run's bar is drawn faded.
+nlohmann::json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& title,
+                              const BreakdownPartNames& names);
 
 struct TrendPoint {
   std::string build, started_at, series;

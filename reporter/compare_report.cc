@@ -271,6 +271,7 @@ class PlatformReport {
 
   std::string WhyNotCounted(const MetricChange& m) const {
     if (m.verdict == Verdict::kTooFewSamples) return "too few samples to tell";
+    if (m.verdict == Verdict::kNoisyRun) return "noisy run (" + OneLine(m.noisy.value_or("")) + ")";
     if (m.noise_percent && m.p_value && *m.p_value < c_.options.alpha) {
       return "within noise (spread " + Num(*m.noise_percent, "%.0f") + "%)";
     }
@@ -280,18 +281,23 @@ class PlatformReport {
   void AddNotCounted() {
     auto noise = Select(p_, Verdict::kNoise, std::nullopt);
     auto few = Select(p_, Verdict::kTooFewSamples, std::nullopt);
-    if (noise.empty() && few.empty()) return;
+    auto noisy = Select(p_, Verdict::kNoisyRun, std::nullopt);
+    if (noise.empty() && few.empty() && noisy.empty()) return;
     Section s;
     s.level = 3;
-    s.title = "Over the threshold but not counted (" + std::to_string(noise.size() + few.size()) + ")";
+    s.title = "Over the threshold but not counted (" + std::to_string(noise.size() + few.size() + noisy.size()) + ")";
     s.paragraphs.push_back(
         "Too few samples to tell: the test cannot reach p < alpha with these sample counts. "
         "Not significant: the samples overlap too much to call it a change. "
         "Within noise: the change is no larger than the spread between the worker processes' (or the "
         "window's builds') medians of the same run.");
+    if (!noisy.empty()) {
+      s.paragraphs.push_back("Noisy run: a compared run's timing spread or the machine's other load passed its "
+                             "threshold while it was measured, so the change is not trusted.");
+    }
     s.header = kChangeHeader;
     s.header.push_back("why");
-    for (const auto* list : {&few, &noise}) {
+    for (const auto* list : {&few, &noisy, &noise}) {
       for (const auto* m : *list) {
         Row r = ChangeRow(*m, c_.new_build, base_);
         r.push_back({WhyNotCounted(*m)});

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/layout.h"
+#include "core/peaks.h"
 #include "core/vocabulary.h"
 #include "core/result.h"
 #include "core/stats.h"
@@ -92,6 +93,43 @@ void WriteText(const fs::path& p, const std::string& text) {
   if (!out) throw std::runtime_error(p.string() + ": write failed");
 }
 
+// What `torchgauge-collect probe` would have found: an A100's attainable
+// rates (with the raw-kernel peaks) or a small CPU's (no fp16 matmul).
+core::ProbeResult Peaks(bool gpu, const std::string& start) {
+  core::ProbeResult p;
+  p.device = gpu ? "cuda:0" : "cpu";
+  p.measured_at = start;
+  auto mm = [](const char* precision, int64_t n, double tflops) {
+    core::MatmulPeak m;
+    m.precision = precision;
+    m.n = n;
+    m.repeats = 5;
+    m.tflops = tflops;
+    m.best_ms = 2.0 * static_cast<double>(n) * n * n / (tflops * 1e12) * 1e3;
+    return m;
+  };
+  core::TriadPeak t;
+  t.elements = gpu ? 268435456 : 33554432;
+  t.bytes_moved = 3.0 * 4.0 * static_cast<double>(t.elements);
+  t.llc_bytes = gpu ? 41943040 : 8388608;
+  t.repeats = 10;
+  t.gb_per_s = gpu ? 1450.0 : 18.5;
+  t.best_ms = t.bytes_moved / (t.gb_per_s * 1e9) * 1e3;
+  p.triad = t;
+  if (gpu) {
+    p.matmul = {mm("fp32", 8192, 18.4), mm("tf32", 8192, 121.0), mm("bf16", 8192, 232.0), mm("fp16", 8192, 240.0)};
+    p.kernels = core::KernelPeaks{"raw CUDA kernels (nvcc)", 1380.0, 1420.0, 1310.0, 18.9};
+    return p;
+  }
+  p.threads = 2;
+  core::MatmulPeak fp16;
+  fp16.precision = "fp16";
+  fp16.status = "unsupported";
+  fp16.reason = "no fp16 matmul on this CPU";
+  p.matmul = {mm("fp32", 2048, 0.105), mm("bf16", 2048, 0.052), fp16};
+  return p;
+}
+
 json Manifest(const std::string& build, const std::string& platform, bool gpu, const std::string& start,
               const std::string& end) {
   json m = {{"schema_version", 1}, {"kind", "torchgauge.manifest"}, {"build_id", build}, {"platform_id", platform},
@@ -108,6 +146,7 @@ json Manifest(const std::string& build, const std::string& platform, bool gpu, c
   } else {
     m["device"] = {{"vendor", "CPU"}, {"name", "Synthetic CPU"}};
   }
+  m["peaks"] = core::ToJson(Peaks(gpu, start));
   return m;
 }
 
@@ -162,6 +201,44 @@ core::GpuBreakdown Breakdown(const ModelTraits& mt, double median_ms, Rng& rr, R
   return g;
 }
 
+// The host breakdown of a CPU run: the model's compute share stands in for
+// the GPU's active share, a copy-heavy model moves more, the rest is outside
+// operators. Drawn from its own stream so every other value stays as it was.
+core::HostBreakdown HostBreakdownOf(const ModelTraits& mt, double median_ms, Rng& hr) {
+  core::HostBreakdown h;
+  h.iterations = 5;
+  h.wall_ms = median_ms;
+  const double compute = std::clamp(0.6 + 0.5 * (mt.active - 0.5) + 0.04 * (hr.Uniform() - 0.5), 0.05, 0.95);
+  const double movement = std::clamp(mt.movement * 3.0, 0.0, 1.0 - compute);
+  h.compute_fraction = compute;
+  h.data_movement_fraction = movement;
+  h.outside_operators_fraction = std::max(0.0, 1.0 - compute - movement);
+  h.compute_ms = compute * median_ms;
+  h.data_movement_ms = movement * median_ms;
+  h.outside_operators_ms = h.outside_operators_fraction * median_ms;
+  h.operator_ms = h.compute_ms + h.data_movement_ms;
+  h.top_level_op_count = 40 + static_cast<double>(hr.Next() % 400);
+  for (const char* op : core::kDataMovementOps) h.data_movement_ops.push_back(op);
+  h.profiler_overhead_per_op_us = std::round((1.5 + hr.Uniform()) * 100) / 100;
+  return h;
+}
+
+// What the machine did while the run was timed. About one run in nine (never
+// resnet50, whose first configuration the site tests slow down on purpose)
+// ran beside another busy process, so the pages show noisy runs.
+core::SystemLoad LoadOf(double window_ms, bool gpu, bool busy, Rng& hr) {
+  core::SystemLoad l;
+  l.window_s = window_ms / 1000.0;
+  l.cpus = 2;
+  l.own_cpu_cores = gpu ? 1.0 : 1.9 + 0.1 * hr.Uniform();
+  l.outside_cpu_cores = busy ? 1.3 + 0.4 * hr.Uniform() : 0.1 * hr.Uniform();
+  l.outside_cpu_cores = std::round(l.outside_cpu_cores * 1000) / 1000;
+  l.resolution_cores = l.window_s > 0 ? 2.0 * l.cpus / (100.0 * l.window_s) : 0;
+  l.loadavg_1m_before = std::round((busy ? 2.5 : 0.4) * (1 + hr.Uniform()) * 100) / 100;
+  l.loadavg_1m_after = std::round((busy ? 3.0 : 0.5) * (1 + hr.Uniform()) * 100) / 100;
+  return l;
+}
+
 // The CPU platform's runs are measured in two worker processes, as
 // `torchgauge-collect run --processes 2` pools them.
 core::RunResult SplitInTwoProcesses(const core::RunResult& r, int samples) {
@@ -213,6 +290,12 @@ void Measure(core::RunResult& r, const FixtureSpec& spec, const ModelTraits& mt,
   r.operators = mt.ops;
   if (gpu) r.gpu_breakdown = Breakdown(mt, median_ms, rr, mr);
   if (!gpu && spec.samples >= 4) r = SplitInTwoProcesses(r, spec.samples);
+  Rng hr{Mix(Mix(spec.seed, static_cast<uint64_t>(m * 16 + c)), static_cast<uint64_t>(b * 4 + (gpu ? 0 : 1)) + 0x686f7374)};
+  if (!gpu) r.host_breakdown = HostBreakdownOf(mt, r.timing->median_ms, hr);
+  const bool busy = m != 0 && hr.Next() % 9 == 0;
+  double window_ms = 0;
+  for (double v : r.timing->samples_ms) window_ms += v;
+  r.system_load = LoadOf(window_ms, gpu, busy, hr);
 }
 
 struct FixturePlatform {

@@ -1,6 +1,8 @@
 // Synthetic results trees for tests and the benchmark: N builds x M models x
 // K configurations on one GPU-style platform (with GPU breakdowns, so Figures
-// 1/2 and Table 2 are exercised) and optionally a CPU platform (without).
+// 1/2 and Table 2 are exercised) and optionally a CPU platform (with host
+// breakdowns instead). Every run has a system load, a few of them busy enough
+// to be noisy; every manifest has measured peaks.
 // Output is a pure function of the spec: the same spec gives the same bytes.
 // Files are valid against schemas/run_result.schema.json and
 // schemas/manifest.schema.json (a test checks with jsonschema).

@@ -40,7 +40,10 @@ mu::data Table2Rows(const std::vector<DomainBreakdown>& rows, bool train, const 
     if (d.models == 0 && !d.paper) continue;
     mu::data r;
     Set(r, "domain", DomainLabel(d.domain, paper));
-    Set(r, "models", d.models ? std::to_string(d.models) : Dash());
+    Set(r, "models", !d.models ? Dash()
+                     : d.noisy_runs ? std::to_string(d.models) + " (" + std::to_string(d.noisy_runs) + " noisy run" +
+                                          (d.noisy_runs > 1 ? "s" : "") + ")"
+                                    : std::to_string(d.models));
     Set(r, "active", d.models ? Pct(d.active) : Dash());
     Set(r, "movement", d.models ? Pct(d.movement) : Dash());
     Set(r, "idle", d.models ? Pct(d.idle) : Dash());
@@ -84,6 +87,7 @@ mu::data RunRow(const core::RunResult& r, const std::string& model_href) {
   Set(d, "kernels", r.gpu_breakdown ? Num(r.gpu_breakdown->kernel_count, "%.0f") : Dash());
   Set(d, "status", r.status);
   Set(d, "reason", r.reason.value_or(r.signal ? "signal " + std::to_string(*r.signal) : ""));
+  SetNoise(d, r);
   return d;
 }
 
@@ -166,7 +170,8 @@ mu::data ModelPlatformData(const PageContext& ctx, const BuildView& v, const Pla
     Append(rows, RunRow(*r, ""));
     if (r->timing) {
       Append(measurement, MeasurementRow(*r));
-      for (double s : r->timing->samples_ms) samples.push_back({ConfigLabel(*r), s});
+      const std::string label = ConfigLabel(*r) + (NoisyVerdict(*r) ? " (noisy)" : "");
+      for (double s : r->timing->samples_ms) samples.push_back({label, s});
     }
     if (!r->gpu_breakdown) continue;
     for (const auto& k : r->gpu_breakdown->top_kernels) {

@@ -50,6 +50,16 @@ std::optional<double> Tflops(const core::RunResult& r);
 mu::data RunRow(const core::RunResult& r, const std::string& model_href);
 mu::data Table2Rows(const std::vector<DomainBreakdown>& rows, bool train, const PaperTable2& paper);
 mu::data ProblemRows(const std::vector<Problem>& problems, const std::filesystem::path& root);
+// Trust signals (trust_page_data.cc): the platform's measured peaks ("probed"
+// false when the manifest has none), the % of peak summaries, a run row's
+// "peak_pct" and noisy badge ("noisy", "noise_reason", "noisy_html"), the
+// host breakdown's note and the per-platform noise warnings.
+mu::data PeaksData(const Manifest& m);
+mu::data PeakSummaryRows(const PlatformView& p, const PaperTable2& paper);
+void SetPeakShare(mu::data& row, const core::RunResult& r, const Manifest& m);
+void SetNoise(mu::data& row, const core::RunResult& r);
+mu::data HostNoteData(const PlatformView& p);
+mu::data NoiseWarnings(const BuildView& v);
 // The build page's "Regressions and improvements" section (build_page_data.cc).
 mu::data RegressionData(const core::Comparison& c, const std::string& build, const Target& page,
                         const std::string& base);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/stats.h"
+#include "reporter/aggregate.h"
 
 using nlohmann::json;
 
@@ -50,6 +51,7 @@ std::string RatioNote(const RatioRow& r, const std::string& reference, const std
   if (!r.reference_ms) parts.push_back(r.reference_status + " on " + reference);
   if (!r.other_ms) parts.push_back(r.other_status + " on " + other);
   if (r.precision_check == PrecisionCheck::kDiffers) parts.push_back("precision differs");
+  if (!r.noisy.empty()) parts.push_back(r.noisy);
   std::string note;
   for (const auto& p : parts) note += (note.empty() ? "" : "; ") + p;
   return note;
@@ -69,6 +71,7 @@ Key KeyOf(const core::RunResult& r) { return {r.model.id, r.mode, r.backend, r.p
 
 RatioRow Pair(const core::RunResult& ref, const core::RunResult& other) {
   RatioRow row{ref.model.id, ref.mode, ref.backend, ref.precision, ref.batch_size, ref.status, other.status};
+  row.noisy = NoisySides(ref, ref.platform_id, other, other.platform_id);
   if (Timed(ref)) row.reference_ms = ref.timing->median_ms;
   if (Timed(other)) row.other_ms = other.timing->median_ms;
   if (row.reference_ms && row.other_ms) row.ratio = *row.other_ms / *row.reference_ms;
@@ -84,7 +87,7 @@ RatioRow Pair(const core::RunResult& ref, const core::RunResult& other) {
 std::vector<RatioSummary> Summaries(const std::vector<RatioRow>& rows) {
   struct Acc {
     std::vector<double> ratios;
-    int differs = 0, unknown = 0;
+    int differs = 0, unknown = 0, noisy = 0;
   };
   std::map<std::string, Acc> by_mode;
   for (const auto& r : rows) {
@@ -93,10 +96,11 @@ std::vector<RatioSummary> Summaries(const std::vector<RatioRow>& rows) {
     a.ratios.push_back(*r.ratio);
     if (r.precision_check == PrecisionCheck::kDiffers) a.differs++;
     if (r.precision_check == PrecisionCheck::kUnknown) a.unknown++;
+    if (!r.noisy.empty()) a.noisy++;
   }
   std::vector<RatioSummary> out;
   for (const auto& [mode, a] : by_mode) {
-    out.push_back({mode, static_cast<int>(a.ratios.size()), core::GeoMean(a.ratios), a.differs, a.unknown});
+    out.push_back({mode, static_cast<int>(a.ratios.size()), core::GeoMean(a.ratios), a.differs, a.unknown, a.noisy});
   }
   // The paper's order: training, then inference.
   auto rank = [](const std::string& m) { return m == "train" ? 0 : m == "eval" ? 1 : 2; };
@@ -183,12 +187,14 @@ json ToJson(const PlatformRatios& r) {
                     {"other_status", x.other_status}, {"reference_ms", Opt(x.reference_ms)},
                     {"other_ms", Opt(x.other_ms)}, {"ratio", Opt(x.ratio)},
                     {"reference_precision", Opt(x.reference_precision)}, {"other_precision", Opt(x.other_precision)},
-                    {"precision_check", PrecisionCheckName(x.precision_check)}});
+                    {"precision_check", PrecisionCheckName(x.precision_check)},
+                    {"noisy", x.noisy.empty() ? json(nullptr) : json(x.noisy)}});
   }
   json summaries = json::array();
   for (const auto& s : r.summaries) {
     summaries.push_back({{"mode", s.mode}, {"pairs", s.pairs}, {"geomean", s.geomean},
-                         {"precision_differs", s.precision_differs}, {"precision_unknown", s.precision_unknown}});
+                         {"precision_differs", s.precision_differs}, {"precision_unknown", s.precision_unknown},
+                         {"noisy", s.noisy}});
   }
   return {{"kind", "torchgauge.platform_ratios"}, {"reference", r.reference}, {"other", r.other},
           {"reference_device", r.reference_label}, {"other_device", r.other_label}, {"title", r.title},

@@ -45,10 +45,14 @@ struct RatioRow {
   std::optional<double> ratio;  // other / reference: below 1 the other platform is faster
   std::optional<std::string> reference_precision, other_precision;  // EffectivePrecision
   PrecisionCheck precision_check = PrecisionCheck::kUnknown;
+  // Which side's run is noisy and why (core::RunNoise, as aggregate.h's
+  // NoisySides words it, sides named by platform id); "" when both are clean.
+  std::string noisy;
 };
 
-// Why a row has no ratio ("oom on <id>"), and "precision differs" where the
-// effective precisions differ; "" when there is nothing to say.
+// Why a row has no ratio ("oom on <id>"), "precision differs" where the
+// effective precisions differ, and which side is noisy; "" when there is
+// nothing to say.
 std::string RatioNote(const RatioRow& r, const std::string& reference, const std::string& other);
 
 // Per mode: the geomean of the ratios, as the paper summarizes its figures.
@@ -58,6 +62,7 @@ struct RatioSummary {
   double geomean = 0;
   int precision_differs = 0;  // of those pairs
   int precision_unknown = 0;  // of those pairs: a side recorded no flags
+  int noisy = 0;              // of those pairs: a side's run is noisy
 };
 // "0", "2", "0 (5 not recorded)": the pairs whose effective precisions differ.
 std::string PrecisionDiffersText(const RatioSummary& s);

@@ -194,3 +194,27 @@ TEST_CASE("AggregateBuild compares every other platform with the reference") {
   b.platforms.resize(1);
   CHECK(AggregateBuild(b, PaperTable2{}).platform_ratios.empty());  // one platform: nothing to compare
 }
+
+TEST_CASE("a platform ratio involving a noisy run says so, in the row, the summary and the JSON") {
+  Manifest ref = Plat("cpu-a", "CPU", "Synthetic CPU"), other = Plat("cpu-b", "CPU", "Synthetic CPU");
+  std::vector<core::RunResult> a = {Run("cpu-a", "resnet50", "train", 10), Run("cpu-a", "bert", "train", 10)};
+  std::vector<core::RunResult> b = {Run("cpu-b", "resnet50", "train", 20), Run("cpu-b", "bert", "train", 5)};
+  core::SystemLoad busy;
+  busy.window_s = 1;
+  busy.cpus = 2;
+  busy.outside_cpu_cores = 1.7;
+  busy.resolution_cores = 0.02;
+  b[0].system_load = busy;
+  PlatformRatios r = ComparePlatforms(ref, Ptrs(a), other, Ptrs(b));
+  REQUIRE(r.rows.size() == 2);
+  CHECK(r.rows[0].model == "bert");
+  CHECK(r.rows[0].noisy.empty());
+  CHECK(r.rows[1].noisy == "cpu-b run noisy: other processes used 1.7 cores");
+  CHECK(RatioNote(r.rows[1], r.reference, r.other) == "cpu-b run noisy: other processes used 1.7 cores");
+  REQUIRE(r.summaries.size() == 1);
+  CHECK(r.summaries[0].noisy == 1);
+  const auto j = ToJson(r);
+  CHECK(j["rows"][0]["noisy"].is_null());
+  CHECK(j["rows"][1]["noisy"] == "cpu-b run noisy: other processes used 1.7 cores");
+  CHECK(j["summaries"][0]["noisy"] == 1);
+}

@@ -31,11 +31,11 @@ std::string RowNote(const RatioRow& r, const PlatformRatios& p) {
 
 std::string SummaryTable(const PlatformRatios& r) {
   const std::string a = Cell(r.reference), b = Cell(r.other);
-  std::string md = "| Mode | Runs compared | " + b + " / " + a + " (geomean) | Effective precision differs |\n"
-                   "|---|--:|--:|--:|\n";
+  std::string md = "| Mode | Runs compared | " + b + " / " + a + " (geomean) | Effective precision differs | With a noisy run |\n"
+                   "|---|--:|--:|--:|--:|\n";
   for (const auto& s : r.summaries) {
     md += "| " + Cell(s.mode) + " | " + std::to_string(s.pairs) + " | " + Num(s.geomean, "%.3f") + " | " +
-          PrecisionDiffersText(s) + " |\n";
+          PrecisionDiffersText(s) + " | " + std::to_string(s.noisy) + " |\n";
   }
   return md + "\n";
 }

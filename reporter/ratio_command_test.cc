@@ -58,6 +58,7 @@ TEST_CASE("ratio: Markdown to a file, to stdout, and JSON") {
   CHECK(md.starts_with("## Synthetic CPU vs NVIDIA A100-SXM4-40GB: time ratio\n"));
   CHECK(md.find("| train | 3 | 0.025 | 0 (3 not recorded) |") != std::string::npos);  // the fixture's GPU is 40x faster
   CHECK(md.find("| resnet50 | eval | eager | fp32 | 64 |") != std::string::npos);
+  CHECK(md.find("| Effective precision differs | With a noisy run |") != std::string::npos);
   CHECK(err.str().empty());
 
   o.markdown = (t.root / "ratio.md").string();

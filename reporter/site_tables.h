@@ -1,5 +1,5 @@
 // The tables a paper author pastes: per platform of a build, the runs, the
-// Table 2 reproduction (GPU platforms) and the API coverage, each as CSV (full
+// Table 2 reproduction (where a GPU or host breakdown exists) and the API coverage, each as CSV (full
 // precision, for scripts) and as a LaTeX tabular (as the pages round them).
 // Written under builds/<id>/tables/ (site_paths.h).
 #pragma once

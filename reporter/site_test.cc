@@ -582,3 +582,85 @@ TEST_CASE("--reference-platform: the build pages compare the others with it; an 
     CHECK(what.find("available: cpu-x86_64-2c, nvidia-a100-40gb-cu130") != std::string::npos);
   }
 }
+
+namespace {
+bool Has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("issue 13: the CPU platform shows the host breakdown, its peaks, % of peak and its noisy runs") {
+  fs::path root = Tmp("trust");
+  FixtureSpec spec;
+  spec.builds = 2;
+  spec.models = 4;
+  spec.configs = 6;
+  GenerateFixtureTree(root / "results", spec);
+  BuildSite(Options(root / "results", root / "site"));
+  const fs::path build = root / "site" / "builds" / FixtureBuildId(spec, 1);
+  const std::string page = Read(build / "index.md");
+  const std::string cpu = page.substr(page.find("## Platform cpu-x86\\_64-2c"));
+  // Figures 1/2 and Table 2 from the host breakdown, never in the paper's GPU words.
+  CHECK(Has(cpu, "Shown: **host (CPU) time: compute / data movement / outside operators**"));
+  CHECK(Has(cpu, "| Domain | Models | Host compute (ours) | Paper: A100 GPU active | Host data movement (ours) |"));
+  CHECK(Has(cpu, " µs per recorded op (median over "));
+  CHECK(Has(cpu, "aten::copy\\_"));
+  const std::string fig1 = Read(build / "figures" / "fig1-train.cpu-x86_64-2c.vl.json");
+  CHECK(Has(fig1, "Figure 1 (train): host (CPU) time: compute / data movement / outside operators"));
+  CHECK(Has(fig1, "\"Outside operators\""));
+  CHECK_FALSE(Has(fig1, "GPU idle"));
+  const std::string t2 = Read(build / "tables" / "table2.cpu-x86_64-2c.csv");
+  CHECK(t2.rfind("mode,domain,models,noisy_runs,host_compute_pct,host_data_movement_pct,host_outside_operators_pct,"
+                 "paper_a100_gpu_active_pct,", 0) == 0);
+  // The GPU platform keeps the paper's parts.
+  const std::string gpu_t2 = Read(build / "tables" / "table2.nvidia-a100-40gb-cu130.csv");
+  CHECK(gpu_t2.rfind("mode,domain,models,noisy_runs,gpu_active_pct,", 0) == 0);
+  // Peaks, the label, and % of peak per run with its basis.
+  CHECK(Has(cpu, "**attainable through LibTorch**"));
+  CHECK(Has(cpu, "| Matmul fp32 | 0.105 TFLOP/s |"));
+  CHECK(Has(cpu, "| Matmul fp16 | unsupported | no fp16 matmul on this CPU |"));
+  CHECK(Has(cpu, "| Suite (all runs) |"));
+  CHECK(Has(cpu, " (analytic) | ok"));
+  // tf32 on a CPU is measured against the fp32 peak; no run shows 0 for a missing one.
+  CHECK_FALSE(Has(cpu, "| 0.0 (analytic) |"));
+  // Noisy runs: a warning at the top, a badge in the runs table, a note on ratios.
+  REQUIRE(Has(cpu, "ok **noisy** (other processes used"));
+  CHECK(page.find("> **Warning: noisy runs.**") < page.find("## Platform"));
+  CHECK(Has(page, "> - cpu-x86\\_64-2c: "));
+  CHECK(Has(page, " run noisy: other processes used "));
+  const std::string html = Read(build / "index.html");
+  CHECK(Has(html, "<span class=\"noisy\" title=\"other processes used "));
+  const std::string runs_csv = Read(build / "tables" / "runs.cpu-x86_64-2c.csv");
+  CHECK(Has(runs_csv, ",percent_of_peak,peak_basis,noisy,noise_reason,status,reason\n"));
+  CHECK(Has(runs_csv, ",analytic,true,other processes used "));
+  CHECK(Has(Read(build / "figures" / "fig1-train.cpu-x86_64-2c.vl.json"), "\"noisy\":true") +
+        Has(Read(build / "figures" / "fig2-eval.cpu-x86_64-2c.vl.json"), "\"noisy\":true") +
+        Has(Read(build / "figures" / "fig5-ratio.nvidia-a100-40gb-cu130.vl.json"), "\"noisy\":true"));
+}
+
+TEST_CASE("issue 13: results written before host_breakdown, system_load and peaks still render") {
+  fs::path root = Tmp("old_results");
+  FixtureSpec spec;
+  spec.builds = 2;
+  spec.models = 3;
+  spec.configs = 2;
+  GenerateFixtureTree(root / "results", spec);
+  for (const auto& e : fs::recursive_directory_iterator(root / "results")) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    auto j = nlohmann::json::parse(Read(e.path()));
+    for (const char* key : {"host_breakdown", "system_load", "peaks", "cpu_frequency"}) j.erase(key);
+    Write(e.path(), j.dump(1) + "\n");
+  }
+  SiteReport r = BuildSite(Options(root / "results", root / "site"));
+  CHECK(r.problems.empty());
+  const fs::path build = root / "site" / "builds" / FixtureBuildId(spec, 1);
+  const std::string page = Read(build / "index.md");
+  const std::string cpu = page.substr(page.find("## Platform cpu-x86\\_64-2c"));
+  CHECK(Has(cpu, "Time breakdown: *not measured on this platform* (no run has a GPU or a host breakdown)."));
+  CHECK(Has(cpu, "Peaks: *not probed* on this platform"));
+  CHECK(Has(cpu, " | not probed | ok |"));
+  CHECK_FALSE(Has(page, "run noisy:"));
+  CHECK_FALSE(Has(page, "**noisy**"));
+  CHECK_FALSE(Has(page, "Warning: noisy runs"));
+  CHECK_FALSE(fs::exists(build / "tables" / "table2.cpu-x86_64-2c.csv"));
+  // The GPU platform still has its GPU breakdown.
+  CHECK(Has(page, "Shown: **GPU time: active / data movement / idle**"));
+}
