@@ -1,5 +1,7 @@
 #include "collector/backend.h"
 
+#include "collector/inductor_backend.h"
+
 #include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/torch.h>
@@ -57,31 +59,40 @@ std::pair<double, double> Difference(const torch::Tensor& got, const torch::Tens
 
 std::optional<std::string> BackendUnsupported(const std::string& backend, const std::string& precision) {
   if (backend == "eager") return std::nullopt;
-  if (backend == "torchscript") {
+  if (backend == "torchscript" || backend == "inductor") {
     if (precision.starts_with("amp")) {
-      return "torchscript runs a graph traced outside autocast; this collector does not trace under autocast (" +
+      return backend + " runs a graph traced outside autocast; this collector does not trace under autocast (" +
              precision + ")";
     }
     return std::nullopt;
   }
-  return "backend '" + backend + "' is not implemented in this collector version (eager and torchscript run)";
+  return "backend '" + backend + "' is not implemented in this collector version (eager, torchscript and inductor run)";
 }
 
-std::optional<std::string> InstallBackend(const std::string& backend, models::Workload& workload, models::Mode mode) {
+std::optional<std::string> InstallBackend(const std::string& backend, models::Workload& workload, models::Mode mode,
+                                          std::optional<core::CompileInfo>* compile) {
   if (backend == "eager") return std::nullopt;
-  if (auto why = workload.CompiledForwardUnsupported(mode)) return "torchscript: " + *why;
+  if (auto why = workload.CompiledForwardUnsupported(mode)) return backend + ": " + *why;
   const bool eval = mode == models::Mode::kEval;
   // Autograd as the mode's steps run: off in eval, on in train (so the graph
   // executor differentiates the graph).
   torch::AutoGradMode grad_mode(!eval);
   std::function<torch::Tensor()> compiled;
   try {
-    compiled = TraceForward(workload);
+    if (backend == "inductor") {
+      core::CompileInfo info;
+      CompiledForward c = CompileInductor(workload, mode, info);
+      if (compile) *compile = info;
+      if (c.unsupported) return c.unsupported;
+      compiled = std::move(c.forward);
+    } else {
+      compiled = TraceForward(workload);
+    }
   } catch (const std::exception& e) {
     // A forward that fails in eager too is the model's error, not a limit
     // of tracing: let that error through.
     workload.Forward();
-    return std::string("torchscript: the forward pass cannot be traced: ") + e.what();
+    return backend + ": the forward pass cannot be traced or compiled: " + e.what();
   }
   if (eval) {
     const torch::Tensor want = workload.Forward();
@@ -91,7 +102,7 @@ std::optional<std::string> InstallBackend(const std::string& backend, models::Wo
     const double tolerance = (half ? 1e-2 : 1e-4) * std::max(scale, 1.0);
     if (!(diff <= tolerance)) {
       std::ostringstream msg;
-      msg << "torchscript: the traced forward's output differs from eager by " << diff << " (tolerance " << tolerance
+      msg << backend << ": the compiled forward's output differs from eager by " << diff << " (tolerance " << tolerance
           << ")";
       throw std::runtime_error(msg.str());
     }

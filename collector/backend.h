@@ -7,13 +7,16 @@
 //                it on GPU). Loss, backward, optimizer and host-side work stay
 //                eager, as in a Python loop around a compiled model. A trace
 //                is specialised to the run's input shapes, which never change.
-//   cudagraph, aotinductor
-//                not implemented: recorded as unsupported, with the reason.
+//   inductor     TorchInductor through AOTInductor (inductor_backend.h): the
+//                traced forward compiled ahead of time into a package that
+//                LibTorch runs; eval only in this version.
+//   cudagraph    not implemented: recorded as unsupported, with the reason.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "core/result.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {
@@ -28,6 +31,9 @@ std::optional<std::string> BackendUnsupported(const std::string& backend, const 
 // so, or tracing fails), or nullopt when installed. In eval mode the compiled
 // output is checked against Forward() once; a mismatch throws, since it is a
 // wrong result rather than an unsupported configuration.
-std::optional<std::string> InstallBackend(const std::string& backend, models::Workload& workload, models::Mode mode);
+// `compile`, where given, receives the compile latency split of backends
+// that record one (inductor), whether or not the compile succeeded.
+std::optional<std::string> InstallBackend(const std::string& backend, models::Workload& workload, models::Mode mode,
+                                          std::optional<core::CompileInfo>* compile = nullptr);
 
 }  // namespace torchgauge::collector

@@ -176,8 +176,8 @@ void AddSelectionOptions(CLI::App& sub, RunCommandOptions& o) {
   sub.add_option("--precision", o.filters.precisions, core::JoinNames(core::kPrecisions, " "))
       ->check(Choices(core::kPrecisions));
   sub.add_option("--backend", o.filters.backends,
-                 "eager | torchscript (traced forward run by the JIT graph executor); cudagraph and aotinductor are "
-                 "recorded as unsupported")
+                 "eager | torchscript (traced forward run by the JIT graph executor) | inductor (TorchInductor "
+                 "through AOTInductor; eval) ; cudagraph is recorded as unsupported")
       ->check(Choices(core::kBackends));
   sub.add_option("--batch-size", o.filters.batch_size, "Override every run's batch size")->check(CLI::PositiveNumber);
   sub.add_flag("--include-test-models", o.filters.include_hidden, "Include the harness's hidden test models");

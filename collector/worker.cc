@@ -165,7 +165,7 @@ std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo&
   if (mode == models::Mode::kTrain) workload->net().train();
   else workload->net().eval();
   const auto setup_start = Clock::now();
-  if (auto why = InstallBackend(spec.backend, *workload, mode)) return FirstLines(*why);
+  if (auto why = InstallBackend(spec.backend, *workload, mode, &r.compile)) return FirstLines(*why);
   std::optional<double> backend_setup_ms;
   if (spec.backend != "eager") {
     if (gpu) CudaSynchronize();

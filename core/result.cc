@@ -251,6 +251,11 @@ json ToJson(const RunResult& r) {
   } else {
     j["gpu_breakdown"] = nullptr;
   }
+  if (r.compile) {
+    const auto& c = *r.compile;
+    j["compile"] = {{"trace_ms", Opt(c.trace_ms)}, {"convert_ms", Opt(c.convert_ms)}, {"compile_ms", Opt(c.compile_ms)},
+                    {"load_ms", Opt(c.load_ms)}, {"cache_hit", c.cache_hit}, {"cache_key", c.cache_key}};
+  }
   if (r.host_breakdown) j["host_breakdown"] = ToJson(*r.host_breakdown);
   if (r.system_load) j["system_load"] = ToJson(*r.system_load);
   if (r.flops) {
@@ -290,6 +295,13 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
              m.OneOf("domain", kDomains),
              m.Get<std::string>("task"), m.Get<std::string>("reference")};
   r.mode = in.OneOf("mode", kModes);
+  // "aotinductor" was this backend's name before it ran (results recorded it
+  // only as unsupported); such results still load, under the current name.
+  if (j.contains("backend") && j.at("backend") == "aotinductor") {
+    nlohmann::json renamed = j;
+    renamed["backend"] = "inductor";
+    return RunResultFromJson(renamed, file);
+  }
   r.backend = in.OneOf("backend", kBackends);
   r.precision = in.OneOf("precision", kPrecisions);
   r.batch_size = in.Get<int64_t>("batch_size");
@@ -407,6 +419,21 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     }
     r.gpu_breakdown = g;
   }
+  if (in.Has("compile")) {
+    auto c = in.Child("compile");
+    CompileInfo ci;
+    ci.trace_ms = c.GetOpt<double>("trace_ms");
+    ci.convert_ms = c.GetOpt<double>("convert_ms");
+    ci.compile_ms = c.GetOpt<double>("compile_ms");
+    ci.load_ms = c.GetOpt<double>("load_ms");
+    ci.cache_hit = c.GetOr<bool>("cache_hit", false);
+    ci.cache_key = c.GetOr<std::string>("cache_key", "");
+    for (const auto& [v, name] : {std::pair{ci.trace_ms, "compile.trace_ms"}, {ci.convert_ms, "compile.convert_ms"},
+                                  {ci.compile_ms, "compile.compile_ms"}, {ci.load_ms, "compile.load_ms"}}) {
+      NonNegative(v, file, name);
+    }
+    r.compile = ci;
+  }
   if (in.Has("host_breakdown")) r.host_breakdown = HostBreakdownFromJson(j.at("host_breakdown"), file);
   if (in.Has("system_load")) r.system_load = SystemLoadFromJson(j.at("system_load"), file);
   if (in.Has("flops")) {
@@ -470,9 +497,32 @@ void DeriveRates(RunResult& r) {
   }
 }
 
+namespace {
+// The CoV a run's noise is judged on: the jitter within a worker process.
+// Pooled over several processes, the CoV would also hold the spread between
+// processes, which the comparison already weighs (its noise band comes from
+// process_medians_ms); so each sample is taken relative to its own process's
+// median (the pool holds the processes' samples in run order, equal counts).
+std::optional<double> WithinProcessCov(const Timing& t) {
+  const size_t n = t.samples_ms.size(), p = t.process_medians_ms.size();
+  if (n < 2) return std::nullopt;
+  if (p < 2 || n % p != 0) return t.cov;
+  const size_t per = n / p;
+  if (per < 2) return std::nullopt;
+  std::vector<double> relative;
+  relative.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double m = t.process_medians_ms[i / per];
+    if (!(m > 0)) return t.cov;
+    relative.push_back(t.samples_ms[i] / m);
+  }
+  return Summarize(relative).cov;
+}
+}  // namespace
+
 NoiseVerdict RunNoise(const RunResult& r, const NoiseThresholds& thresholds) {
   std::optional<double> cov;
-  if (r.timing && r.timing->samples_ms.size() > 1) cov = r.timing->cov;
+  if (r.timing) cov = WithinProcessCov(*r.timing);
   return ClassifyNoise(cov, r.system_load, thresholds);
 }
 

@@ -61,6 +61,16 @@ struct Timing {
   std::optional<double> backend_setup_ms;
 };
 
+// A compiled backend's one-off preparation, split as the paper and the HUD
+// report compilation latency (inductor: trace in C++, convert to an
+// ExportedProgram and compile with AOTInductor in Python, load in C++).
+// A phase that did not run (a cache hit compiles nothing) is unset.
+struct CompileInfo {
+  std::optional<double> trace_ms, convert_ms, compile_ms, load_ms;
+  bool cache_hit = false;
+  std::string cache_key;  // "" where the backend has no package cache
+};
+
 struct Memory {
   std::optional<int64_t> cpu_peak_rss_bytes;
   std::optional<int64_t> cpu_rss_after_warmup_bytes;
@@ -125,6 +135,7 @@ struct RunResult {
   std::optional<Flops> flops;
   std::optional<std::vector<std::string>> operators;  // distinct ATen ops with overloads
   std::optional<Profiling> profiling;
+  std::optional<CompileInfo> compile;  // compiled backends with a split setup (inductor)
 };
 
 nlohmann::json ToJson(const RunResult& r);
@@ -155,7 +166,9 @@ void DeriveRates(RunResult& r);
 RunResult PoolProcesses(const std::vector<RunResult>& processes);
 
 // The one place a run's noise verdict is taken from its own fields: the
-// timing CoV and the system load of its timing pass (ClassifyNoise).
+// timing CoV within its worker processes (for a pooled run, each sample
+// against its own process's median) and the system load of its timing pass
+// (ClassifyNoise).
 NoiseVerdict RunNoise(const RunResult& r, const NoiseThresholds& thresholds = kDefaultNoiseThresholds);
 
 // Current UTC time as RFC 3339 (e.g. 2026-11-22T10:34:48Z).

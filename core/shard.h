@@ -64,7 +64,7 @@ struct CostInput {
 //              + model_weight * backend_setup             (torchscript: trace, check against
 //                                                          eager, executor optimisation ≈ 5
 //                                                          forwards; cudagraph: 1 capture step;
-//                                                          aotinductor: 1 for loading; eager: 0)
+//                                                          inductor: 1 for loading; eager: 0)
 //              + model_weight * mode_factor * (warmup + repeat + 2 * profile_iterations)
 //   mode_factor: 3 for train (forward + backward ≈ 3 forwards, plus the optimiser), 1 for eval;
 //   a profiled step counts twice (profiler overhead); precision counts 1 (faster on tensor

@@ -23,9 +23,9 @@ enum class Mode { kTrain, kEval };
 // harness's own test models.
 enum class Domain { kVision, kNlp, kRecommendation, kReinforcementLearning, kSpeech, kOther, kTest };
 
-// cudagraph and aotinductor are part of the vocabulary so that a request for
-// them is recorded as unsupported with a reason rather than refused.
-enum class Backend { kEager, kTorchScript, kCudaGraph, kAotInductor };
+// cudagraph is part of the vocabulary so that a request for it is recorded
+// as unsupported with a reason rather than refused.
+enum class Backend { kEager, kTorchScript, kCudaGraph, kInductor };
 
 enum class Precision { kFp32, kTf32, kDefault, kBf16, kFp16, kAmpBf16, kAmpFp16 };
 
@@ -48,8 +48,8 @@ inline constexpr Vocabulary<Domain, 7> kDomainVocabulary{
     {"vision", "nlp", "recommendation", "rl", "speech", "other", "test"}};
 inline constexpr Vocabulary<Backend, 4> kBackendVocabulary{
     "backend",
-    {Backend::kEager, Backend::kTorchScript, Backend::kCudaGraph, Backend::kAotInductor},
-    {"eager", "torchscript", "cudagraph", "aotinductor"}};
+    {Backend::kEager, Backend::kTorchScript, Backend::kCudaGraph, Backend::kInductor},
+    {"eager", "torchscript", "cudagraph", "inductor"}};
 inline constexpr Vocabulary<Precision, 7> kPrecisionVocabulary{
     "precision",
     {Precision::kFp32, Precision::kTf32, Precision::kDefault, Precision::kBf16, Precision::kFp16,

@@ -77,6 +77,11 @@ tg_configure() {
   prefix=$("$py" -c 'import torch; print(torch.utils.cmake_prefix_path)')
   if [ ! -f "$TG_BUILD/build.ninja" ] || ! grep -q "TORCHGAUGE_PYTHON:FILEPATH=$py\$" "$TG_BUILD/CMakeCache.txt" 2>/dev/null; then
     tg_log "configuring $TG_BUILD"
+    # Another Python means another LibTorch: the cache's found paths
+    # (Torch_DIR, the libraries) would keep pointing at the old one.
+    if [ -f "$TG_BUILD/CMakeCache.txt" ] && ! grep -q "TORCHGAUGE_PYTHON:FILEPATH=$py\$" "$TG_BUILD/CMakeCache.txt"; then
+      rm -f "$TG_BUILD/CMakeCache.txt"
+    fi
     cmake -S "$TG_ROOT" -B "$TG_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_PREFIX_PATH="$prefix" -DTORCHGAUGE_PYTHON="$py" \
       -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc >&2
