@@ -8,6 +8,7 @@
 #include "reporter/charts.h"
 #include "reporter/format.h"
 #include "reporter/mustache_data.h"
+#include "reporter/regressions_page.h"
 #include "reporter/site_figures.h"
 
 namespace fs = std::filesystem;
@@ -343,6 +344,7 @@ mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& 
   Set(d, "has_flagged", !flagged.list_value().empty());
   Set(d, "flagged", std::move(flagged));
   Set(d, "any_compared", any_compared);
+  SetReaderLinks(d, md);
   if (!history.empty()) SetLatest(d, history.back(), md);
   std::vector<TrendPoint> points = SuiteTrend(history);
   if (!points.empty()) {
