@@ -210,7 +210,9 @@ std::vector<TrendPoint> ModelTrend(const PageContext& ctx, const std::string& bu
       auto lo = std::lower_bound(p.medians.begin(), p.medians.end(), model,
                                  [](const ConfigMedian& m, const std::string& id) { return m.model < id; });
       for (auto it = lo; it != p.medians.end() && it->model == model; ++it) {
-        points.push_back({b.id, b.started_at, p.id + " " + it->config, it->median_ms});
+        // Faceted by platform and mode when there are many series.
+        const std::string mode = it->config.substr(0, it->config.find('/'));
+        points.push_back({b.id, b.started_at, it->config.substr(mode.size() + 1), it->median_ms, p.id + " \xC2\xB7 " + mode});
       }
     }
   }
@@ -244,7 +246,7 @@ mu::data ModelPageData(const PageContext& ctx, const BuildView& v, const std::st
   if (!points.empty()) {
     Set(d, "trend", ctx.figures.Place(md, {Kind::kFigure, v.id, model + ".trend", ""},
                                       TrendChart(points, model + ": median step time across builds",
-                                                 "Median step time (ms, log scale)"),
+                                                 "Median step time (ms)"),
                                       "Median step time of " + model + " across builds"));
   }
   return d;
@@ -350,7 +352,7 @@ mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& 
   if (!points.empty()) {
     Set(d, "trend", ctx.figures.Place(md, {Kind::kIndexFigure, "", "index-trend", ""},
                                       TrendChart(points, "Suite geomean of median step time per platform and mode (eager runs)",
-                                                 "Geomean of median step time (ms, log scale)"),
+                                                 "Geomean of median step time (ms)"),
                                       "Suite geomean of eager median step time across builds"));
   }
   return d;

@@ -1,7 +1,8 @@
 // The reader pages' controls, offline (file:// or any static host, no
 // server, no CDN): filters of the regressions table (form.filters: each
 // <select data-filter="F"> keeps the rows whose data-F matches) and the
-// model grid's sort buttons (data-sort="domain|name|change").
+// model grid's sort buttons (data-sort="domain|name|change"). The page's
+// hash presets both: regressions.html#state=open, models.html#sort=change.
 (function () {
   "use strict";
   function applyFilters(form) {
@@ -38,8 +39,23 @@
     rows.forEach(function (r) { body.appendChild(r); });
     table.setAttribute("data-sorted-by", key);
   }
+  // "#state=open&platform=x" or "#sort=change": a filtered or sorted view
+  // one can link to.
+  function hashParams() {
+    var out = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+      var i = kv.indexOf("=");
+      if (i > 0) out[decodeURIComponent(kv.slice(0, i))] = decodeURIComponent(kv.slice(i + 1));
+    });
+    return out;
+  }
   function init() {
+    var wanted = hashParams();
     document.querySelectorAll("form.filters").forEach(function (form) {
+      form.querySelectorAll("select[data-filter]").forEach(function (select) {
+        var want = wanted[select.getAttribute("data-filter")];
+        if (want !== undefined) select.value = want;
+      });
       form.addEventListener("change", function () { applyFilters(form); });
       applyFilters(form);
     });
@@ -49,6 +65,7 @@
       bar.querySelectorAll("button[data-sort]").forEach(function (button) {
         button.addEventListener("click", function () { sortRows(table, button.getAttribute("data-sort")); });
       });
+      if (wanted.sort) sortRows(table, wanted.sort);
     });
   }
   if (document.readyState === "loading") {
