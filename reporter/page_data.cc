@@ -210,9 +210,12 @@ std::vector<TrendPoint> ModelTrend(const PageContext& ctx, const std::string& bu
       auto lo = std::lower_bound(p.medians.begin(), p.medians.end(), model,
                                  [](const ConfigMedian& m, const std::string& id) { return m.model < id; });
       for (auto it = lo; it != p.medians.end() && it->model == model; ++it) {
-        // Faceted by platform and mode when there are many series.
-        const std::string mode = it->config.substr(0, it->config.find('/'));
-        points.push_back({b.id, b.started_at, it->config.substr(mode.size() + 1), it->median_ms, p.id + " \xC2\xB7 " + mode});
+        // Faceted by platform, mode and batch size when there are many
+        // series, so the legend names only backend and precision.
+        const std::string& c = it->config;  // mode/backend/precision/bsN
+        const size_t mode_end = c.find('/'), batch_at = c.rfind('/');
+        points.push_back({b.id, b.started_at, c.substr(mode_end + 1, batch_at - mode_end - 1), it->median_ms,
+                          p.id + " \xC2\xB7 " + c.substr(0, mode_end) + " \xC2\xB7 " + c.substr(batch_at + 1)});
       }
     }
   }
