@@ -87,7 +87,9 @@ json TrendY(const std::string& y_title, const json& log_ticks) {
   json axis = {{"titleLimit", 0}};
   if (!log_ticks.empty()) axis["values"] = {{"expr", "log_scale ? " + log_ticks.dump() + " : null"}};
   return {{"field", "ms"}, {"type", "quantitative"}, {"title", y_title}, {"axis", axis},
-          {"scale", {{"type", "symlog"}, {"constant", {{"expr", "log_scale ? 0.001 : 1e9"}}}, {"zero", false}}}};
+          {"scale", {{"type", "symlog"}, {"constant", {{"expr", "log_scale ? 0.001 : 1e9"}}}, {"zero", false},
+                     // A nice domain would start at 0, which a log scale cannot show.
+                     {"nice", false}, {"padding", 8}}}};
 }
 
 json TrendUnit(const std::string& y_title, const json& log_ticks, bool faceted) {
