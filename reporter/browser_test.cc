@@ -14,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+#include <algorithm>
 
 #include "reporter/fixtures.h"
 #include "reporter/site.h"
@@ -71,13 +73,14 @@ class Server {
 struct PageResult {
   std::string dom, log;
 };
-PageResult Load(const std::string& url, const fs::path& work, const std::string& name) {
+PageResult Load(const std::string& url, const fs::path& work, const std::string& name, bool screenshot = true) {
   fs::path dom = work / (name + ".dom.html"), log = work / (name + ".log");
   fs::path shot = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter" / ("browser_test_" + name + ".png");
   const std::string common = "chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0 "
                              "--user-data-dir=" + (work / ("profile-" + name)).string() + " --virtual-time-budget=20000 ";
   std::string cmd = "timeout 180 " + common + "--dump-dom '" + url + "' >" + dom.string() + " 2>" + log.string();
   CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "chromium failed: " << cmd);
+  if (!screenshot) return {Read(dom), Read(log)};
   std::string shot_cmd = "timeout 180 " + common + "--window-size=1280,2400 --screenshot=" + shot.string() + " '" + url +
                          "' >/dev/null 2>&1";
   CHECK(std::system(shot_cmd.c_str()) == 0);
@@ -107,6 +110,7 @@ TEST_CASE("browser: charts render in headless Chromium with no console output") 
   spec.builds = 3;
   spec.models = 8;
   spec.configs = 6;
+  spec.plant_at = 1;  // a step regression that stays and a spike that recovers
   GenerateFixtureTree(work / "results", spec);
   SiteOptions o;
   o.results = work / "results";
@@ -137,6 +141,9 @@ TEST_CASE("browser: charts render in headless Chromium with no console output") 
       CHECK(containers >= c.min_charts);
       CHECK(svgs == containers);
       CHECK(r.dom.find("Chart failed") == std::string::npos);
+      // Vega cuts a label that outgrows its limit to "…"; none may be cut.
+      CHECK(r.dom.find("\xE2\x80\xA6</text>") == std::string::npos);
+      if (c.name == "model") CHECK(r.dom.find("Log scale") != std::string::npos);  // the toggles are bound
       if (c.name == "build") {
         CHECK(Count(r.dom, "mark-rect") >= 2);  // Figures 1 and 2 bars
         CHECK(r.dom.find("Paper: A100 GPU active") != std::string::npos);
@@ -149,5 +156,88 @@ TEST_CASE("browser: charts render in headless Chromium with no console output") 
       }
       CHECK_MESSAGE(ConsoleLines(r.log).empty(), "console output:\n" << ConsoleLines(r.log));
     }
+  }
+}
+
+namespace {
+// The data-change values of the grid's rows, in page order.
+std::vector<double> Changes(const std::string& dom) {
+  std::vector<double> out;
+  const std::string key = "data-change=\"";
+  for (size_t at = 0; (at = dom.find(key, at)) != std::string::npos; ++at) {
+    const size_t start = at + key.size();
+    const std::string v = dom.substr(start, dom.find('"', start) - start);
+    if (!v.empty()) out.push_back(std::stod(v));
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("browser: the regressions page and the model grid, from serve and from file://") {
+  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
+    MESSAGE("skipped: chromium not installed");
+    return;
+  }
+  fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_readers";
+  fs::remove_all(work);
+  FixtureSpec spec;
+  spec.builds = 3;
+  spec.models = 6;
+  spec.configs = 2;
+  spec.plant_at = 1;
+  GenerateFixtureTree(work / "results", spec);
+  SiteOptions o;
+  o.results = work / "results";
+  o.out = work / "site";
+  o.templates = fs::path(TORCHGAUGE_SOURCE_DIR) / "templates";
+  o.static_dir = fs::path(TORCHGAUGE_SOURCE_DIR) / "site";
+  o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
+  o.python = TORCHGAUGE_PYTHON;
+  o.svg = false;
+  BuildSite(o);
+  Server server(o.out);
+  const std::string file = "file://" + fs::absolute(o.out).lexically_normal().string() + "/";
+  const std::string gpu = "nvidia-a100-40gb-cu130";
+  SUBCASE("regressions, served: the planted regressions and the planted recovery") {
+    PageResult r = Load(server.url() + "regressions.html", work, "regressions");
+    CHECK(Count(r.dom, "data-state=\"open\"") == 2);       // hf_bert's step: time and throughput
+    CHECK(Count(r.dom, "data-state=\"recovered\"") == 2);  // dlrm's spike
+    CHECK(r.dom.find("recovered in " + FixtureBuildId(spec, 2)) != std::string::npos);
+    CHECK(r.dom.find(">hf_bert</a>") != std::string::npos);
+    CHECK(r.dom.find("4 of 4 shown") != std::string::npos);  // the script ran
+    CHECK_MESSAGE(ConsoleLines(r.log).empty(), "console output:\n" << ConsoleLines(r.log));
+  }
+  SUBCASE("regressions, file://: the filters hide what they leave out") {
+    PageResult r = Load(file + "regressions.html#state=recovered&platform=" + gpu, work, "regressions-filtered", false);
+    CHECK(r.dom.find("2 of 4 shown") != std::string::npos);
+    CHECK(Count(r.dom, "data-state=\"open\" id=") == 2);
+    CHECK(Count(r.dom, "hidden=\"\"") == 2);
+    PageResult d = Load(file + "regressions.html#domain=nlp", work, "regressions-domain", false);
+    CHECK(d.dom.find("2 of 4 shown") != std::string::npos);
+    PageResult none = Load(file + "regressions.html#platform=cpu-x86_64-2c", work, "regressions-cpu", false);
+    CHECK(none.dom.find("4 of 4 shown") != std::string::npos);  // a platform not offered leaves "all"
+    for (const auto* p : {&r, &d, &none}) CHECK_MESSAGE(ConsoleLines(p->log).empty(), ConsoleLines(p->log));
+  }
+  SUBCASE("model grid, served and file://: every model, sparklines, sorting by change") {
+    PageResult r = Load(server.url() + "models.html", work, "models");
+    CHECK(Count(r.dom, "<tr data-name=") == 6);
+    CHECK(Count(r.dom, "class=\"spark\"") == 12);  // 6 models x 2 platforms
+    CHECK_MESSAGE(ConsoleLines(r.log).empty(), ConsoleLines(r.log));
+    PageResult sorted = Load(file + "models.html#sort=change", work, "models-sorted", false);
+    CHECK(sorted.dom.find("data-sorted-by=\"change\"") != std::string::npos);
+    const std::vector<double> changes = Changes(sorted.dom);
+    REQUIRE(changes.size() == 6);
+    CHECK(std::is_sorted(changes.rbegin(), changes.rend()));
+    CHECK_MESSAGE(ConsoleLines(sorted.log).empty(), ConsoleLines(sorted.log));
+  }
+  SUBCASE("model page, file://: the faceted trend renders with no label cut") {
+    if (!fs::exists(o.out / "assets" / "vega-bundle.js")) {
+      MESSAGE("skipped: no vega bundle (vl-convert-python not available to " << o.python << ")");
+      return;
+    }
+    PageResult r = Load(file + "builds/" + FixtureBuildId(spec, 2) + "/models/hf_bert.html", work, "model-file", false);
+    CHECK(Count(r.dom, "class=\"marks\"") == Count(r.dom, "class=\"vega-chart"));
+    CHECK(r.dom.find("\xE2\x80\xA6</text>") == std::string::npos);
+    CHECK_MESSAGE(ConsoleLines(r.log).empty(), ConsoleLines(r.log));
   }
 }

@@ -11,6 +11,7 @@
 #include "reporter/format.h"
 #include "reporter/mustache_data.h"
 #include "reporter/page_data.h"
+#include "reporter/regressions_page.h"
 #include "reporter/site_figures.h"
 
 namespace torchgauge::reporter {
@@ -280,6 +281,7 @@ mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::C
   Set(d, "home", base.empty() ? Href(page, {Kind::kIndexPage, "", "", page.ext})
                               : base + Href(page, {Kind::kIndexPage, "", "", "html"}));
   Set(d, "summary_md", base + Href(page, {Kind::kBuildSummary, v.id, "", ""}));
+  SetReaderLinks(d, page, base);
   Set(d, "citation", ctx.paper.citation);
   Set(d, "has_problems", !v.problems.empty());
   Set(d, "problem_count", std::to_string(v.problems.size()));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -18,8 +19,9 @@ const json kCategoryPalette = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B
 json Base(const std::string& title) {
   return {{"$schema", kVegaLiteSchema},
           {"title", {{"text", title}, {"anchor", "start"}}},
-          {"config", {{"font", "sans-serif"}, {"axis", {{"labelFontSize", 11}, {"titleFontSize", 12}}},
-                      {"legend", {{"labelFontSize", 11}}}, {"view", {{"stroke", nullptr}}}}},
+          {"config", {{"font", "sans-serif"}, {"axis", {{"labelFontSize", 11}, {"titleFontSize", 12}, {"labelLimit", 0}, {"titleLimit", 0}}},
+                      // No label is ever cut to "…": a reader must tell every series apart.
+                      {"legend", {{"labelFontSize", 11}, {"labelLimit", 0}, {"titleLimit", 0}}}, {"view", {{"stroke", nullptr}}}}},
           {"background", "white"}};
 }
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
@@ -69,37 +71,110 @@ json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& ti
   return spec;
 }
 
+namespace {
+
+// 1-2-5 ticks across [lo, hi], for the log scale of a chart whose values
+// span a factor of three or more; empty otherwise (the default ticks read
+// better on a narrow range).
+json LogTicks(double lo, double hi) {
+  json ticks = json::array();
+  if (!(lo > 0) || hi < 3 * lo) return ticks;
+  for (double decade = std::pow(10.0, std::floor(std::log10(lo))); decade <= hi; decade *= 10) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      if (decade * m >= lo / 2 && decade * m <= hi * 2) ticks.push_back(Round(decade * m, 1e6));
+    }
+  }
+  return ticks;
+}
+
+// The reader's controls: a log-scale checkbox and a "since" date, bound
+// to inputs under the chart (ignored by the static SVG, which shows the
+// defaults: log scale, every build).
+json TrendParams() {
+  return json::array({{{"name", "log_scale"}, {"value", true}, {"bind", {{"input", "checkbox"}, {"name", "Log scale "}}}},
+                      {{"name", "since"}, {"value", ""}, {"bind", {{"input", "date"}, {"name", "Since "}}}}});
+}
+
+// The y scale the log toggle switches: symlog with a tiny constant is a log
+// scale for step times, with a huge one it is linear (Vega-Lite cannot
+// switch a scale's type from a param).
+json TrendY(const std::string& y_title, const json& log_ticks) {
+  json axis = {{"titleLimit", 0}};
+  if (!log_ticks.empty()) axis["values"] = {{"expr", "log_scale ? " + log_ticks.dump() + " : null"}};
+  return {{"field", "ms"}, {"type", "quantitative"}, {"title", y_title}, {"axis", axis},
+          {"scale", {{"type", "symlog"}, {"constant", {{"expr", "log_scale ? 0.001 : 1e9"}}}, {"zero", false},
+                     // A nice domain would start at 0, which a log scale cannot show.
+                     {"nice", false}, {"padding", 8}}}};
+}
+
+json TrendUnit(const std::string& y_title, const json& log_ticks, bool faceted) {
+  json unit;
+  unit["width"] = faceted ? 300 : 560;
+  unit["height"] = faceted ? 150 : 240;
+  // Clicking a legend entry shows that series alone (shift-click adds).
+  unit["params"] = json::array({{{"name", "pick"}, {"select", {{"type", "point"}, {"fields", {"series"}}}}, {"bind", "legend"}}});
+  unit["mark"] = {{"type", "line"}, {"point", true}};
+  unit["encoding"] = {
+      {"x", {{"field", "t"}, {"type", "temporal"}, {"title", "Build start (UTC)"}, {"scale", {{"type", "utc"}}},
+             {"axis", {{"format", "%Y-%m-%d"}, {"labelAngle", -30}}}}},
+      {"y", TrendY(y_title, log_ticks)},
+      {"color", {{"field", "series"}, {"type", "nominal"}, {"title", faceted ? "Configuration" : "Series"},
+                 {"scale", {{"range", kCategoryPalette}}},
+                 {"legend", {{"orient", "bottom"}, {"columns", 2}, {"labelLimit", 0}, {"symbolOpacity", 1}}}}},
+      {"opacity", {{"condition", {{"param", "pick"}, {"value", 1}}}, {"value", 0.12}}},
+      {"tooltip", {{{"field", "build"}, {"title", "Build"}}, {{"field", "series"}, {"title", "Series"}},
+                   {{"field", "ms"}, {"title", "Time (ms)"}, {"format", ".4g"}}}}};
+  return unit;
+}
+
+}  // namespace
+
 json TrendChart(const std::vector<TrendPoint>& points, const std::string& title, const std::string& y_title) {
   json spec = Base(title);
   // One row per series with parallel arrays, flattened by Vega-Lite: the
   // series label is stored once, not once per point (a per-model trend of
   // 30 builds x 16 series was ~60 KB per chart, written twice per page).
-  std::map<std::string, std::array<json, 3>> series;  // build, t, ms; sorted by label
+  std::map<std::pair<std::string, std::string>, std::array<json, 3>> series;  // (facet, series): build, t, ms
+  std::set<std::string> facets;
+  double lo = 0, hi = 0;
   for (const auto& p : points) {
-    auto& cols = series[p.series];
+    auto& cols = series[{p.facet, p.series}];
     cols[0].push_back(p.build);
     cols[1].push_back(p.started_at);
     cols[2].push_back(Round(p.value_ms, 1e4));
+    facets.insert(p.facet);
+    lo = lo == 0 ? p.value_ms : std::min(lo, p.value_ms);
+    hi = std::max(hi, p.value_ms);
   }
+  const bool faceted = series.size() > kMaxSeriesPerPlot && facets.size() > 1;
   json values = json::array();
-  for (auto& [label, cols] : series) {
-    values.push_back({{"series", label}, {"build", std::move(cols[0])}, {"t", std::move(cols[1])}, {"ms", std::move(cols[2])}});
+  for (auto& [key, cols] : series) {
+    const auto& [facet, label] = key;
+    json row = {{"series", faceted || facet.empty() ? label : facet + " " + label}, {"build", std::move(cols[0])},
+                {"t", std::move(cols[1])}, {"ms", std::move(cols[2])}};
+    if (faceted) row["facet"] = facet;
+    values.push_back(std::move(row));
   }
   // Vega-Lite would parse "t" as a date at the source, before the flatten
   // (an array is no date): parse it after.
   spec["data"] = {{"values", values}, {"format", {{"parse", nullptr}}}};
-  spec["transform"] = json::array({{{"flatten", {"build", "t", "ms"}}}, {{"calculate", "toDate(datum.t)"}, {"as", "t"}}});
-  spec["width"] = 560;
-  spec["height"] = 240;
-  spec["mark"] = {{"type", "line"}, {"point", true}};
-  spec["encoding"] = {
-      {"x", {{"field", "t"}, {"type", "temporal"}, {"title", "Build start (UTC)"}, {"scale", {{"type", "utc"}}},
-             {"axis", {{"format", "%Y-%m-%d"}, {"labelAngle", -30}}}}},
-      {"y", {{"field", "ms"}, {"type", "quantitative"}, {"title", y_title}, {"scale", {{"type", "log"}}}}},
-      {"color", {{"field", "series"}, {"type", "nominal"}, {"title", "Series"},
-                 {"scale", {{"range", kCategoryPalette}}}, {"legend", {{"orient", "bottom"}, {"columns", 2}}}}},
-      {"tooltip", {{{"field", "build"}, {"title", "Build"}}, {{"field", "series"}, {"title", "Series"}},
-                   {{"field", "ms"}, {"title", "Time (ms)"}, {"format", ".4g"}}}}};
+  spec["transform"] = json::array({{{"flatten", {"build", "t", "ms"}}}, {{"calculate", "toDate(datum.t)"}, {"as", "t"}},
+                                   {{"filter", "!since || time(datum.t) >= time(toDate(since))"}}});
+  spec["params"] = TrendParams();
+  json unit = TrendUnit(y_title, faceted ? json::array() : LogTicks(lo, hi), faceted);
+  if (!faceted) {
+    json params = std::move(spec["params"]);
+    for (auto& p : unit["params"]) params.push_back(std::move(p));
+    spec.update(unit);
+    spec["params"] = std::move(params);
+    return spec;
+  }
+  // Small multiples, one per facet (platform and mode), each with its own
+  // y scale: a CPU and a GPU platform differ by orders of magnitude.
+  spec["facet"] = {{"field", "facet"}, {"type", "nominal"}, {"title", nullptr}, {"header", {{"labelLimit", 0}}}};
+  spec["columns"] = 2;
+  spec["spec"] = unit;
+  spec["resolve"] = {{"scale", {{"y", "independent"}}}};
   return spec;
 }
 
@@ -152,7 +227,7 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
     metric_range.push_back(kMetricColors[m]);
   }
   json y = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", "Model (sorted by time ratio)"},
-            {"axis", {{"labelLimit", 280}}}};
+            {"axis", {{"labelLimit", 0}}}};
   json x = {{"field", "ratio"}, {"type", "quantitative"}, {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
             {"title", "Backend / eager (< 1: the backend does better)"}};
   spec["data"] = {{"values", values}};
@@ -227,7 +302,7 @@ json PlatformRatioChart(const PlatformRatios& p) {
   json order = json::array();
   for (const auto& [v, label] : by_ratio) order.push_back(label);
   json y = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", "Model (sorted by ratio)"},
-            {"axis", {{"labelLimit", 400}}}};
+            {"axis", {{"labelLimit", 0}}}};
   json x = {{"field", "ratio"}, {"type", "quantitative"}, {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
             {"title", "Median step time, " + p.other + " / " + p.reference + " (< 1: faster)"},
             {"axis", {{"titleLimit", 1000}}}};

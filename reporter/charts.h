@@ -29,8 +29,15 @@ nlohmann::json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::
 struct TrendPoint {
   std::string build, started_at, series;
   double value_ms = 0;
+  // The small multiple the series belongs to ("cpu-x86_64-2c · eval"), or
+  // empty: with more than kMaxSeriesPerPlot series the chart is faceted by
+  // it, else it prefixes the series label.
+  std::string facet = "";
 };
-// Line chart across builds (time axis in UTC, log-scale milliseconds).
+inline constexpr size_t kMaxSeriesPerPlot = 6;
+// Line chart across builds (time axis in UTC), with a log-scale toggle
+// (on by default), a "since" date input and a legend that shows and hides
+// series on click (Vega-Lite params bound to inputs and to the legend).
 nlohmann::json TrendChart(const std::vector<TrendPoint>& points, const std::string& title, const std::string& y_title);
 
 struct SamplePoint {

@@ -23,6 +23,11 @@ struct FixtureSpec {
   int ops_per_model = 30;
   uint64_t seed = 1;
   int first_day = 0;   // days after 2026-01-01 of the first build
+  // Planted changes for the regressions history (-1: none): from build
+  // `plant_at` on, model 1's eval/eager/fp32 run on the GPU platform is 30%
+  // slower (a step that stays); in build `plant_at` alone, model 2's is (a
+  // spike that recovers in the next build).
+  int plant_at = -1;
 };
 
 // Writes the tree under `root` (created). Returns the number of run files.

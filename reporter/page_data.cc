@@ -8,6 +8,7 @@
 #include "reporter/charts.h"
 #include "reporter/format.h"
 #include "reporter/mustache_data.h"
+#include "reporter/regressions_page.h"
 #include "reporter/site_figures.h"
 
 namespace fs = std::filesystem;
@@ -214,7 +215,12 @@ std::vector<TrendPoint> ModelTrend(const PageContext& ctx, const std::string& bu
       auto lo = std::lower_bound(p.medians.begin(), p.medians.end(), model,
                                  [](const ConfigMedian& m, const std::string& id) { return m.model < id; });
       for (auto it = lo; it != p.medians.end() && it->model == model; ++it) {
-        points.push_back({b.id, b.started_at, p.id + " " + it->config, it->median_ms});
+        // Faceted by platform, mode and batch size when there are many
+        // series, so the legend names only backend and precision.
+        const std::string& c = it->config;  // mode/backend/precision/bsN
+        const size_t mode_end = c.find('/'), batch_at = c.rfind('/');
+        points.push_back({b.id, b.started_at, c.substr(mode_end + 1, batch_at - mode_end - 1), it->median_ms,
+                          p.id + " \xC2\xB7 " + c.substr(0, mode_end) + " \xC2\xB7 " + c.substr(batch_at + 1)});
       }
     }
   }
@@ -248,7 +254,7 @@ mu::data ModelPageData(const PageContext& ctx, const BuildView& v, const std::st
   if (!points.empty()) {
     Set(d, "trend", ctx.figures.Place(md, {Kind::kFigure, v.id, model + ".trend", ""},
                                       TrendChart(points, model + ": median step time across builds",
-                                                 "Median step time (ms, log scale)"),
+                                                 "Median step time (ms)"),
                                       "Median step time of " + model + " across builds"));
   }
   return d;
@@ -348,12 +354,13 @@ mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& 
   Set(d, "has_flagged", !flagged.list_value().empty());
   Set(d, "flagged", std::move(flagged));
   Set(d, "any_compared", any_compared);
+  SetReaderLinks(d, md);
   if (!history.empty()) SetLatest(d, history.back(), md);
   std::vector<TrendPoint> points = SuiteTrend(history);
   if (!points.empty()) {
     Set(d, "trend", ctx.figures.Place(md, {Kind::kIndexFigure, "", "index-trend", ""},
                                       TrendChart(points, "Suite geomean of median step time per platform and mode (eager runs)",
-                                                 "Geomean of median step time (ms, log scale)"),
+                                                 "Geomean of median step time (ms)"),
                                       "Suite geomean of eager median step time across builds"));
   }
   return d;

@@ -33,6 +33,7 @@ const char* ContentType(const fs::path& p) {
   if (e == ".js") return "text/javascript; charset=utf-8";
   if (e == ".json") return "application/json";
   if (e == ".svg") return "image/svg+xml";
+  if (e == ".atom") return "application/atom+xml";
   if (e == ".png") return "image/png";
   if (e == ".csv") return "text/csv; charset=utf-8";
   if (e == ".tex") return "text/plain; charset=utf-8";

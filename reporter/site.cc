@@ -16,6 +16,7 @@
 #include "core/shell.h"
 #include "reporter/charts.h"
 #include "reporter/paper_data.h"
+#include "reporter/regressions.h"
 #include "reporter/site_figures.h"
 #include "reporter/site_fingerprint.h"
 #include "reporter/site_history.h"
@@ -95,6 +96,7 @@ class SiteRender {
   void CheckSelection() const;
   void CheckReference() const;
   std::optional<BuildSummary> CachedSummary(const BuildRef& ref) const;
+  std::optional<BuildChanges> CachedChanges(const BuildRef& ref) const;
   BuildSummary Summary(size_t i, const BuildResults& b, const BuildView& view, std::optional<core::Comparison>* cmp);
   void AddPublished(size_t i);
   void Render(size_t i, const std::string& fp);
@@ -115,6 +117,7 @@ class SiteRender {
   bool vl_ok_ = false;
   SiteReport report_;
   std::vector<BuildSummary> history_;  // every build's summary so far, oldest first
+  std::vector<BuildChanges> changes_;  // every build's flagged changes so far, oldest first
   std::vector<std::pair<std::string, std::string>> rendered_fps_;  // build id, fingerprint
 };
 
@@ -148,6 +151,16 @@ std::optional<BuildSummary> SiteRender::CachedSummary(const BuildRef& ref) const
   return std::nullopt;
 }
 
+// What the build's comparison flagged, as cached when it was last rendered.
+std::optional<BuildChanges> SiteRender::CachedChanges(const BuildRef& ref) const {
+  try {
+    BuildChanges c = BuildChangesFromJson(core::ReadJsonFile(o_.out / SitePath({Kind::kData, ref.id, "regressions", ""})));
+    if (c.build == ref.id && c.started_at == ref.started_at) return c;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 // The build's summary, with what its comparison with earlier builds flagged.
 BuildSummary SiteRender::Summary(size_t i, const BuildResults& b, const BuildView& view,
                                  std::optional<core::Comparison>* cmp) {
@@ -163,8 +176,11 @@ BuildSummary SiteRender::Summary(size_t i, const BuildResults& b, const BuildVie
 // A build not selected for rendering: its cached summary for the index and
 // the trends, else its summary from the results. Its files are left alone.
 void SiteRender::AddPublished(size_t i) {
-  if (auto s = CachedSummary(refs_[i])) {
+  auto s = CachedSummary(refs_[i]);
+  auto c = CachedChanges(refs_[i]);
+  if (s && c) {
     history_.push_back(std::move(*s));
+    changes_.push_back(std::move(*c));
     return;
   }
   LoadOptions quiet;
@@ -173,6 +189,7 @@ void SiteRender::AddPublished(size_t i) {
   for (const auto& b : LoadResults(scan_, quiet).builds) {
     std::optional<core::Comparison> cmp;
     history_.push_back(Summary(i, b, AggregateBuild(b, paper_, o_.reference_platform), &cmp));
+    changes_.push_back(CollectChanges(b, refs_[i].started_at, cmp ? &*cmp : nullptr));
   }
 }
 
@@ -187,6 +204,8 @@ void SiteRender::Render(size_t i, const std::string& fp) {
     std::optional<core::Comparison> cmp;
     BuildSummary summary = Summary(i, b, view, &cmp);
     history_.push_back(summary);
+    changes_.push_back(CollectChanges(b, refs_[i].started_at, cmp ? &*cmp : nullptr));
+    writer_.Write(SitePath({Kind::kData, b.id, "regressions", ""}), DumpJson(ToJson(changes_.back())));
     pages_.WriteBuild(view, cmp ? &*cmp : nullptr, history_);
     writer_.Write(SitePath({Kind::kData, b.id, "summary", ""}), DumpJson(ToJson(summary)));
     report_.problems.insert(report_.problems.end(), b.problems.begin(), b.problems.end());
@@ -226,7 +245,7 @@ void SiteRender::WriteBundle() {
 
 // Static files: CSS and JS from site/, and the Vega bundle.
 void SiteRender::WriteAssets() {
-  for (const char* name : {"torchgauge.css", "torchgauge.js"}) {
+  for (const char* name : {"torchgauge.css", "torchgauge.js", "readers.js"}) {
     writer_.Write(SitePath({Kind::kAsset, "", name, ""}), ReadText(o_.static_dir / name));
   }
   WriteBundle();
@@ -270,8 +289,11 @@ SiteReport SiteRender::Run() {
     }
     const std::string fp = changes.Fingerprint(i);
     if (full && changes.Unchanged(ref.id, fp)) {
-      if (auto s = CachedSummary(ref)) {
+      auto s = CachedSummary(ref);
+      auto c = CachedChanges(ref);
+      if (s && c) {
         history_.push_back(std::move(*s));
+        changes_.push_back(std::move(*c));
         report_.builds_unchanged++;
         continue;
       }
@@ -280,6 +302,7 @@ SiteReport SiteRender::Run() {
     Render(i, fp);
   }
   pages_.WriteIndex(history_);
+  pages_.WriteReaderPages(history_, changes_);
   report_.index = o_.out / SitePath({Kind::kIndexPage, "", "", "html"});
   WriteAssets();
   // The fingerprints are a cache beside the site, not published files, and

@@ -10,6 +10,7 @@
 #include "core/compare.h"
 #include "reporter/aggregate.h"
 #include "reporter/page_data.h"
+#include "reporter/regressions.h"
 #include "reporter/site.h"
 #include "reporter/site_render.h"
 
@@ -26,6 +27,9 @@ class PageWriter {
   // first; `cmp` the comparison with earlier builds (null: none).
   void WriteBuild(const BuildView& v, const core::Comparison* cmp, const std::vector<BuildSummary>& history);
   void WriteIndex(const std::vector<BuildSummary>& history);
+  // regressions.{md,html,atom} and models.{md,html} (reader_pages.cc), from
+  // every build's summary and cached flagged changes, oldest first.
+  void WriteReaderPages(const std::vector<BuildSummary>& history, const std::vector<BuildChanges>& changes);
 
  private:
   void WriteCompareReport(const core::Comparison& cmp, const std::string& build);

@@ -9,7 +9,8 @@ namespace torchgauge::reporter {
 namespace {
 std::string Ext(const Target& t, const char* fallback) {
   const std::string& e = t.ext.empty() ? std::string(fallback) : t.ext;
-  if (e != "html" && e != "md" && e != "json" && e != "vl.json" && e != "svg" && e != "csv" && e != "tex") {
+  if (e != "html" && e != "md" && e != "json" && e != "vl.json" && e != "svg" && e != "csv" && e != "tex" &&
+      e != "atom") {
     throw std::invalid_argument("unknown output extension '" + e + "'");
   }
   return "." + e;
@@ -33,6 +34,8 @@ std::string Name(const Target& t, const char* what) {
 std::string SitePath(const Target& t) {
   switch (t.kind) {
     case Kind::kIndexPage: return "index" + Ext(t, "html");
+    case Kind::kRegressionsPage: return "regressions" + Ext(t, "html");
+    case Kind::kModelGridPage: return "models" + Ext(t, "html");
     case Kind::kIndexFigure: return "figures/" + Name(t, "figure name") + Ext(t, "vl.json");
     case Kind::kBuildPage: return Build(t) + "index" + Ext(t, "html");
     case Kind::kBuildSummary: return Build(t) + "summary.md";

@@ -4,6 +4,7 @@
 // another, so the site works from any static host or from disk.
 //
 //   index.{html,md}                        figures/index-*.{vl.json,svg}
+//   regressions.{html,md,atom}             models.{html,md}
 //   builds/<build>/index.{html,md}         builds/<build>/summary.md
 //   builds/<build>/compare.{html,md}       (comparison with the previous build)
 //   builds/<build>/models/<model>.{html,md}
@@ -21,6 +22,8 @@ namespace torchgauge::reporter {
 enum class Kind {
   kIndexPage,     // ext: html | md
   kIndexFigure,   // name, ext: vl.json | svg
+  kRegressionsPage,  // ext: html | md | atom (the regressions history and its feed)
+  kModelGridPage,    // ext: html | md (models x platforms)
   kBuildPage,     // build, ext: html | md
   kBuildSummary,  // build (Markdown summary for pasting in issues)
   kComparePage,   // build, ext: html | md (the comparison with the previous build)

@@ -18,17 +18,22 @@ Templates Templates::Load(const fs::path& dir) {
   t.build = ReadText(dir / "build.md.mustache");
   t.model = ReadText(dir / "model.md.mustache");
   t.chart = ReadText(dir / "chart.mustache");
+  t.regressions = ReadText(dir / "regressions.md.mustache");
+  t.models = ReadText(dir / "models.md.mustache");
   return t;
 }
 
 struct Renderer::Impl {
   explicit Impl(const Templates& t)
-      : chart_partial(t.chart), layout(t.layout), index(t.index), build(t.build), model(t.model) {}
+      : chart_partial(t.chart), layout(t.layout), index(t.index), build(t.build), model(t.model),
+        regressions(t.regressions), models(t.models) {}
   mu::mustache& Of(PageKind kind) {
     switch (kind) {
       case PageKind::kIndex: return index;
       case PageKind::kBuild: return build;
       case PageKind::kModel: return model;
+      case PageKind::kRegressions: return regressions;
+      case PageKind::kModelGrid: return models;
     }
     throw std::logic_error("unknown page kind");
   }
@@ -43,15 +48,15 @@ struct Renderer::Impl {
     return text;
   }
   std::string chart_partial;
-  mu::mustache layout, index, build, model;
+  mu::mustache layout, index, build, model, regressions, models;
 };
 
 Renderer::Renderer(const Templates& t) : impl_(std::make_unique<Impl>(t)) {
-  for (auto* m : {&impl_->index, &impl_->build, &impl_->model}) {
+  for (auto* m : {&impl_->index, &impl_->build, &impl_->model, &impl_->regressions, &impl_->models}) {
     m->set_custom_escape([](const std::string& s) { return MarkdownEscape(s); });
   }
   impl_->layout.set_custom_escape([](const std::string& s) { return HtmlEscape(s); });
-  for (auto* m : {&impl_->layout, &impl_->index, &impl_->build, &impl_->model}) {
+  for (auto* m : {&impl_->layout, &impl_->index, &impl_->build, &impl_->model, &impl_->regressions, &impl_->models}) {
     if (!m->is_valid()) throw std::runtime_error("template error: " + m->error_message());
   }
 }

@@ -1,0 +1,32 @@
+// The pages over the whole history for readers: the regressions page and
+// feed (regressions_page.h) and the model grid (model_grid.h). They are
+// assembled on every render from the per-build caches, so they need no
+// build's results.
+#include <map>
+
+#include "reporter/model_grid.h"
+#include "reporter/mustache_data.h"
+#include "reporter/regressions_page.h"
+#include "reporter/site_pages.h"
+#include "reporter/site_writer.h"
+
+namespace torchgauge::reporter {
+
+void PageWriter::WriteReaderPages(const std::vector<BuildSummary>& history, const std::vector<BuildChanges>& changes) {
+  const std::vector<RegressionEvent> events = TrackRegressions(changes);
+  mu::data d = RegressionsPageData(events, o_.compare);
+  r_.Page(w_, PageKind::kRegressions, d, {Kind::kRegressionsPage, "", "", "md"},
+          {Kind::kRegressionsPage, "", "", "html"}, "Regressions · TorchGauge");
+  const std::string newest_at = history.empty() ? "" : history.back().started_at;
+  w_.Write(SitePath({Kind::kRegressionsPage, "", "", "atom"}), RegressionsAtom(events, o_.site_url, newest_at));
+  // A model's domain as its newest build records it.
+  std::map<std::string, std::string> domains;
+  for (const auto& c : changes) {
+    for (const auto& [model, domain] : c.domains) domains[model] = domain;
+  }
+  mu::data g = ModelGridPageData(BuildModelGrid(history, domains, o_.trend_builds));
+  r_.Page(w_, PageKind::kModelGrid, g, {Kind::kModelGridPage, "", "", "md"}, {Kind::kModelGridPage, "", "", "html"},
+          "Models · TorchGauge");
+}
+
+}  // namespace torchgauge::reporter
