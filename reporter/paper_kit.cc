@@ -424,16 +424,16 @@ std::string PaperTex(const KitContext& c, const KitPlan& plan, const KitWriter& 
          "\n\n";
   for (const auto& f : plan.figures) {
     if (!w.Has(f.stem + ".pdf")) continue;
-    tex += "\\begin{figure}[p]\n\\centering\n\\tgfigure{" + f.stem + ".pdf}\n\\caption{" + TexEscape(f.caption) +
+    tex += "\\begin{figure}[tbp]\n\\centering\n\\tgfigure{" + f.stem + ".pdf}\n\\caption{" + TexEscape(f.caption) +
            "}\n\\label{fig:" + f.stem + "}\n\\end{figure}\n\n";
   }
   for (const auto& name : skipped) tex += TexComment("Not included: " + name + " was not rendered.");
   for (const auto& t : plan.tables) {
     if (t.longtable) {
-      tex += "\\clearpage\n{\\footnotesize\n\\input{" + t.stem + ".tex}\n}\n\n";
+      tex += "\\clearpage\n{\\footnotesize\\setlength{\\tabcolsep}{4pt}\n\\input{" + t.stem + ".tex}\n}\n\n";
       continue;
     }
-    tex += "\\begin{table}[p]\n\\centering\n\\caption{" + TexEscape(t.caption) + "}\n\\label{tab:" + t.stem +
+    tex += "\\begin{table}[tbp]\n\\centering\n\\caption{" + TexEscape(t.caption) + "}\n\\label{tab:" + t.stem +
            "}\n\\resizebox{\\linewidth}{!}{\\input{" + t.stem + ".tex}}\n\\end{table}\n\n";
   }
   for (const auto& l : plan.left_out) tex += TexComment("Left out: " + l.item + ": " + l.reason + ".");

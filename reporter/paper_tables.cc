@@ -213,9 +213,21 @@ CsvTex PaperTable2Tables(const PlatformView& p, const PaperTable2& paper) {
   CsvTex t;
   t.csv = Table2Csv(p);
   t.tex = Table2Header(p);
-  for (size_t i = 0; i < p.table2_train.size() && i < p.table2_eval.size(); ++i) {
-    const auto& tr = p.table2_train[i];
-    const auto& ev = p.table2_eval[i];
+  // The two modes' lists hold the same paper domains, but a domain outside
+  // the paper's appears only in the modes it was measured in: pair by name.
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<DomainBreakdown, DomainBreakdown>> rows;
+  for (int mode = 0; mode < 2; ++mode) {
+    for (const auto& d : mode == 0 ? p.table2_train : p.table2_eval) {
+      if (!rows.count(d.domain)) {
+        order.push_back(d.domain);
+        rows[d.domain].first = rows[d.domain].second = DomainBreakdown{d.domain, 0, 0, 0, 0, d.paper};
+      }
+      (mode == 0 ? rows[d.domain].first : rows[d.domain].second) = d;
+    }
+  }
+  for (const auto& domain : order) {
+    const auto& [tr, ev] = rows[domain];
     if (tr.models == 0 && ev.models == 0 && !tr.paper) continue;
     t.tex += Table2TexRow(tr, ev, paper);
   }
