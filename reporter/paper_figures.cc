@@ -34,10 +34,26 @@ json Series(size_t n, const char* const* values) {
   return a;
 }
 
-// The x axis of a ratio figure: log scale, as in the paper's Figures 3-5.
-json LogRatioAxis(const std::string& title) {
+// The x axis of a ratio figure: log scale, as in the paper's Figures 3-5,
+// over the points and 1, with ticks at 1, 2 and 5 times the powers of ten
+// (Vega's own log ticks crowd a narrow column).
+json LogRatioAxis(const std::string& title, const json& values) {
+  double lo = 1, hi = 1;
+  for (const auto& v : values) {
+    lo = std::min(lo, v["ratio"].get<double>());
+    hi = std::max(hi, v["ratio"].get<double>());
+  }
+  lo /= 1.15;
+  hi *= 1.15;
+  json ticks = json::array();
+  for (double decade = std::pow(10.0, std::floor(std::log10(lo))); decade <= hi; decade *= 10) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      if (m * decade >= lo && m * decade <= hi) ticks.push_back(Round(m * decade, 1e6));
+    }
+  }
   return {{"field", "ratio"}, {"type", "quantitative"}, {"title", title},
-          {"scale", {{"type", "log"}, {"nice", false}, {"padding", 6}}}, {"axis", {{"labelOverlap", "greedy"}, {"labelFlush", true}}}};
+          {"scale", {{"type", "log"}, {"domain", {lo, hi}}, {"nice", false}}},
+          {"axis", {{"values", ticks}, {"format", "~g"}, {"labelOverlap", "greedy"}, {"labelFlush", true}}}};
 }
 
 json RuleAtOne() {
@@ -125,7 +141,7 @@ json PaperCompilerFigure(const std::vector<BackendRatio>& ratios, PaperWidth wid
   }
   json enc = SeriesEncoding("metric", metrics, "");
   enc["y"] = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", nullptr}};
-  enc["x"] = LogRatioAxis("Backend / eager (log scale)");
+  enc["x"] = LogRatioAxis("Backend / eager (log scale)", values);
   enc["yOffset"] = {{"field", "metric"}, {"scale", {{"domain", metrics}}}};
   json points = {{"mark", {{"type", "point"}, {"filled", true}, {"size", 14}, {"opacity", 1}}}, {"encoding", enc}};
   json spec = {{"$schema", kVlSchema}, {"data", {{"values", values}}}, {"layer", {points, RuleAtOne()}}};
@@ -169,7 +185,7 @@ json PaperRatioFigure(const PlatformRatios& p, PaperWidth width) {
   const json modes = core::kModes;
   json enc = SeriesEncoding("mode", modes, "");
   enc["y"] = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", nullptr}};
-  enc["x"] = LogRatioAxis("Time ratio (log scale)");  // the caption names the platforms
+  enc["x"] = LogRatioAxis("Time ratio (log scale)", values);  // the caption names the platforms
   enc["yOffset"] = {{"field", "mode"}, {"scale", {{"domain", modes}}}};
   json layers = json::array({{{"mark", {{"type", "point"}, {"filled", true}, {"size", 14}, {"opacity", 1}}},
                               {"encoding", enc}}});
