@@ -2,6 +2,7 @@
 
 #include "core/version.h"
 #include "reporter/compare_command.h"
+#include "reporter/paper_command.h"
 #include "reporter/ratio_command.h"
 
 #include <chrono>
@@ -129,6 +130,7 @@ std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   AddServeCommand(*app, state);
   AddCompareCommand(*app);
   AddRatioCommand(*app);
+  AddPaperCommand(*app);
   return app;
 }
 

@@ -99,4 +99,28 @@ TEST_CASE("the smoke suite runs every model on the test device") {
   CHECK(RunCmd(std::string(TORCHGAUGE_COLLECT) + " coverage " + root.string(), &ctext) == 0);
   std::cout << ctext;
   CHECK(ctext.find("union") != std::string::npos);
+
+  // The paper kit from these results (docs/paper.md): real PDFs, Table 1
+  // naming the smoke models; Figures 1/2 and Table 2 where a breakdown was
+  // measured (the GPU's on CUDA; on CPU only once the collector records the
+  // host breakdown), otherwise left out with the reason.
+  bool breakdown = false;
+  for (const auto& r : runs) breakdown = breakdown || r.gpu_breakdown || r.host_breakdown;
+  const fs::path kit = root.parent_path() / ("paper-kit-" + device);
+  std::string ktext;
+  CHECK(RunCmd(std::string(TORCHGAUGE_REPORT_EXE) + " paper --results " + root.string() + " --build smoke --out " +
+                   kit.string() + " --python " + TORCHGAUGE_PYTHON, &ktext) == 0);
+  std::cout << ktext;
+  CHECK(ktext.find("PDFs not rendered") == std::string::npos);
+  for (const char* f : {"fig3_train_compilers.pdf", "fig4_eval_compilers.pdf", "table1_models.tex", "paper.tex",
+                        "MANIFEST.json"}) {
+    CHECK_MESSAGE(fs::exists(kit / f), f);
+  }
+  CHECK(fs::exists(kit / "fig1_train_breakdown.pdf") == breakdown);
+  CHECK(fs::exists(kit / "table2_breakdown.tex") == breakdown);
+  if (!breakdown) CHECK(ktext.find("Left out: Figure 1 (fig1_train_breakdown): no eager train run") != std::string::npos);
+  std::string info;
+  CHECK(RunCmd("pdfinfo " + (kit / "fig3_train_compilers.pdf").string(), &info) == 0);
+  CHECK(info.find("Page size:       237.6 x ") != std::string::npos);
+  CHECK(RunCmd("cd " + kit.string() + " && pdflatex -interaction=nonstopmode -halt-on-error paper.tex", &info) == 0);
 }

@@ -23,6 +23,7 @@ tg_apt_packages=(
   slurmctld slurmd slurm-client
   hipcc
   clang libclang-rt-dev llvm
+  poppler-utils texlive-latex-base  # the paper kit: pdfinfo, pdftoppm and pdflatex check it (reporter_paper_kit_test)
 )
 
 tg_install_debian() {

@@ -1,0 +1,52 @@
+// The paper kit's tables, each as CSV (full precision, for scripts) and as
+// LaTeX (rounded as the pages round them; every string through TexEscape):
+//   Table 1: the paper's models (reporter/data/paper_models.json) with our
+//            implementation and what the build ran of it;
+//   Table 2: the breakdown by domain from the platform's BreakdownSource,
+//            beside the paper's A100 columns, labelled as the paper's GPU
+//            figures (with a host breakdown they are not comparable parts);
+//   Table 3: the platforms and their measured peaks (core/peaks.h,
+//            "attainable through LibTorch"), with the CPU frequency policy.
+// Tables 2 and 3 are a tabular; Table 1 is a longtable (84 rows do not fit a
+// page) with its caption inside.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "reporter/aggregate.h"
+#include "reporter/site_tables.h"
+
+namespace torchgauge::reporter {
+
+struct PaperModel {
+  std::string paper_name, domain, task;
+  std::optional<std::string> ours;  // our model id; unset: not implemented yet
+  std::string note;
+};
+struct OursOnlyModel {
+  std::string id, domain, task, note;
+};
+struct PaperModels {
+  std::string citation, note;
+  std::vector<PaperModel> models;
+  std::vector<OursOnlyModel> ours_only;  // ours, not in the paper's list as extracted
+};
+// Throws std::runtime_error naming the entry and field.
+PaperModels PaperModelsFromJson(const nlohmann::json& j);
+// The list embedded at build time (reporter/data/paper_models.json).
+PaperModels EmbeddedPaperModels();
+
+// `platforms`: the kit's platforms, whose runs give each model's state.
+// `caption` goes into the longtable.
+CsvTex PaperTable1(const PaperModels& models, const std::vector<const PlatformView*>& platforms,
+                   const PaperTable2& paper, const std::string& caption);
+// Throws std::invalid_argument when `p` has no breakdown (kNone).
+CsvTex PaperTable2Tables(const PlatformView& p, const PaperTable2& paper);
+// The platforms with measured peaks; the caller leaves Table 3 out when none has.
+CsvTex PaperTable3(const std::vector<const PlatformView*>& platforms);
+
+}  // namespace torchgauge::reporter
