@@ -104,10 +104,10 @@ std::vector<PeakSummary> SummarizePeakShares(const std::vector<const core::RunRe
 
 struct BreakdownBar {
   std::string model, label, domain;
-  bool noisy = false;  // the run's figures are noisy (core::RunNoise)
   // Fractions summing to ~1: GPU active / data movement / idle, or host
   // compute / data movement / outside operators (BreakdownSource).
   double active = 0, movement = 0, idle = 0;
+  bool noisy = false;  // the run's figures are noisy (core::RunNoise)
 };
 
 struct DomainBreakdown {

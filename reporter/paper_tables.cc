@@ -221,7 +221,7 @@ CsvTex PaperTable2Tables(const PlatformView& p, const PaperTable2& paper) {
     for (const auto& d : mode == 0 ? p.table2_train : p.table2_eval) {
       if (!rows.count(d.domain)) {
         order.push_back(d.domain);
-        rows[d.domain].first = rows[d.domain].second = DomainBreakdown{d.domain, 0, 0, 0, 0, d.paper};
+        rows[d.domain].first = rows[d.domain].second = DomainBreakdown{d.domain, 0, 0, 0, 0, 0, d.paper};
       }
       (mode == 0 ? rows[d.domain].first : rows[d.domain].second) = d;
     }

@@ -1,5 +1,7 @@
 #include "reporter/site_tables.h"
 
+#include <algorithm>
+
 #include "reporter/escape.h"
 #include "reporter/format.h"
 #include "reporter/page_data.h"
@@ -105,9 +107,16 @@ static std::string Table2Header(const PlatformView& p, const PaperTable2& paper,
 CsvTex Table2Table(const std::string& build, const PlatformView& p, const PaperTable2& paper) {
   CsvTex t;
   t.tex = Table2Header(p, paper, build, &t.csv);
-  for (size_t i = 0; i < p.table2_train.size(); ++i) {
-    const auto& tr = p.table2_train[i];
-    const auto& ev = p.table2_eval[i];
+  // Rows pair by domain: a domain outside the paper's measured in one mode
+  // only is in one of the two lists.
+  std::vector<std::pair<DomainBreakdown, DomainBreakdown>> rows;
+  for (const auto& tr : p.table2_train) rows.push_back({tr, DomainBreakdown{tr.domain, 0, 0, 0, 0, 0, tr.paper}});
+  for (const auto& ev : p.table2_eval) {
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.first.domain == ev.domain; });
+    if (it != rows.end()) it->second = ev;
+    else rows.push_back({DomainBreakdown{ev.domain, 0, 0, 0, 0, 0, ev.paper}, ev});
+  }
+  for (const auto& [tr, ev] : rows) {
     if (tr.models == 0 && ev.models == 0 && !tr.paper) continue;
     t.csv += Table2CsvRow(tr, true) + Table2CsvRow(ev, false);
     t.tex += Table2TexRow(tr, ev, paper);
