@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "collector/backend.h"
 #include "collector/cost_weights.h"
@@ -21,22 +22,27 @@ namespace fs = std::filesystem;
 namespace {
 
 // The previous collection's duration_s per run, from --cost-from: a platform
-// directory (it holds manifest.json), or a results root, where the newest
-// build (the one build order) other than this one that has this platform is
-// used. Every shard reads the same files, so every shard gets the same costs.
+// directory (it holds manifest.json), a build directory (it holds this
+// platform), or a results root, where the newest build (the one build order)
+// other than this one that has this platform is used. Every shard reads the
+// same files, so every shard gets the same costs.
 std::map<core::RunKey, double> MeasuredDurations(const fs::path& given, const std::string& build_id,
                                                  const std::string& platform_id) {
   fs::path from = fs::absolute(given).lexically_normal();
   if (from.filename().empty()) from = from.parent_path();
+  if (!fs::exists(core::ManifestPath(from)) && fs::exists(core::ManifestPath(from / platform_id))) {
+    from /= platform_id;  // a build directory
+  }
   const bool one_platform = fs::exists(core::ManifestPath(from));
   const fs::path root = one_platform ? from.parent_path().parent_path() : from;
   const std::string want_build = one_platform ? from.parent_path().filename().string() : "";
   const std::string want_platform = one_platform ? from.filename().string() : platform_id;
-  const core::TreeScan scan = core::ScanTree(root);
+  const core::TreeScan scan = core::ScanTree(root, one_platform ? std::set<std::string>{want_build}
+                                                                : std::set<std::string>{});
   const core::TreeBuild* build = nullptr;
   const core::TreePlatform* platform = nullptr;
   for (const auto& b : scan.builds) {  // oldest first: the last match is the newest
-    if (one_platform ? b.id != want_build : b.id == build_id) continue;
+    if (!one_platform && b.id == build_id) continue;
     if (const auto* p = b.Find(want_platform); p && p->manifest) build = &b, platform = p;
   }
   std::map<core::RunKey, double> out;
