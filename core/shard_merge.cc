@@ -404,6 +404,8 @@ MergeOutcome MergeShards(const fs::path& into, const std::vector<fs::path>& shar
 
   Manifest merged = MergedManifest(present);
   merged.shards = Summaries(plan, ref, present);
+  // The build page's note for a collection that did not cover its plan.
+  if (!out.missing.empty()) merged.interrupted = true;
   std::map<std::string, int64_t> counts;
 
   out.platform_dir = PlatformDir(into, merged.build_id, merged.platform_id);
