@@ -1,6 +1,8 @@
 #include "core/shard_merge.h"
 
 #include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -151,6 +153,19 @@ RunResult MissingResult(const Manifest& merged, const RunKey& key, const Planned
   return r;
 }
 
+// Removes a directory tree with libc's nftw, not std::filesystem::remove_all:
+// in the collector, remove_all (both overloads) resolves to the copy that
+// libtorch.so exports, which jumps to a null pointer on a non-empty
+// directory (LibTorch 2.11's wheel, GCC 12).
+int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }
+void RemoveTree(const fs::path& p) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) return;  // nothing there
+  if (::nftw(p.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+    throw MergeError("cannot remove " + p.string() + ": " + std::strerror(errno));
+  }
+}
+
 // Replaces `target` by `fresh` (a sibling directory) with one rename where
 // the kernel can swap, and removes what was there.
 void SwapIn(const fs::path& fresh, const fs::path& target) {
@@ -161,7 +176,7 @@ void SwapIn(const fs::path& fresh, const fs::path& target) {
   }
 #ifdef RENAME_EXCHANGE
   if (renameat2(AT_FDCWD, fresh.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
-    fs::remove_all(fresh);  // now the old tree
+    RemoveTree(fresh);  // now the old tree
     return;
   }
 #endif
@@ -169,7 +184,7 @@ void SwapIn(const fs::path& fresh, const fs::path& target) {
   const fs::path old = target.parent_path() / ("." + target.filename().string() + ".old-" + std::to_string(getpid()));
   fs::rename(target, old);
   fs::rename(fresh, target);
-  fs::remove_all(old);
+  RemoveTree(old);
 }
 
 void RefuseNonMergeTarget(const fs::path& target) {
@@ -413,7 +428,7 @@ MergeOutcome MergeShards(const fs::path& into, const std::vector<fs::path>& shar
   const fs::path build_dir = out.platform_dir.parent_path();
   fs::create_directories(build_dir);
   const fs::path tmp = build_dir / ("." + merged.platform_id + ".merging-" + std::to_string(getpid()));
-  fs::remove_all(tmp);
+  RemoveTree(tmp);
   try {
     fs::create_directories(RunsDir(tmp));
     for (const auto& e : plan) {
@@ -439,13 +454,15 @@ MergeOutcome MergeShards(const fs::path& into, const std::vector<fs::path>& shar
     ManifestFromJson(ReadJsonFile(ManifestPath(tmp), JsonKind::kManifest), ManifestPath(tmp));
     if (SameTree(tmp, out.platform_dir)) {
       out.changed = false;
-      fs::remove_all(tmp);
+      RemoveTree(tmp);
     } else {
       SwapIn(tmp, out.platform_dir);
     }
   } catch (...) {
-    std::error_code ec;
-    fs::remove_all(tmp, ec);
+    try {
+      RemoveTree(tmp);
+    } catch (const MergeError&) {
+    }
     throw;
   }
   out.manifest = merged;
