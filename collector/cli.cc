@@ -8,6 +8,7 @@
 
 #include "collector/bisect_command.h"
 #include "collector/environment.h"
+#include "collector/shard_command.h"
 #include "collector/worker.h"
 #include "core/compare_cli.h"
 #include "core/coverage.h"
@@ -183,6 +184,7 @@ std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   AddRunCommand(*app, state);
   AddCoverageCommand(*app, state);
   AddBisectCommand(*app, state);
+  AddMergeCommand(*app, state);
   AddWorkerCommand(*app, state);
   return app;
 }

@@ -14,6 +14,7 @@
 #include "collector/manifest_writer.h"
 #include "collector/progress.h"
 #include "collector/run_spec.h"
+#include "collector/shard_command.h"
 #include "collector/supervisor.h"
 #include "core/json_io.h"
 #include "core/layout.h"
@@ -31,6 +32,7 @@ struct RunCommandOptions {
   bool resume = false, retry_failed = false, trace = false, dry_run = false, no_summary = false;
   double slowdown = 0;
   std::string slowdown_model;
+  ShardOptions shard;
 };
 
 // The suite as run: the embedded one, the --config file's fields over it,
@@ -129,6 +131,7 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
   facts.platform_id = o.platform_id.empty() ? AutoPlatformId(facts.environment) : o.platform_id;
   const auto platform_dir = core::PlatformDir(o.out_dir, facts.build_id, facts.platform_id);
   Place(plan, o, facts.build_id, facts.platform_id, platform_dir);
+  const auto shard = SelectShard(plan, o.shard, dev, facts.build_id, facts.platform_id, o.dry_run);
   if (o.dry_run) {
     PrintDryRun(plan, platform_dir);
     return 0;
@@ -145,7 +148,7 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
   facts.argv = argv;
   facts.config_file = o.config_file;
   facts.suite_name = o.suite_name;
-  core::WriteJsonAtomic(manifest_path, core::ToJson(BuildManifest(facts, manifest_path)));
+  WriteRunManifest(facts, manifest_path, shard);
 
   std::cerr << "torchgauge-collect: " << plan.size() << " runs of suite '" << suite.name << "' on " << dev << " -> "
             << platform_dir.string() << "\n";
@@ -159,7 +162,7 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
   const auto outcome = RunPlan(plan, options);
 
   facts.end = ManifestFacts::End{core::NowUtc(), ReadClocks(dev), outcome.interrupted, outcome.counts};
-  core::WriteJsonAtomic(manifest_path, core::ToJson(BuildManifest(facts, manifest_path)));
+  WriteRunManifest(facts, manifest_path, shard);
   return ReportOutcome(outcome, platform_dir, o.no_summary);
 }
 
@@ -212,6 +215,7 @@ void AddRunCommand(CLI::App& app, CliState& state) {
   sub->add_flag("--trace", o->trace, "Write the profiling pass's Chrome trace next to the results");
   sub->add_flag("--dry-run", o->dry_run, "Print the plan and exit");
   sub->add_flag("--no-summary", o->no_summary, "Do not print the summary table");
+  AddShardOptions(*sub, o->shard);
   sub->add_option("--slowdown", o->slowdown, "Testing: sleep this fraction of each step's time (plants a regression)")
       ->group("");
   sub->add_option("--slowdown-model", o->slowdown_model, "Testing: regex of models that --slowdown applies to")

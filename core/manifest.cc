@@ -1,5 +1,7 @@
 #include "core/manifest.h"
 
+#include <cmath>
+
 #include "core/json_io.h"
 #include "core/layout.h"
 #include "core/result.h"
@@ -96,6 +98,117 @@ std::optional<Clocks> ParseClocks(const Fields& dev, const char* key) {
   return out;
 }
 
+json ShardJson(const ShardBlock& s) {
+  json plan = json::array();
+  for (const auto& r : s.plan) {
+    plan.push_back({{"run", r.run}, {"batch_size", r.batch_size}, {"shard", r.shard}, {"cost", r.cost}});
+  }
+  return {{"index", s.index},
+          {"count", s.count},
+          {"host", s.host},
+          {"started_at", s.started_at},
+          {"finished_at", NullIfEmpty(s.finished_at)},
+          {"runs_assigned", s.runs_assigned},
+          {"device", s.device},
+          {"cost_source", s.cost_source},
+          {"plan", std::move(plan)}};
+}
+
+json ShardsJson(const std::vector<ShardSummary>& shards) {
+  json out = json::array();
+  for (const auto& s : shards) {
+    out.push_back({{"index", s.index},
+                   {"host", NullIfEmpty(s.host)},
+                   {"started_at", NullIfEmpty(s.started_at)},
+                   {"finished_at", NullIfEmpty(s.finished_at)},
+                   {"wall_s", Opt(s.wall_s)},
+                   {"runs_assigned", s.runs_assigned},
+                   {"runs_present", s.runs_present},
+                   {"runs_missing", s.runs_missing},
+                   {"planned_cost", s.planned_cost}});
+  }
+  return out;
+}
+
+int64_t RequiredInt(const Fields& f, const char* key, int64_t min) {
+  auto v = f.Int(key, min);
+  if (!v) f.Fail(key, "missing required field");
+  return *v;
+}
+
+int32_t SmallInt(const Fields& f, const char* key, int64_t min) {
+  const int64_t v = RequiredInt(f, key, min);
+  if (v > INT32_MAX) f.Fail(key, "too large");
+  return static_cast<int32_t>(v);
+}
+
+double NonNegative(const Fields& f, const char* key) {
+  auto v = f.Num(key);
+  if (!v) f.Fail(key, "missing required field");
+  if (!(*v >= 0) || !std::isfinite(*v)) f.Fail(key, "must be a finite number >= 0");
+  return *v;
+}
+
+ShardBlock ParseShardBlock(const json& j, const fs::path& file) {
+  const Fields s(j, file, "shard");
+  ShardBlock out;
+  out.count = SmallInt(s, "count", 1);
+  out.index = SmallInt(s, "index", 0);
+  if (out.index >= out.count) s.Fail("index", "must be less than shard.count");
+  out.host = s.Str("host", true);
+  out.started_at = s.Str("started_at", true);
+  out.finished_at = s.Str("finished_at", false);
+  out.runs_assigned = RequiredInt(s, "runs_assigned", 0);
+  out.device = s.Str("device", true);
+  out.cost_source = s.Str("cost_source", true);
+  if (out.cost_source != "static" && out.cost_source != "measured") s.Fail("cost_source", "must be static or measured");
+  if (!j.contains("plan") || !j.at("plan").is_array()) s.Fail("plan", "must be an array");
+  int64_t own = 0;
+  for (std::size_t i = 0; i < j.at("plan").size(); ++i) {
+    const json& e = j.at("plan").at(i);
+    const std::string where = "shard.plan[" + std::to_string(i) + "]";
+    if (!e.is_object()) throw FileError(file, where, "must be an object");
+    const Fields f(e, file, where);
+    PlannedRun r;
+    r.run = f.Str("run", true);
+    r.batch_size = RequiredInt(f, "batch_size", 1);
+    r.shard = SmallInt(f, "shard", 0);
+    if (r.shard >= out.count) f.Fail("shard", "must be less than shard.count");
+    r.cost = NonNegative(f, "cost");
+    if (r.shard == out.index) ++own;
+    out.plan.push_back(std::move(r));
+  }
+  if (own != out.runs_assigned) {
+    s.Fail("runs_assigned", std::to_string(out.runs_assigned) + " but shard.plan gives this shard " +
+                                std::to_string(own) + " runs");
+  }
+  return out;
+}
+
+std::vector<ShardSummary> ParseShards(const json& j, const fs::path& file) {
+  std::vector<ShardSummary> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const json& e = j.at(i);
+    const std::string where = "shards[" + std::to_string(i) + "]";
+    if (!e.is_object()) throw FileError(file, where, "must be an object");
+    const Fields f(e, file, where);
+    ShardSummary s;
+    s.index = SmallInt(f, "index", 0);
+    if (s.index != static_cast<int>(i)) f.Fail("index", "shards must be listed by index, from 0");
+    s.host = f.Str("host", false);
+    s.started_at = f.Str("started_at", false);
+    s.finished_at = f.Str("finished_at", false);
+    s.wall_s = f.Num("wall_s");
+    if (s.wall_s && (!(*s.wall_s >= 0) || !std::isfinite(*s.wall_s))) f.Fail("wall_s", "must be >= 0");
+    s.runs_assigned = RequiredInt(f, "runs_assigned", 0);
+    s.runs_present = RequiredInt(f, "runs_present", 0);
+    s.runs_missing = RequiredInt(f, "runs_missing", 0);
+    s.planned_cost = NonNegative(f, "planned_cost");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace
 
 json ToJson(const Manifest& m) {
@@ -134,6 +247,8 @@ json ToJson(const Manifest& m) {
   if (!m.requested.is_null()) j["requested"] = m.requested;
   if (finished) j["interrupted"] = m.interrupted;
   if (m.run_counts) j["runs"] = *m.run_counts;
+  if (m.shard) j["shard"] = ShardJson(*m.shard);
+  if (m.shards) j["shards"] = ShardsJson(*m.shards);
   return j;
 }
 
@@ -211,6 +326,14 @@ Manifest ManifestFromJson(const json& j, const fs::path& file) {
       counts[status] = *count;
     }
     m.run_counts = std::move(counts);
+  }
+  if (in.Has("shard")) {
+    if (!j.at("shard").is_object()) in.Fail("shard", "must be an object");
+    m.shard = ParseShardBlock(j.at("shard"), file);
+  }
+  if (in.Has("shards")) {
+    if (!j.at("shards").is_array()) in.Fail("shards", "must be an array");
+    m.shards = ParseShards(j.at("shards"), file);
   }
   return m;
 }

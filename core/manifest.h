@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,42 @@ struct Clocks {
   std::optional<double> power_draw_w, temperature_c;
   std::string at;  // RFC 3339 UTC
   bool operator==(const Clocks&) const = default;
+};
+
+// One run of a sharded plan, as every shard records the whole partition
+// (`shard.plan`): the merge learns from any one shard what every shard owed,
+// even a shard that never started, and checks that all shards computed the
+// same partition (same plan, same costs).
+struct PlannedRun {
+  std::string run;  // the run key's file stem, model.mode.backend.precision
+  int64_t batch_size = 1;
+  int shard = 0;      // 0-based index of the owning shard
+  double cost = 0;    // the partition's cost (core/shard.h), seconds with --cost-from
+  bool operator==(const PlannedRun&) const = default;
+};
+
+// `run --shard I/N`: this collection is shard `index` of `count`.
+struct ShardBlock {
+  int index = 0, count = 1;
+  std::string host;
+  std::string started_at, finished_at;  // finished_at "": not finished (null)
+  int64_t runs_assigned = 0;
+  std::string device;       // the runs' device (cpu | cuda), for the merge's missing results
+  std::string cost_source;  // "static" or "measured" (--cost-from)
+  std::vector<PlannedRun> plan;
+  bool operator==(const ShardBlock&) const = default;
+};
+
+// A merged collection (`torchgauge-collect merge`): one entry per shard of
+// the partition, in index order, including a shard that left nothing (then
+// host, started_at and wall_s are empty/unset).
+struct ShardSummary {
+  int index = 0;
+  std::string host, started_at, finished_at;  // "": null
+  std::optional<double> wall_s;               // finished_at - started_at; unset when either is unknown
+  int64_t runs_assigned = 0, runs_present = 0, runs_missing = 0;
+  double planned_cost = 0;
+  bool operator==(const ShardSummary&) const = default;
 };
 
 struct Manifest {
@@ -79,6 +116,11 @@ struct Manifest {
 
   bool interrupted = false;
   std::optional<std::map<std::string, int64_t>> run_counts;  // "runs": status -> count, at the end
+
+  // Set in a shard's own manifest (`run --shard`); unset otherwise.
+  std::optional<ShardBlock> shard;
+  // Set in a merged manifest (`merge`): how the collection was sharded.
+  std::optional<std::vector<ShardSummary>> shards;
 
   // Not part of the file: false for the placeholder a loader keeps when
   // manifest.json is missing or was refused.

@@ -195,3 +195,66 @@ TEST_CASE("manifest: peaks and the CPU frequency policy round-trip; older manife
   bad["peaks"]["matmul"][0]["tflops"] = "fast";
   CHECK_THROWS_WITH_AS(ManifestFromJson(bad, "m.json"), doctest::Contains("peaks"), FileError);
 }
+
+TEST_CASE("manifest: the shard block and the merged shards list round-trip and are checked") {
+  json cpu = CollectorGpuManifest();
+  const Manifest plain = ManifestFromJson(cpu, "m.json");
+  CHECK(!plain.shard);
+  CHECK(!plain.shards);
+  CHECK(!ToJson(plain).contains("shard"));
+
+  Manifest m = plain;
+  ShardBlock s;
+  s.index = 1;
+  s.count = 2;
+  s.host = "node-b";
+  s.started_at = "2026-11-22T10:00:00Z";
+  s.runs_assigned = 1;
+  s.device = "cuda";
+  s.cost_source = "static";
+  s.plan = {{"a.train.eager.default", 8, 0, 12.5}, {"b.eval.eager.default", 4, 1, 3.25}};
+  m.shard = s;
+  const json once = ToJson(m);
+  CHECK(once.at("shard").at("finished_at").is_null());
+  CHECK(ManifestFromJson(once, "m.json") == m);
+  m.shard->finished_at = "2026-11-22T11:00:00Z";
+  CHECK(ManifestFromJson(ToJson(m), "m.json") == m);
+
+  auto field = [&](const char* pointer, const json& v) {
+    json k = ToJson(m);
+    k[json::json_pointer(pointer)] = v;
+    return FieldOf(k);
+  };
+  CHECK(field("/shard/index", 2) == "shard.index");  // not below count
+  CHECK(field("/shard/count", 0) == "shard.count");
+  CHECK(field("/shard/runs_assigned", 2) == "shard.runs_assigned");  // disagrees with the plan
+  CHECK(field("/shard/plan/0/shard", 5) == "shard.plan[0].shard");
+  CHECK(field("/shard/plan/1/cost", -1) == "shard.plan[1].cost");
+  CHECK(field("/shard/plan", "all") == "shard.plan");
+  CHECK(field("/shard/host", nullptr) == "shard.host");
+
+  Manifest merged = plain;
+  ShardSummary a;
+  a.index = 0;
+  a.host = "node-a";
+  a.started_at = "2026-11-22T10:00:00Z";
+  a.finished_at = "2026-11-22T10:30:00Z";
+  a.wall_s = 1800;
+  a.runs_assigned = a.runs_present = 3;
+  a.planned_cost = 40;
+  ShardSummary b;  // a shard that left nothing
+  b.index = 1;
+  b.runs_assigned = b.runs_missing = 2;
+  b.planned_cost = 38.5;
+  merged.shards = std::vector<ShardSummary>{a, b};
+  const json mj = ToJson(merged);
+  CHECK(mj.at("shards").at(1).at("host").is_null());
+  CHECK(mj.at("shards").at(1).at("wall_s").is_null());
+  CHECK(ManifestFromJson(mj, "m.json") == merged);
+  json bad = mj;
+  bad["shards"][1]["index"] = 3;
+  CHECK(FieldOf(bad) == "shards[1].index");
+  bad = mj;
+  bad["shards"][0]["runs_missing"] = -1;
+  CHECK(FieldOf(bad) == "shards[0].runs_missing");
+}

@@ -53,9 +53,9 @@ struct CostInput {
   // Whether the model supports the run's mode; an unsupported run is
   // recorded without executing a step.
   bool supported = true;
-  // Relative cost of one eval step of the model at the suite's batch size
-  // (1 = a typical model). Nothing in the model registry states it yet, so
-  // the collector passes 1 until it does.
+  // Relative cost of one eval step of the model at the run's batch size
+  // (1 = resnet50 at batch 32); the collector takes it from
+  // collector/cost_weights.h.
   double model_weight = 1.0;
 };
 

@@ -223,7 +223,7 @@ TEST_CASE("PlanCosts: measured durations, and static costs scaled to seconds for
   CHECK(statics[2] == doctest::Approx(3));
 }
 
-TEST_CASE("Balance on the full suite's planned cost (static weights), N = 4, 8, 12") {
+TEST_CASE("Balance on the full suite's planned cost (static rule, every model weight 1), N = 4, 8, 12") {
   const auto plan = FullPlan();
   REQUIRE(plan.size() == 100);
   // The full suite's settings (collector/suites/full.json), one process.
@@ -237,7 +237,7 @@ TEST_CASE("Balance on the full suite's planned cost (static weights), N = 4, 8, 
     const auto b = MeasureBalance(p, costs);
     REQUIRE(b.max_over_min);
     const auto [mn, mx] = std::minmax_element(b.shard_costs.begin(), b.shard_costs.end());
-    std::printf("shard balance, full suite, static weights, N=%d: largest/smallest = %.4f (%.0f / %.0f units)\n", n,
+    std::printf("shard balance, full suite, static rule with unit model weights, N=%d: largest/smallest = %.4f (%.0f / %.0f units)\n", n,
                 *b.max_over_min, *mx, *mn);
     CHECK(*b.max_over_min <= 1.25);
   }

@@ -29,7 +29,10 @@ enum class Backend { kEager, kTorchScript, kCudaGraph, kInductor };
 
 enum class Precision { kFp32, kTf32, kDefault, kBf16, kFp16, kAmpBf16, kAmpFp16 };
 
-enum class Status { kOk, kUnsupported, kError, kTimeout, kOom, kCrashed };
+// kMissing is written only by `torchgauge-collect merge --allow-missing`: a
+// planned run that the shard owing it never produced (killed, cancelled, never
+// started). Like every status but ok it is a failure to readers.
+enum class Status { kOk, kUnsupported, kError, kTimeout, kOom, kCrashed, kMissing };
 
 // One vocabulary: its enumerators and their names, position for position,
 // and what the vocabulary is called in error messages.
@@ -55,10 +58,11 @@ inline constexpr Vocabulary<Precision, 7> kPrecisionVocabulary{
     {Precision::kFp32, Precision::kTf32, Precision::kDefault, Precision::kBf16, Precision::kFp16,
      Precision::kAmpBf16, Precision::kAmpFp16},
     {"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"}};
-inline constexpr Vocabulary<Status, 6> kStatusVocabulary{
+inline constexpr Vocabulary<Status, 7> kStatusVocabulary{
     "status",
-    {Status::kOk, Status::kUnsupported, Status::kError, Status::kTimeout, Status::kOom, Status::kCrashed},
-    {"ok", "unsupported", "error", "timeout", "oom", "crashed"}};
+    {Status::kOk, Status::kUnsupported, Status::kError, Status::kTimeout, Status::kOom, Status::kCrashed,
+     Status::kMissing},
+    {"ok", "unsupported", "error", "timeout", "oom", "crashed", "missing"}};
 
 // The name lists, in enum order.
 inline constexpr const auto& kModes = kModeVocabulary.names;

@@ -30,7 +30,7 @@ TEST_CASE("vocabularies round-trip") {
   CheckRoundTrip<Status>();
   CHECK(std::string(Name(Domain::kReinforcementLearning)) == "rl");
   CHECK(std::string(Name(Precision::kAmpBf16)) == "amp-bf16");
-  CHECK(kStatuses.size() == 6);
+  CHECK(kStatuses.size() == 7);
 }
 
 TEST_CASE("Parse names the vocabulary and the valid values") {

@@ -12,6 +12,7 @@
 #include "reporter/mustache_data.h"
 #include "reporter/page_data.h"
 #include "reporter/regressions_page.h"
+#include "reporter/shard_view.h"
 #include "reporter/site_figures.h"
 
 namespace torchgauge::reporter {
@@ -177,6 +178,7 @@ mu::data PlatformData(const PageContext& ctx, const BuildView& v, const Platform
   mu::data pd;
   Set(pd, "id", p.id);
   SetEnvironment(pd, *p.manifest);
+  SetShardView(pd, *p.manifest);
   Set(pd, "status_text", StatusText(p.status_counts));
   Set(pd, "geomean_train", OptMs(p.geomean_train_ms));
   Set(pd, "geomean_eval", OptMs(p.geomean_eval_ms));

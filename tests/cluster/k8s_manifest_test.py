@@ -1,10 +1,12 @@
 """ctest `k8s_manifest_test` (label cluster): tools/k8s/nightly-job.yaml.
 
 Two layers:
-1. Schema: when the `kubernetes_validate` package (PyPI, bundles the
-   Kubernetes API's JSON schemas, works offline) is importable, every object
-   is validated strictly (unknown fields are errors) against KUBERNETES_VERSION.
-   Without it the test says so and goes on with layer 2 only.
+1. Schema: the `kubernetes_validate` package (PyPI, in tools/requirements.txt;
+   it bundles the Kubernetes API's JSON schemas, so it runs offline) validates
+   every object strictly (unknown fields are errors) against KUBERNETES_VERSION.
+   With --require-validator (how ctest runs it, with the project's venv) a
+   missing package is a failure; without it the test says so and goes on
+   with layer 2 only (a bare `python3` outside the venv).
 2. The fields docs/cluster.md relies on: an Indexed Job whose pods get the
    shard from JOB_COMPLETION_INDEX, SHARD_COUNT equal to completions, one GPU
    per shard pod, --resume, every pod on the one shared ReadWriteMany claim,
@@ -13,7 +15,7 @@ Two layers:
 Both layers are also run on broken copies of the manifest, which must fail,
 so the checks cannot pass vacuously.
 
-Usage: k8s_manifest_test.py [MANIFEST]
+Usage: k8s_manifest_test.py [--require-validator] [MANIFEST]
 """
 import copy
 import pathlib
@@ -23,7 +25,9 @@ import yaml
 
 KUBERNETES_VERSION = "1.33.0"  # backoffLimitPerIndex is GA from 1.33
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-MANIFEST = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "tools/k8s/nightly-job.yaml"
+ARGS = [a for a in sys.argv[1:] if a != "--require-validator"]
+REQUIRE_VALIDATOR = "--require-validator" in sys.argv[1:]
+MANIFEST = pathlib.Path(ARGS[0]) if ARGS else ROOT / "tools/k8s/nightly-job.yaml"
 COMPONENT = "app.kubernetes.io/component"
 
 
@@ -138,7 +142,10 @@ def main():
     failed = False
     errs = schema_errors(docs)
     have_validator = errs is not None
-    if errs is None:
+    if errs is None and REQUIRE_VALIDATOR:
+        print(f"FAIL: kubernetes_validate is not importable by {sys.executable} (tools/requirements.txt installs it)")
+        failed = True
+    elif errs is None:
         print("NOTE: kubernetes_validate is not installed: no Kubernetes schema check, field checks only")
     else:
         for e in errs:

@@ -1,0 +1,62 @@
+#include "collector/cost_weights.h"
+
+#include <algorithm>
+#include <map>
+
+namespace torchgauge::collector {
+
+std::optional<double> ForwardGflopsPerSample(const std::string& model_id) {
+  // Forward pass, per sample, at the input sizes the models use.
+  static const std::map<std::string, double> kGflops = {
+      // vision: torchvision's published GMACs x 2 at 224x224
+      {"alexnet", 1.43},
+      {"densenet121", 5.7},
+      {"mobilenet_v2", 0.60},
+      {"mobilenet_v3_large", 0.44},
+      {"pytorch_unet", 250.0},  // a full-size UNet on TorchBench's 640x959 images
+      {"resnet18", 3.6},
+      {"resnet50", 8.2},
+      {"resnext50_32x4d", 8.5},
+      {"shufflenet_v2_x1_0", 0.30},
+      {"squeezenet1_1", 0.70},
+      {"timm_vision_transformer", 9.2},  // ViT-S/16
+      {"vgg16", 31.0},
+      // nlp: 2 x non-embedding parameters x tokens, plus attention and the LM head
+      {"attention_is_all_you_need_pytorch", 3.0},
+      {"hf_bert", 100.0},  // BERT-base, 512 tokens
+      {"hf_gpt2", 135.0},  // GPT-2 small, 512 tokens, with the 50k-word head
+      {"hf_t5", 55.0},     // t5-small, 512 + 512 tokens
+      // recommendation: small MLPs; embedding lookups are memory-bound and cheap in FLOPs
+      {"dlrm", 0.01},
+      {"nvidia_deeprecommender", 0.04},
+      // rl: the drq pixel encoder, the sac MLPs
+      {"drq", 0.2},
+      {"soft_actor_critic", 0.0002},
+      // speech
+      {"speech_transformer", 5.0},
+      {"tts_angular", 1.4},  // 3-layer LSTM, 768 units, ~50 frames
+      // other: per particle or grid point
+      {"lennard_jones", 0.00001},
+      {"pyhpc_equation_of_state", 0.0000003},
+      {"pyhpc_isoneutral_mixing", 0.000001},
+      // the harness's test models do next to nothing (test_hang waits for
+      // the timeout, which no FLOP count describes)
+      {"test_crash", 0},
+      {"test_gpu_phases", 0},
+      {"test_hang", 0},
+      {"test_oom", 0},
+      {"test_throw", 0},
+      {"test_tiny", 0},
+  };
+  auto it = kGflops.find(model_id);
+  if (it == kGflops.end()) return std::nullopt;
+  return it->second;
+}
+
+double StaticModelWeight(const std::string& model_id, int64_t batch_size) {
+  const auto gflops = ForwardGflopsPerSample(model_id);
+  if (!gflops) return 1.0;
+  return kStepFloor + *gflops * static_cast<double>(std::max<int64_t>(batch_size, 1)) / kReferenceStepGflops;
+}
+
+}  // namespace torchgauge::collector
