@@ -39,8 +39,7 @@ class BusyLoops {
       const pid_t pid = fork();
       REQUIRE(pid >= 0);
       if (pid == 0) {
-        for (volatile unsigned long x = 0;; x = x + 1) {
-        }
+        for (;;) asm volatile("" ::: "memory");  // spin: a CPU's worth of other work
       }
       pids_.push_back(pid);
     }
@@ -71,7 +70,7 @@ Collected Collect(const std::string& name) {
   fs::remove_all(root);
   const std::string cmd = std::string(TORCHGAUGE_COLLECT) +
                           " run --include-test-models --model '^test_tiny$' --mode train --backend eager "
-                          "--batch-size 4096 --warmup 5 --repeat 150 --no-probe --build-id noise --platform-id " +
+                          "--batch-size 2048 --warmup 5 --repeat 100 --no-probe --build-id noise --platform-id " +
                           name + " --out " + root.string();
   auto out = core::RunCapture(cmd, /*merge_stderr=*/true);
   INFO(out.output);
