@@ -63,8 +63,9 @@ struct Collected {
 };
 
 // test_tiny, train, at a batch size that makes a step a few milliseconds:
-// the timing pass then lasts long enough (a few tenths of a second on a quiet 2-core machine) for /proc/stat's
-// ticks to resolve a fraction of a core.
+// the timing pass then lasts long enough (a few tenths of a second on a
+// quiet 2-core machine) for /proc/stat's ticks to resolve a fraction of a
+// core.
 Collected Collect(const std::string& name) {
   const fs::path root = fs::path(TORCHGAUGE_BINARY_DIR) / "test-output" / ("noise-" + name);
   fs::remove_all(root);
