@@ -1,5 +1,7 @@
 #include "collector/cli.h"
 
+#include <ATen/Parallel.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -8,6 +10,7 @@
 
 #include "collector/bisect_command.h"
 #include "collector/environment.h"
+#include "collector/probe.h"
 #include "collector/shard_command.h"
 #include "collector/worker.h"
 #include "core/compare_cli.h"
@@ -106,8 +109,10 @@ void AddListCommand(CLI::App& app, CliState& state) {
 void AddEnvCommand(CLI::App& app, CliState& state) {
   auto* sub = app.add_subcommand("env", "Print what the manifest would record about this machine and software.");
   auto device = std::make_shared<std::string>("auto");
+  auto get = std::make_shared<std::string>();
   sub->add_option("--device", *device, "auto | cpu | cuda")->check(DeviceChoices());
-  sub->callback([&state, device] {
+  sub->add_option("--get", *get, "Print only this top-level string field (build_id, platform_id), for scripts");
+  sub->callback([&state, device, get] {
     Guard(state, [&] {
       const std::string dev = ResolveDevice(*device);
       auto env = DescribeEnvironment(dev);
@@ -115,6 +120,13 @@ void AddEnvCommand(CLI::App& app, CliState& state) {
       env["build_id"] = AutoBuildId(env);
       env["collector"] = {{"version", core::Version()}, {"git_sha", core::GitSha()}};
       env["clocks"] = ReadClocks(dev);
+      if (!get->empty()) {
+        if (!env.contains(*get) || !env.at(*get).is_string()) {
+          throw std::invalid_argument("env --get: '" + *get + "' is not a top-level string field");
+        }
+        std::cout << env.at(*get).get<std::string>() << "\n";
+        return 0;
+      }
       std::cout << env.dump(2) << "\n";
       return 0;
     });
@@ -164,6 +176,42 @@ void AddBisectCommand(CLI::App& app, CliState& state) {
   });
 }
 
+void AddProbeCommand(CLI::App& app, CliState& state) {
+  auto* sub = app.add_subcommand("probe",
+                                 "Measure the platform's peaks attainable through LibTorch (matmul FLOP/s per "
+                                 "precision, triad bandwidth; on CUDA also the project's own kernels).");
+  auto o = std::make_shared<ProbeOptions>();
+  auto device = std::make_shared<std::string>("auto");
+  auto out = std::make_shared<std::string>();
+  auto threads = std::make_shared<int>(0);
+  auto no_kernels = std::make_shared<bool>(false);
+  sub->add_option("--device", *device, "auto | cpu | cuda")->check(DeviceChoices())->capture_default_str();
+  sub->add_option("--out", *out, "Also write the peaks JSON (the manifest's \"peaks\") to this file");
+  sub->add_option("--matmul-n", o->matmul_n, "Square matmul size (0: 2048 on CPU, 8192 on GPU)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_option("--triad-elements", o->triad_elements, "Floats per triad array (0: 4x the last-level cache)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_option("--warmup", o->warmup, "Untimed calls before each figure")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  sub->add_option("--repeats", o->repeats, "Timed calls per figure; the best is kept")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--threads", *threads, "LibTorch intra-op threads (default: LibTorch's choice)")
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("--no-kernels", *no_kernels, "On CUDA, leave out the project's own kernels");
+  sub->callback([&state, o, device, out, threads, no_kernels] {
+    Guard(state, [&] {
+      if (*threads > 0) at::set_num_threads(*threads);
+      o->device = ResolveDevice(*device);
+      o->kernels = !*no_kernels;
+      return ProbeCommand(*o, *out);
+    });
+  });
+}
+
 void AddWorkerCommand(CLI::App& app, CliState& state) {
   auto* sub = app.add_subcommand("worker", "Internal: measure one run (started by `run`).");
   sub->group("");
@@ -174,8 +222,9 @@ void AddWorkerCommand(CLI::App& app, CliState& state) {
 
 std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   auto app = std::make_unique<CLI::App>(
-      "torchgauge-collect: measure TorchGauge's LibTorch model suite (time, GPU breakdown, memory, FLOPs, "
-      "ATen coverage), one child process and one JSON result per run.",
+      "torchgauge-collect: measure TorchGauge's LibTorch model suite (time, host and GPU breakdowns, memory, "
+      "FLOPs, ATen coverage, system load), one child process and one JSON result per run, and the platform's "
+      "peaks.",
       "torchgauge-collect");
   app->require_subcommand(1);
   app->set_version_flag("--version", std::string(core::Version()) + " (" + core::GitSha() + ")");
@@ -183,6 +232,7 @@ std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   AddEnvCommand(*app, state);
   AddRunCommand(*app, state);
   AddCoverageCommand(*app, state);
+  AddProbeCommand(*app, state);
   AddBisectCommand(*app, state);
   AddMergeCommand(*app, state);
   AddWorkerCommand(*app, state);

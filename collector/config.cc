@@ -115,13 +115,36 @@ void ParseSelection(const json& j, const std::string& source, SuiteConfig& s) {
   if (s.backends.empty()) Bad(source, "backends", "must not be empty");
 }
 
+// The "probe" object: only the fields it gives replace the probe's defaults.
+ProbeOptions ParseProbe(const json& j, const std::string& source) {
+  ProbeOptions o;
+  if (!j.contains("probe")) return o;
+  const json& p = j.at("probe");
+  const std::string where = source + " (probe)";
+  if (!p.is_object()) Bad(source, "probe", "must be an object");
+  for (auto it = p.begin(); it != p.end(); ++it) {
+    static const std::vector<std::string> kFields = {"matmul_n", "warmup", "repeats", "triad_elements", "kernels"};
+    if (std::find(kFields.begin(), kFields.end(), it.key()) == kFields.end()) Bad(source, "probe." + it.key(), "unknown field");
+  }
+  o.matmul_n = Field<int64_t>(p, "matmul_n", where, o.matmul_n);
+  o.warmup = Field<int>(p, "warmup", where, o.warmup);
+  o.repeats = Field<int>(p, "repeats", where, o.repeats);
+  o.triad_elements = Field<int64_t>(p, "triad_elements", where, o.triad_elements);
+  o.kernels = Field<bool>(p, "kernels", where, o.kernels);
+  if (o.matmul_n < 0) Bad(source, "probe.matmul_n", "must be >= 0 (0: the probe's default)");
+  if (o.triad_elements < 0) Bad(source, "probe.triad_elements", "must be >= 0 (0: 4x the last-level cache)");
+  if (o.warmup < 0) Bad(source, "probe.warmup", "must be >= 0");
+  if (o.repeats < 1) Bad(source, "probe.repeats", "must be >= 1");
+  return o;
+}
+
 }  // namespace
 
 SuiteConfig ParseSuite(const json& j, const std::string& source) {
   if (!j.is_object()) throw std::invalid_argument(source + ": a suite must be a JSON object");
   static const std::vector<std::string> kKnown = {
       "name", "description", "batch_sizes", "models", "exclude", "modes", "backends", "precisions", "warmup",
-      "repeat", "processes", "profile_iterations", "timeout_s", "seed", "batch_size_overrides"};
+      "repeat", "processes", "profile_iterations", "timeout_s", "seed", "batch_size_overrides", "probe"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find(kKnown.begin(), kKnown.end(), it.key()) == kKnown.end()) Bad(source, it.key(), "unknown field");
   }
@@ -132,6 +155,7 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   if (s.batch_sizes != "default" && s.batch_sizes != "smoke") Bad(source, "batch_sizes", "must be 'default' or 'smoke'");
   ParseSelection(j, source, s);
   s.settings = ParseSettings(j, source, s.batch_sizes == "smoke");
+  s.probe = ParseProbe(j, source);
   if (j.contains("batch_size_overrides") && j.at("batch_size_overrides").is_object()) {
     for (const auto& [model, modes] : j.at("batch_size_overrides").items()) {
       if (!modes.is_object()) continue;  // the conversion below names the type error
@@ -187,6 +211,8 @@ json SuiteToJson(const SuiteConfig& s) {
   j["timeout_s"] = s.settings.timeout_s;
   j["seed"] = s.settings.seed;
   j["batch_size_overrides"] = s.batch_size_overrides;
+  j["probe"] = {{"matmul_n", s.probe.matmul_n}, {"warmup", s.probe.warmup}, {"repeats", s.probe.repeats},
+                {"triad_elements", s.probe.triad_elements}, {"kernels", s.probe.kernels}};
   return j;
 }
 

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "collector/probe.h"
 #include "core/run_settings.h"
 #include "core/vocabulary.h"
 
@@ -32,6 +33,10 @@ struct SuiteConfig {
   // batch_sizes; threads only from the command line.
   core::RunSettings settings;
   std::map<std::string, std::map<std::string, int64_t>> batch_size_overrides;  // model -> mode -> size
+  // The per-collection probe's sizes (the suite file's "probe" object:
+  // matmul_n, warmup, repeats, triad_elements, kernels); 0 sizes mean the
+  // probe's defaults. `device` is set when the collection runs.
+  ProbeOptions probe;
 };
 
 // The command line's run settings: each one given replaces the suite's.

@@ -215,11 +215,12 @@ json ReadClocks(const std::string& device) {
           {"pstate", f[3]}, {"power_draw_w", num(f[4])}, {"temperature_c", num(f[5])}, {"at", core::NowUtc()}};
 }
 
-std::string AutoPlatformId(const json& env) {
+std::string AutoPlatformId(const json& env, int threads) {
+  const std::string suffix = threads > 0 ? "-" + std::to_string(threads) + "t" : "";
   const auto& dev = env.at("device");
   if (dev.at("vendor") == "CPU") {
     return "cpu-" + Slug(env.at("host").value("arch", "unknown")) + "-" +
-           std::to_string(env.at("cpu").at("logical_cores").get<int>()) + "c";
+           std::to_string(env.at("cpu").at("logical_cores").get<int>()) + "c" + suffix;
   }
   std::string id = Slug(dev.at("vendor").get<std::string>() + " " + dev.at("name").get<std::string>());
   // The vendor often repeats inside the name ("nvidia-nvidia-h100...").
@@ -228,7 +229,7 @@ std::string AutoPlatformId(const json& env) {
   const auto& lt = env.at("libtorch");
   if (lt.at("cuda_runtime").is_string()) id += "-cu" + Digits(lt.at("cuda_runtime").get<std::string>());
   if (lt.at("hip_runtime").is_string()) id += "-rocm";
-  return id.substr(0, 100);
+  return id.substr(0, 100 - suffix.size()) + suffix;
 }
 
 std::string AutoBuildId(const json& env) {

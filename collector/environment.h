@@ -22,7 +22,10 @@ nlohmann::json DescribeEnvironment(const std::string& device);
 nlohmann::json ReadClocks(const std::string& device);
 
 // Slugs: e.g. "cpu-x86_64-2c", "nvidia-h100-80gb-hbm3-cu130", "2.11.0-cu130-20261122".
-std::string AutoPlatformId(const nlohmann::json& environment);
+// With `threads` > 0 (--threads N) the platform id ends in "-<N>t": the same
+// machine limited to N intra-op threads is a platform of its own, compared
+// with the unlimited one rather than mixed into it ("cpu-x86_64-2c-1t").
+std::string AutoPlatformId(const nlohmann::json& environment, int threads = 0);
 std::string AutoBuildId(const nlohmann::json& environment);
 
 // The current process's resident set (VmRSS) and peak (VmHWM) in bytes.

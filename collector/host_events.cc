@@ -7,6 +7,8 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "collector/kineto.h"
+
 namespace torchgauge::collector {
 
 namespace {
@@ -14,16 +16,8 @@ namespace {
 namespace prof = torch::autograd::profiler;
 namespace impl = torch::profiler::impl;
 
-// Values of libkineto::ActivityType (kineto/ActivityType.h).
-constexpr uint8_t kCpuOp = 0;
-constexpr uint8_t kUserAnnotation = 1;
-
-// The profiling pass's configuration (profiling.cc), so the overhead measured
-// is the overhead that pass pays.
-impl::ProfilerConfig PassConfig() {
-  return impl::ProfilerConfig(impl::ProfilerState::KINETO, /*report_input_shapes=*/true, /*profile_memory=*/false,
-                              /*with_stack=*/false, /*with_flops=*/true, /*with_modules=*/false);
-}
+using kineto::kCpuOp;
+using kineto::kUserAnnotation;
 
 double NullStepMs(const torch::Tensor& x, int ops) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -74,7 +68,7 @@ std::optional<double> MeasureProfilerOverheadPerOpUs(int ops_per_step, int repea
     without = r == 0 ? ms : std::min(without, ms);
   }
   const std::set<impl::ActivityType> activities{impl::ActivityType::CPU};
-  const auto config = PassConfig();
+  const auto config = kineto::PassConfig();
   prof::prepareProfiler(config, activities);
   prof::enableProfiler(config, activities);
   for (int r = 0; r < repeats; ++r) {

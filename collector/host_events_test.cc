@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "collector/host_events.h"
+#include "collector/kineto.h"
 
 using namespace torchgauge;
 namespace prof = torch::autograd::profiler;
@@ -26,11 +27,11 @@ double Ms(Clock::time_point a, Clock::time_point b) { return std::chrono::durati
 
 std::unique_ptr<prof::ProfilerResult> Profile(const std::function<void()>& body) {
   const std::set<impl::ActivityType> activities{impl::ActivityType::CPU};
-  impl::ProfilerConfig config(impl::ProfilerState::KINETO, true, false, false, true, false);
+  const impl::ProfilerConfig config = collector::kineto::PassConfig();
   prof::prepareProfiler(config, activities);
   prof::enableProfiler(config, activities);
   {
-    RECORD_USER_SCOPE("torchgauge::profile_window");
+    RECORD_USER_SCOPE(collector::kineto::kProfileWindow);
     body();
   }
   return prof::disableProfiler();
@@ -71,7 +72,7 @@ TEST_CASE("three known phases: outside operators, data movement, compute") {
     mm_ms = Ms(t2, t3);
     whole_ms = Ms(t0, t3);
   });
-  const auto h = collector::HostBreakdownFromProfile(*result, "torchgauge::profile_window", 1);
+  const auto h = collector::HostBreakdownFromProfile(*result, collector::kineto::kProfileWindow, 1);
   MESSAGE("timed by the test: outside " << outside_ms << " ms, copy_ " << copy_ms << " ms, mm " << mm_ms
                                         << " ms; breakdown: outside " << h.outside_operators_ms << " ms, movement "
                                         << h.data_movement_ms << " ms, compute " << h.compute_ms << " ms, wall "
@@ -103,7 +104,7 @@ TEST_CASE("backward: the ops inside autograd's wrappers are the top-level ones")
       node = true;
       CHECK(e.kind == core::CpuEventKind::kBackwardFunction);
     }
-    if (e.name == "torchgauge::profile_window") CHECK(e.kind == core::CpuEventKind::kUserScope);
+    if (e.name == collector::kineto::kProfileWindow) CHECK(e.kind == core::CpuEventKind::kUserScope);
   }
   CHECK(wrapper);
   CHECK(node);
@@ -112,7 +113,7 @@ TEST_CASE("backward: the ops inside autograd's wrappers are the top-level ones")
     if (e.name == "aten::mm") ++backward_mm;
   }
   CHECK(backward_mm == 2);  // the forward mm and the gradient's mm in MmBackward0
-  const auto h = collector::HostBreakdownFromProfile(*result, "torchgauge::profile_window", 1);
+  const auto h = collector::HostBreakdownFromProfile(*result, collector::kineto::kProfileWindow, 1);
   CHECK(h.compute_ms > 0);
   CHECK(h.compute_ms + h.data_movement_ms + h.outside_operators_ms == doctest::Approx(h.wall_ms));
   CHECK_THROWS_AS(collector::HostBreakdownFromProfile(*result, "no such window", 1), std::runtime_error);

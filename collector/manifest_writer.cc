@@ -1,6 +1,8 @@
 #include "collector/manifest_writer.h"
 
 #include "core/json_io.h"
+#include "core/peaks.h"
+#include "core/system_load.h"
 #include "core/result.h"
 #include "core/version.h"
 
@@ -34,6 +36,8 @@ json ManifestJson(const ManifestFacts& f) {
   m["suite"]["filters"] = {{"model", p.model_regex}, {"domains", p.domains},       {"modes", p.modes},
                            {"precisions", p.precisions}, {"backends", p.backends}, {"batch_size", p.batch_size}};
   m["requested"] = {{"argv", f.argv}, {"config_file", f.config_file}, {"suite", f.suite_name}};
+  if (f.cpu_frequency) m["cpu_frequency"] = core::ToJson(*f.cpu_frequency);
+  if (f.peaks) m["peaks"] = core::ToJson(*f.peaks);
   if (f.end) {
     m["device"]["clocks_end"] = f.end->clocks_end;
     m["interrupted"] = f.end->interrupted;

@@ -31,6 +31,8 @@ struct ManifestFacts {
   PlanFilters filters;
   std::vector<std::string> argv;      // the command line after the program name
   std::string config_file, suite_name;
+  std::optional<core::CpuFrequencyPolicy> cpu_frequency;  // unset: not recorded
+  std::optional<core::ProbeResult> peaks;                 // unset: not probed (--no-probe) or the probe failed
   // Known once the collection stopped; unset in the manifest written at the start.
   struct End {
     std::string finished_at;

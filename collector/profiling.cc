@@ -8,6 +8,8 @@
 #include <mutex>
 #include <regex>
 
+#include "collector/host_events.h"
+#include "collector/kineto.h"
 #include "core/gpu_breakdown.h"
 
 namespace torchgauge::collector {
@@ -17,10 +19,9 @@ namespace {
 namespace prof = torch::autograd::profiler;
 namespace impl = torch::profiler::impl;
 
-// Values of libkineto::ActivityType (kineto/ActivityType.h).
-constexpr uint8_t kGpuMemcpy = 3;
-constexpr uint8_t kGpuMemset = 4;
-constexpr uint8_t kConcurrentKernel = 5;
+using kineto::kConcurrentKernel;
+using kineto::kGpuMemcpy;
+using kineto::kGpuMemset;
 
 // Collects operator names with overloads from every thread (autograd's
 // backward runs on engine threads for GPU work).
@@ -107,14 +108,13 @@ ProfileOutput ProfileSteps(const std::function<void()>& step, const std::functio
   auto handle = CollectOperators(ops);
   std::set<impl::ActivityType> activities{impl::ActivityType::CPU};
   if (gpu) activities.insert(impl::ActivityType::CUDA);
-  impl::ProfilerConfig config(impl::ProfilerState::KINETO, /*report_input_shapes=*/true, /*profile_memory=*/false,
-                              /*with_stack=*/false, /*with_flops=*/true, /*with_modules=*/false);
+  const impl::ProfilerConfig config = kineto::PassConfig();
   prof::prepareProfiler(config, activities);
   sync();
   prof::enableProfiler(config, activities);
   const auto t0 = std::chrono::steady_clock::now();
   {
-    RECORD_USER_SCOPE("torchgauge::profile_window");
+    RECORD_USER_SCOPE(kineto::kProfileWindow);
     for (int i = 0; i < iterations; ++i) step();
     sync();
   }
@@ -132,7 +132,7 @@ ProfileOutput ProfileSteps(const std::function<void()>& step, const std::functio
   double flops = 0;
   for (const auto& e : result->events()) {
     const std::string name = e.name();
-    if (name == "torchgauge::profile_window") {
+    if (name == kineto::kProfileWindow) {
       window_start = static_cast<int64_t>(e.startNs());
       window_end = static_cast<int64_t>(e.endNs());
       continue;
@@ -146,10 +146,9 @@ ProfileOutput ProfileSteps(const std::function<void()>& step, const std::functio
   }
   out.flops_per_iter = flops / iterations;
   for (const auto& [name, _] : flop_ops) out.flop_counted_ops.push_back(name);
-  if (gpu) {
-    TORCH_CHECK(window_start >= 0, "profiler did not record the profiling window");
-    out.breakdown = core::ComputeBreakdown(activity, window_start, window_end, iterations);
-  }
+  TORCH_CHECK(window_start >= 0, "profiler did not record the profiling window");
+  if (gpu) out.breakdown = core::ComputeBreakdown(activity, window_start, window_end, iterations);
+  out.host_breakdown = HostBreakdownFromProfile(*result, kineto::kProfileWindow, iterations);
   if (!trace_path.empty()) result->save(trace_path);
   return out;
 }

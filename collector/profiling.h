@@ -1,8 +1,9 @@
 // The profiling pass: a few iterations run under LibTorch's Kineto profiler,
 // separate from the timing pass so that profiler overhead never touches the
-// timed samples. It yields the GPU time breakdown (CUDA/ROCm only), the
-// profiler's FLOP count, the distinct ATen operators exercised (through a
-// RecordFunction callback) and optionally a Chrome trace.
+// timed samples. It yields the host breakdown (every device), the GPU time
+// breakdown (CUDA/ROCm only), the profiler's FLOP count, the distinct ATen
+// operators exercised (through a RecordFunction callback) and optionally a
+// Chrome trace.
 #pragma once
 
 #include <functional>
@@ -20,6 +21,9 @@ namespace torchgauge::collector {
 struct ProfileOutput {
   double wall_ms_per_iter = 0;
   std::optional<core::GpuBreakdown> breakdown;  // only with a GPU
+  // From the CPU operator events over the profiling window; the profiler's
+  // per-op overhead is left for the caller to fill.
+  std::optional<core::HostBreakdown> host_breakdown;
   std::optional<double> flops_per_iter;         // only ops with a profiler FLOP formula
   std::vector<std::string> flop_counted_ops;
   std::vector<std::string> operators;           // distinct ATen ops, "name.overload"

@@ -15,6 +15,22 @@ std::string FormatDuration(double s) {
   return buf;
 }
 
+std::string NoiseMark(const core::RunResult& r) {
+  if (r.status != "ok") return {};
+  const auto v = core::RunNoise(r);
+  return v.noisy ? " NOISY (" + v.reason + ")" : std::string();
+}
+
+std::string NoiseSummary(const std::vector<core::RunResult>& results) {
+  std::vector<core::NoiseVerdict> verdicts;
+  for (const auto& r : results) {
+    if (r.status == "ok") verdicts.push_back(core::RunNoise(r));
+  }
+  const std::string warning = core::NoiseWarning(verdicts);
+  if (warning.empty()) return {};
+  return "warning: " + warning + ". Their times are not clean measurements: collect again on a quieter machine.";
+}
+
 namespace {
 
 std::string Prefix(const ProgressEvent& e) {
@@ -52,7 +68,7 @@ class LineProgress : public Progress {
     }
     line << ": " << result.status;
     if (result.timing) {
-      line << " " << Median(result);
+      line << " " << Median(result) << NoiseMark(result);
     } else if (result.reason) {
       std::string reason = *result.reason;
       if (reason.size() > 160) reason = reason.substr(0, 160) + "…";

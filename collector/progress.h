@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/result.h"
 
@@ -44,5 +45,15 @@ std::unique_ptr<Progress> MakeTtyProgress(std::ostream& out);
 
 // "12.3s", "4m05s", "2h10m".
 std::string FormatDuration(double seconds);
+
+// " NOISY (CoV 23 % >= 10 %)" for an ok run that core::RunNoise judges
+// noisy, "" otherwise: the mark a progress line and the summary table carry.
+std::string NoiseMark(const core::RunResult& r);
+
+// The line that ends a collection's terminal summary when any ok run is
+// noisy: "warning: 3 of 20 runs are noisy: another process used 1.7 cores
+// during 3 of 20 runs ...; their figures are not to be trusted ...".
+// Empty when none is. Runs that are not ok are not judged.
+std::string NoiseSummary(const std::vector<core::RunResult>& results);
 
 }  // namespace torchgauge::collector

@@ -1,6 +1,7 @@
 // `torchgauge-collect run`: the suite (embedded, --config, then the
 // command line's settings), the plan, the manifest, the supervisor and the
 // summary.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <iomanip>
@@ -12,6 +13,7 @@
 #include "collector/config.h"
 #include "collector/environment.h"
 #include "collector/manifest_writer.h"
+#include "collector/probe.h"
 #include "collector/progress.h"
 #include "collector/run_spec.h"
 #include "collector/shard_command.h"
@@ -29,7 +31,7 @@ struct RunCommandOptions {
   std::string suite_name = "smoke", config_file, out_dir = "results", device = "auto", build_id, platform_id;
   PlanFilters filters;
   SettingsOverrides overrides;
-  bool resume = false, retry_failed = false, trace = false, dry_run = false, no_summary = false;
+  bool resume = false, retry_failed = false, trace = false, dry_run = false, no_summary = false, no_probe = false;
   double slowdown = 0;
   std::string slowdown_model;
   ShardOptions shard;
@@ -91,7 +93,7 @@ void PrintSummary(const std::vector<core::RunResult>& results) {
   for (const auto& r : results) {
     const std::string med = r.timing ? Fixed(r.timing->median_ms, 2) : "-";
     const std::string cov = r.timing ? Fixed(r.timing->cov * 100, 1, "%") : "-";
-    std::string status = r.status;
+    std::string status = r.status + NoiseMark(r);
     if (r.status != "ok" && r.reason) status += ": " + r.reason->substr(0, 70);
     std::printf("%-34s %-6s %-11s %-8s %6lld %12s %8s %12s %12s  %s\n", r.model.id.c_str(), r.mode.c_str(),
                 r.backend.c_str(), r.precision.c_str(), static_cast<long long>(r.batch_size), med.c_str(), cov.c_str(),
@@ -100,17 +102,70 @@ void PrintSummary(const std::vector<core::RunResult>& results) {
   }
 }
 
+// The peaks of an interrupted collection's manifest at `path`, kept by
+// --resume so that one collection has one probe; nullopt when there are none.
+std::optional<core::ProbeResult> EarlierPeaks(const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  try {
+    auto old = core::ReadJsonFile(path, core::JsonKind::kManifest);
+    if (old.contains("peaks") && old["peaks"].is_object()) return core::ProbeResultFromJson(old["peaks"], path);
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// The collection's probe, in a child process like the runs (`probe --out`),
+// so that a crash or a hang costs the peaks and nothing else. Sizes come
+// from the suite's "probe" object, threads from the run settings. Unset,
+// with a warning, when the probe failed.
+std::optional<core::ProbeResult> ProbeInChild(const SuiteConfig& suite, const std::string& device,
+                                              const std::filesystem::path& platform_dir) {
+  const auto& p = suite.probe;
+  const auto out = core::WorkDir(platform_dir) / "peaks.json";
+  const auto log = core::LogsDir(platform_dir) / "probe.log";
+  std::filesystem::create_directories(out.parent_path());
+  std::filesystem::create_directories(log.parent_path());
+  std::filesystem::remove(out);
+  std::vector<std::string> argv = {std::filesystem::read_symlink("/proc/self/exe").string(), "probe", "--device",
+                                   device, "--out", out.string(), "--matmul-n", std::to_string(p.matmul_n),
+                                   "--triad-elements", std::to_string(p.triad_elements), "--warmup",
+                                   std::to_string(p.warmup), "--repeats", std::to_string(p.repeats)};
+  if (suite.settings.threads > 0) argv.insert(argv.end(), {"--threads", std::to_string(suite.settings.threads)});
+  if (!p.kernels) argv.push_back("--no-kernels");
+  std::cerr << "torchgauge-collect: probing the platform's peaks (log: " << log.string() << ")\n";
+  const auto child = RunChild(argv, log, suite.settings.timeout_s);
+  std::optional<core::ProbeResult> peaks;
+  if (!child.timed_out && WIFEXITED(child.status) && WEXITSTATUS(child.status) == 0 && std::filesystem::exists(out)) {
+    try {
+      peaks = core::ProbeResultFromJson(core::ReadJsonFile(out, core::JsonKind::kOther), out);
+    } catch (const std::exception& e) {
+      std::cerr << "warning: the probe wrote unreadable peaks: " << e.what() << "\n";
+    }
+  }
+  std::filesystem::remove(out);
+  if (peaks) {
+    std::cerr << FormatProbe(*peaks);
+  } else {
+    std::cerr << "warning: the probe failed (" << (child.timed_out ? "timeout" : "see " + log.string())
+              << "); the manifest records no peaks\n";
+  }
+  return peaks;
+}
+
 int ReportOutcome(const SuiteOutcome& outcome, const std::filesystem::path& platform_dir, bool no_summary) {
   if (!no_summary) PrintSummary(outcome.results);
   std::cerr << "\n";
   for (const auto& [status, n] : outcome.counts) std::cerr << status << ": " << n << "  ";
   if (outcome.skipped) std::cerr << "(kept " << outcome.skipped << " existing)";
   std::cerr << "\nresults: " << platform_dir.string() << "\n";
+  int code = 0;
   if (outcome.interrupted) {
     std::cerr << "interrupted: finished results are kept; rerun with --resume to complete the suite\n";
-    return 130;
+    code = 130;
   }
-  return 0;
+  // Last, where it is read: a noisy number is never shown as a clean one.
+  if (const auto noise = NoiseSummary(outcome.results); !noise.empty()) std::cerr << noise << "\n";
+  return code;
 }
 
 int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv) {
@@ -128,7 +183,8 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
   ManifestFacts facts;
   facts.environment = DescribeEnvironment(dev);
   facts.build_id = o.build_id.empty() ? AutoBuildId(facts.environment) : o.build_id;
-  facts.platform_id = o.platform_id.empty() ? AutoPlatformId(facts.environment) : o.platform_id;
+  facts.platform_id =
+      o.platform_id.empty() ? AutoPlatformId(facts.environment, suite.settings.threads) : o.platform_id;
   const auto platform_dir = core::PlatformDir(o.out_dir, facts.build_id, facts.platform_id);
   Place(plan, o, facts.build_id, facts.platform_id, platform_dir);
   const auto shard = SelectShard(plan, o.shard, dev, facts.build_id, facts.platform_id, o.dry_run);
@@ -148,6 +204,9 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
   facts.argv = argv;
   facts.config_file = o.config_file;
   facts.suite_name = o.suite_name;
+  facts.cpu_frequency = core::ReadCpuFrequencyPolicy();
+  if (o.resume) facts.peaks = EarlierPeaks(manifest_path);
+  if (!o.no_probe && !facts.peaks) facts.peaks = ProbeInChild(suite, dev, platform_dir);
   WriteRunManifest(facts, manifest_path, shard);
 
   std::cerr << "torchgauge-collect: " << plan.size() << " runs of suite '" << suite.name << "' on " << dev << " -> "
@@ -167,7 +226,7 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
 }
 
 void AddSelectionOptions(CLI::App& sub, RunCommandOptions& o) {
-  sub.add_option("--suite", o.suite_name, "Embedded suite: smoke | full")->capture_default_str();
+  sub.add_option("--suite", o.suite_name, "Embedded suite: smoke | smoke-1t | full")->capture_default_str();
   sub.add_option("--config", o.config_file, "JSON suite file overriding the embedded suite's fields");
   sub.add_option("--model", o.filters.model_regex, "Only models whose id matches this regular expression");
   sub.add_option("--domain", o.filters.domains, "Only these domains: " + core::JoinNames(core::kDomains, " "))
@@ -216,6 +275,8 @@ void AddRunCommand(CLI::App& app, CliState& state) {
   sub->add_flag("--dry-run", o->dry_run, "Print the plan and exit");
   sub->add_flag("--no-summary", o->no_summary, "Do not print the summary table");
   AddShardOptions(*sub, o->shard);
+  sub->add_flag("--no-probe", o->no_probe,
+                "Do not measure the platform's peaks before the runs (the manifest then has none: not probed)");
   sub->add_option("--slowdown", o->slowdown, "Testing: sleep this fraction of each step's time (plants a regression)")
       ->group("");
   sub->add_option("--slowdown-model", o->slowdown_model, "Testing: regex of models that --slowdown applies to")

@@ -78,13 +78,14 @@ bool HasResult(const std::filesystem::path& path, bool retry_failed) {
   }
 }
 
-struct ChildOutcome {
-  bool timed_out = false;
-  int status = 0;  // waitpid status
-};
+}  // namespace
 
-ChildOutcome RunChild(const std::filesystem::path& exe, const std::filesystem::path& spec_file,
-                      const std::filesystem::path& log_file, double timeout_s) {
+ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file,
+                      double timeout_s) {
+  if (argv.empty()) throw std::invalid_argument("RunChild: empty command line");
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
@@ -97,8 +98,8 @@ ChildOutcome RunChild(const std::filesystem::path& exe, const std::filesystem::p
       dup2(fd, STDERR_FILENO);
       close(fd);
     }
-    execl(exe.c_str(), exe.c_str(), "worker", "--spec", spec_file.c_str(), static_cast<char*>(nullptr));
-    std::fprintf(stderr, "exec %s failed: %s\n", exe.c_str(), std::strerror(errno));
+    execv(args[0], args.data());
+    std::fprintf(stderr, "exec %s failed: %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
   setpgid(pid, pid);
@@ -121,6 +122,8 @@ ChildOutcome RunChild(const std::filesystem::path& exe, const std::filesystem::p
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
 }
+
+namespace {
 
 // The result recorded for a worker that wrote none: timeout, crash or error.
 core::RunResult FailedProcessResult(const RunSpec& spec, const ChildOutcome& child, const std::string& started_at,
@@ -197,7 +200,8 @@ ProcessOutcome RunProcess(const RunState& st, int p, const SupervisorOptions& op
   core::WriteJsonAtomic(spec_file, part.ToJson());
   const auto t0 = Clock::now();
   const auto started_at = core::NowUtc();
-  auto child = RunChild(options.self_exe, spec_file, log_file, spec.settings.timeout_s);
+  auto child = RunChild({options.self_exe.string(), "worker", "--spec", spec_file.string()}, log_file,
+                        spec.settings.timeout_s);
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   std::filesystem::remove(spec_file);
   core::RunResult r;

@@ -34,4 +34,15 @@ struct SuiteOutcome {
 
 SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& options);
 
+struct ChildOutcome {
+  bool timed_out = false;
+  int status = 0;  // waitpid status
+};
+// Runs `argv` (argv[0]: the executable's path) as a child in its own process
+// group, stdout and stderr to `log_file`, killed (the whole group) after
+// `timeout_s` or when a running plan is interrupted. The workers and the
+// per-collection probe both run this way, so a crash loses nothing.
+ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file,
+                      double timeout_s);
+
 }  // namespace torchgauge::collector

@@ -11,11 +11,13 @@
 #include "collector/backend.h"
 #include "collector/cuda_support.h"
 #include "collector/environment.h"
+#include "collector/host_events.h"
 #include "collector/precision.h"
 #include "collector/profiling.h"
 #include "core/json_io.h"
 #include "core/layout.h"
 #include "core/stats.h"
+#include "core/system_load.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {
@@ -140,6 +142,13 @@ void ProfilingPass(Stepper& s, core::RunResult& r) {
     if (!trace.empty()) prof.trace_file = std::filesystem::path(trace).filename().string();
     r.profiling = prof;
     r.gpu_breakdown = p.breakdown;
+    r.host_breakdown = p.host_breakdown;
+    if (r.host_breakdown) {
+      // Once per worker (one run), after the timed samples so it cannot touch
+      // them: a null step of 1000 one-element adds, best of 3, with and
+      // without the profiler (about a tenth of a second).
+      r.host_breakdown->profiler_overhead_per_op_us = MeasureProfilerOverheadPerOpUs(1000, 3);
+    }
     r.operators = p.operators;
     flops.profiler_flops_per_iter = p.flops_per_iter;
     flops.profiler_counted_ops = p.flop_counted_ops;
@@ -172,7 +181,11 @@ std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo&
     backend_setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - setup_start).count();
   }
   Stepper stepper{spec, *workload, mode, gpu};
+  // What the machine did during the timing pass, warm-up included (a longer
+  // window reads /proc/stat's ticks more finely; core/system_load.h).
+  const auto load_before = core::SampleSystem();
   TimingPass(stepper, r);
+  r.system_load = core::LoadBetween(load_before, core::SampleSystem());
   r.timing->backend_setup_ms = backend_setup_ms;
   ProfilingPass(stepper, r);
   core::DeriveRates(r);

@@ -552,6 +552,17 @@ RunResult PoolProcesses(const std::vector<RunResult>& processes) {
       }
     }
   }
+  // The pool is as trustworthy as its worst window: the system_load kept is
+  // the process whose timing pass shared the machine with the most other
+  // CPU use (steal included, as ClassifyNoise counts it), so a pooled run is
+  // judged busy when any of its processes was. Processes without one are
+  // passed over; none with one leaves it unset.
+  out.system_load.reset();
+  for (const auto& p : processes) {
+    if (!p.system_load) continue;
+    auto other = [](const SystemLoad& l) { return l.outside_cpu_cores + l.steal_cores.value_or(0.0); };
+    if (!out.system_load || other(*p.system_load) > other(*out.system_load)) out.system_load = p.system_load;
+  }
   double duration = 0;
   bool have_duration = false;
   for (const auto& p : processes) {

@@ -161,8 +161,10 @@ void DeriveRates(RunResult& r);
 // "ok", in run order; the first did the profiling pass): samples are pooled,
 // process_medians_ms and settings.processes record the split, the summary
 // and DeriveRates follow the pooled median, the CPU peak is the largest of
-// the processes' and duration_s their sum. Everything else comes from the
-// first process. Throws std::invalid_argument for an empty list.
+// the processes' and duration_s their sum; system_load is the window with the
+// most CPU used by other processes (the pool is judged by its worst window).
+// Everything else comes from the first process (which profiled: the host and
+// GPU breakdowns). Throws std::invalid_argument for an empty list.
 RunResult PoolProcesses(const std::vector<RunResult>& processes);
 
 // The one place a run's noise verdict is taken from its own fields: the

@@ -139,6 +139,52 @@ TEST_CASE("pooling worker processes keeps every sample and recomputes the summar
   CHECK(ToJson(single)["timing"].count("process_medians_ms") == 0);
 }
 
+TEST_CASE("a pooled run keeps the system load of its busiest window and is judged by it") {
+  auto part = [](std::vector<double> samples, std::optional<double> outside, std::optional<double> steal) {
+    RunResult r = Sample();
+    r.status = "ok";
+    r.settings = RunSettings{};
+    Timing t;
+    t.clock = "steady_clock";
+    t.samples_ms = std::move(samples);
+    t.repetitions = static_cast<int>(t.samples_ms.size());
+    SummarizeTiming(t);
+    r.timing = t;
+    r.system_load.reset();
+    if (outside) {
+      SystemLoad l;
+      l.window_s = 2;
+      l.cpus = 2;
+      l.own_cpu_cores = 1;
+      l.outside_cpu_cores = *outside;
+      l.steal_cores = steal;
+      l.resolution_cores = 0.01;
+      r.system_load = l;
+    }
+    return r;
+  };
+  const std::vector<double> steady{10, 10.1, 9.9};
+  // The second process shared the machine with 1.2 cores of other work: the
+  // pool is noisy although the first (profiled) process was quiet.
+  RunResult pooled = PoolProcesses({part(steady, 0.02, 0.0), part(steady, 1.2, 0.0), part(steady, 0.1, 0.0)});
+  REQUIRE(pooled.system_load);
+  CHECK(pooled.system_load->outside_cpu_cores == doctest::Approx(1.2));
+  CHECK(RunNoise(pooled).machine_busy);
+  CHECK(RunNoise(pooled).noisy);
+  // Steal counts as other work, as ClassifyNoise counts it.
+  pooled = PoolProcesses({part(steady, 0.3, 0.0), part(steady, 0.05, 0.5)});
+  CHECK(pooled.system_load->outside_cpu_cores == doctest::Approx(0.05));
+  // Quiet everywhere: not noisy.
+  pooled = PoolProcesses({part(steady, 0.02, 0.0), part(steady, 0.03, 0.0)});
+  CHECK(!RunNoise(pooled).noisy);
+  // A process without a measurement is passed over; none with one: unset.
+  pooled = PoolProcesses({part(steady, std::nullopt, std::nullopt), part(steady, 0.4, std::nullopt)});
+  REQUIRE(pooled.system_load);
+  CHECK(pooled.system_load->outside_cpu_cores == doctest::Approx(0.4));
+  pooled = PoolProcesses({part(steady, std::nullopt, std::nullopt), part(steady, std::nullopt, std::nullopt)});
+  CHECK(!pooled.system_load);
+}
+
 TEST_CASE("a malformed top kernel names its field instead of a raw JSON type error") {
   RunResult r = Sample();
   r.status = "ok";

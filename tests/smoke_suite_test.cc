@@ -20,6 +20,9 @@
 #include <memory>
 
 #include "core/coverage.h"
+#include "core/json_io.h"
+#include "core/manifest.h"
+#include "core/result.h"
 #include "core/shell.h"
 
 namespace fs = std::filesystem;
@@ -72,6 +75,18 @@ TEST_CASE("the smoke suite runs every model on the test device") {
     if (r.status != "ok") continue;
     CHECK(r.memory.has_value());
     CHECK((r.operators && !r.operators->empty()));
+    // Every device: the host breakdown (its parts sum to the wall), the
+    // profiler's per-op cost and what the machine did during the timing pass.
+    REQUIRE(r.host_breakdown.has_value());
+    const auto& h = *r.host_breakdown;
+    CHECK(std::abs(h.compute_ms + h.data_movement_ms + h.outside_operators_ms - h.wall_ms) <= 0.01 * h.wall_ms);
+    CHECK(h.top_level_op_count > 0);
+    CHECK(h.profiler_overhead_per_op_us.has_value());
+    CHECK(r.system_load.has_value());
+    std::printf("%-28s %-5s %-11s host: compute %5.1f%%  movement %5.1f%%  outside ops %5.1f%%  (wall %.3f ms)%s\n",
+                r.model.id.c_str(), r.mode.c_str(), r.backend.c_str(), 100 * h.compute_fraction,
+                100 * h.data_movement_fraction, 100 * h.outside_operators_fraction, h.wall_ms,
+                torchgauge::core::RunNoise(r).noisy ? "  [noisy]" : "");
     if (!gpu) {
       CHECK(!r.gpu_breakdown.has_value());  // not measured on CPU: absent, never zeros
       continue;
@@ -89,6 +104,17 @@ TEST_CASE("the smoke suite runs every model on the test device") {
   for (const auto& [backend, n] : ok_by_backend) std::cout << backend << ": " << n << " ok runs\n";
   CHECK(ok_by_backend["eager"] > 0);
   CHECK(ok_by_backend["torchscript"] > 0);
+  // The collection's probe and CPU frequency policy are in the manifest.
+  const auto manifest_path = root / "smoke" / device / "manifest.json";
+  const auto manifest =
+      torchgauge::core::ManifestFromJson(torchgauge::core::ReadJsonFile(manifest_path), manifest_path);
+  REQUIRE(manifest.peaks.has_value());
+  CHECK(manifest.cpu_frequency.has_value());
+  const auto* fp32 = torchgauge::core::PeakForPrecision(*manifest.peaks, "fp32");
+  REQUIRE(fp32 != nullptr);
+  CHECK(*fp32->tflops > 0);
+  REQUIRE(manifest.peaks->triad.has_value());
+  CHECK(manifest.peaks->triad->gb_per_s > 0);
   auto cov = torchgauge::core::ComputeCoverage(runs);
   std::cout << "distinct ATen operators in the smoke suite: " << cov.all.size() << "\n";
   std::string vtext;
