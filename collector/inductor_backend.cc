@@ -20,6 +20,7 @@
 
 #include "core/hash.h"
 #include "core/json_io.h"
+#include "core/remove_tree.h"
 #include "core/shell.h"
 
 #ifndef TORCHGAUGE_DEFAULT_PYTHON
@@ -164,10 +165,7 @@ struct Scratch {
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a scratch directory for the inductor trace");
     dir = tmpl;
   }
-  ~Scratch() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
+  ~Scratch() { core::RemoveTree(dir); }
 };
 
 // The recorded ISA and thread count of a cached package, checked against the

@@ -55,7 +55,7 @@ TEST_CASE("NoiseSummary counts the noisy ok runs and names each cause") {
       {Run(kSteady, 1.6), Run(kSteady, 1.8), Run(kSteady, 0.0), Run(kScattered, 0.0), Run({}, 1.9, "crashed")});
   CHECK(w.rfind("warning: 3 of 4 runs are noisy", 0) == 0);
   CHECK(w.find("another process used 1.7 cores during 2 of 4 runs") != std::string::npos);
-  CHECK(w.find("the timing CoV was at or above 10 % in 1 of 4 runs") != std::string::npos);
+  CHECK(w.find("the timing CoV was at or above 25 % in 1 of 4 runs") != std::string::npos);
 }
 
 TEST_CASE("the line progress marks a noisy run where it reports it") {

@@ -1,5 +1,7 @@
 #include "collector/supervisor.h"
 
+#include "core/remove_tree.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -338,8 +340,7 @@ SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& 
   std::filesystem::create_directories(core::LogsDir(dir));
   std::filesystem::create_directories(core::RunsDir(dir));
   SuiteOutcome outcome = Scheduler(plan, options).Run();
-  std::error_code ec;
-  if (!outcome.interrupted) std::filesystem::remove_all(core::WorkDir(dir), ec);
+  if (!outcome.interrupted) core::RemoveTree(core::WorkDir(dir));
   return outcome;
 }
 

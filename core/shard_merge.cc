@@ -1,5 +1,7 @@
 #include "core/shard_merge.h"
 
+#include "core/remove_tree.h"
+
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
@@ -153,17 +155,9 @@ RunResult MissingResult(const Manifest& merged, const RunKey& key, const Planned
   return r;
 }
 
-// Removes a directory tree with libc's nftw, not std::filesystem::remove_all:
-// in the collector, remove_all (both overloads) resolves to the copy that
-// libtorch.so exports, which jumps to a null pointer on a non-empty
-// directory (LibTorch 2.11's wheel, GCC 12).
-int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }
-void RemoveTree(const fs::path& p) {
-  struct stat st {};
-  if (::lstat(p.c_str(), &st) != 0) return;  // nothing there
-  if (::nftw(p.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
-    throw MergeError("cannot remove " + p.string() + ": " + std::strerror(errno));
-  }
+void RemoveTreeOrThrow(const fs::path& p) {
+  std::string error;
+  if (!core::RemoveTree(p, &error)) throw MergeError("cannot remove " + p.string() + ": " + error);
 }
 
 // Replaces `target` by `fresh` (a sibling directory) with one rename where
@@ -176,7 +170,7 @@ void SwapIn(const fs::path& fresh, const fs::path& target) {
   }
 #ifdef RENAME_EXCHANGE
   if (renameat2(AT_FDCWD, fresh.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
-    RemoveTree(fresh);  // now the old tree
+    RemoveTreeOrThrow(fresh);  // now the old tree
     return;
   }
 #endif
@@ -184,7 +178,7 @@ void SwapIn(const fs::path& fresh, const fs::path& target) {
   const fs::path old = target.parent_path() / ("." + target.filename().string() + ".old-" + std::to_string(getpid()));
   fs::rename(target, old);
   fs::rename(fresh, target);
-  RemoveTree(old);
+  RemoveTreeOrThrow(old);
 }
 
 void RefuseNonMergeTarget(const fs::path& target) {
@@ -428,7 +422,7 @@ MergeOutcome MergeShards(const fs::path& into, const std::vector<fs::path>& shar
   const fs::path build_dir = out.platform_dir.parent_path();
   fs::create_directories(build_dir);
   const fs::path tmp = build_dir / ("." + merged.platform_id + ".merging-" + std::to_string(getpid()));
-  RemoveTree(tmp);
+  RemoveTreeOrThrow(tmp);
   try {
     fs::create_directories(RunsDir(tmp));
     for (const auto& e : plan) {
@@ -454,13 +448,13 @@ MergeOutcome MergeShards(const fs::path& into, const std::vector<fs::path>& shar
     ManifestFromJson(ReadJsonFile(ManifestPath(tmp), JsonKind::kManifest), ManifestPath(tmp));
     if (SameTree(tmp, out.platform_dir)) {
       out.changed = false;
-      RemoveTree(tmp);
+      RemoveTreeOrThrow(tmp);
     } else {
       SwapIn(tmp, out.platform_dir);
     }
   } catch (...) {
     try {
-      RemoveTree(tmp);
+      RemoveTreeOrThrow(tmp);
     } catch (const MergeError&) {
     }
     throw;

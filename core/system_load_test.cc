@@ -117,7 +117,7 @@ TEST_CASE("noise verdicts: CoV, outside CPU beyond the resolution, steal") {
 }
 
 TEST_CASE("the default thresholds are the documented ones") {
-  CHECK(kDefaultNoiseThresholds.max_cov == 0.10);
+  CHECK(kDefaultNoiseThresholds.max_cov == 0.25);
   CHECK(kDefaultNoiseThresholds.max_outside_cpu_cores == 0.25);
 }
 

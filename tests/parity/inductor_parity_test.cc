@@ -16,6 +16,7 @@
 
 #include "collector/backend.h"
 #include "collector/inductor_backend.h"
+#include "core/remove_tree.h"
 #include "models/workload.h"
 #include "tests/parity/parity.h"
 
@@ -45,13 +46,12 @@ struct TempCache {
   fs::path dir;
   explicit TempCache(const std::string& name) {
     dir = fs::temp_directory_path() / ("torchgauge-aoti-test-" + name + "-" + std::to_string(::getpid()));
-    fs::remove_all(dir);
+    core::RemoveTree(dir);
     setenv("TORCHGAUGE_CACHE", dir.string().c_str(), 1);
     if (std::string(TORCHGAUGE_PYTHON).size()) setenv("TORCHGAUGE_PYTHON", TORCHGAUGE_PYTHON, 0);
   }
   ~TempCache() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
+    core::RemoveTree(dir);
     unsetenv("TORCHGAUGE_CACHE");
   }
 };
