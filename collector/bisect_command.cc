@@ -79,7 +79,7 @@ int RunBisect(const BisectCommandOptions& o) {
     }
     std::string collector = core::FormatRevCommand(o.collector, rev);
     std::string cmd = collector + " run --out " + core::ShellQuote(results.string()) + " --build-id " + core::ShellQuote(build_id) +
-                      " --platform-id bisect --no-summary";
+                      " --platform-id bisect --no-summary --no-probe";
     for (const auto& a : collect_args) cmd += " " + core::ShellQuote(a);
     std::cerr << "[bisect] " << rev << ": measuring\n";
     if (int rc = Shell(cmd, log); rc != 0) {
@@ -95,16 +95,27 @@ int RunBisect(const BisectCommandOptions& o) {
   }
   const auto good_set = core::LoadRunSet(results, "good", "bisect");
 
+  int noisy_steps = 0;
   auto judge = [&](const std::string& rev, std::size_t index) {
     const std::string build_id = "rev-" + std::to_string(index);
     if (!measure(rev, build_id)) return core::BisectVerdict::kSkip;
     const auto set = core::LoadRunSet(results, build_id, "bisect");
-    const auto cmp = core::CompareRunSets({&good_set}, set, o.compare);
+    // Each step must be good or bad, so noisy runs are judged too (the
+    // nightly report would only flag them); the log names them.
+    core::CompareOptions options = o.compare;
+    options.judge_noisy_runs = true;
+    const auto cmp = core::CompareRunSets({&good_set}, set, options);
     bool bad = false;
-    for (const auto& c : cmp.changes) bad = bad || c.verdict == core::Verdict::kRegression;
+    std::string noisy;
+    for (const auto& c : cmp.changes) {
+      bad = bad || c.verdict == core::Verdict::kRegression;
+      if (c.noisy && noisy.empty()) noisy = *c.noisy;
+    }
     for (const auto& s : cmp.status_changes) bad = bad || s.worse;
-    std::cerr << "[bisect] " << rev << ": " << (bad ? "bad" : "good") << "\n";
-    std::ofstream(log, std::ios::app) << rev << ": " << (bad ? "bad" : "good") << "\n";
+    const std::string verdict = std::string(bad ? "bad" : "good") + (noisy.empty() ? "" : " (judged on noisy runs: " + noisy + ")");
+    if (!noisy.empty()) ++noisy_steps;
+    std::cerr << "[bisect] " << rev << ": " << verdict << "\n";
+    std::ofstream(log, std::ios::app) << rev << ": " << verdict << "\n";
     return bad ? core::BisectVerdict::kBad : core::BisectVerdict::kGood;
   };
 
@@ -115,6 +126,10 @@ int RunBisect(const BisectCommandOptions& o) {
   std::ofstream(log, std::ios::app) << text;
   std::cout << text;
   std::cout << "log: " << log.string() << "\n";
+  if (noisy_steps > 0) {
+    std::cout << "warning: " << noisy_steps << " step(s) were judged on noisy runs (see the log); confirm the result "
+              << "on a quieter machine\n";
+  }
   if (!result.first_bad_index) return 1;
   std::cout << "first bad revision: " << result.first_bad << "\n";
   return 0;

@@ -119,10 +119,10 @@ std::optional<core::ProbeResult> EarlierPeaks(const std::filesystem::path& path)
 // from the suite's "probe" object, threads from the run settings. Unset,
 // with a warning, when the probe failed.
 std::optional<core::ProbeResult> ProbeInChild(const SuiteConfig& suite, const std::string& device,
-                                              const std::filesystem::path& platform_dir) {
+                                              const std::filesystem::path& platform_dir, int shard_index) {
   const auto& p = suite.probe;
   const auto out = core::WorkDir(platform_dir) / "peaks.json";
-  const auto log = core::LogsDir(platform_dir) / "probe.log";
+  const auto log = core::ProbeLogPath(platform_dir, shard_index);
   std::filesystem::create_directories(out.parent_path());
   std::filesystem::create_directories(log.parent_path());
   std::filesystem::remove(out);
@@ -206,7 +206,7 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
   facts.suite_name = o.suite_name;
   facts.cpu_frequency = core::ReadCpuFrequencyPolicy();
   if (o.resume) facts.peaks = EarlierPeaks(manifest_path);
-  if (!o.no_probe && !facts.peaks) facts.peaks = ProbeInChild(suite, dev, platform_dir);
+  if (!o.no_probe && !facts.peaks) facts.peaks = ProbeInChild(suite, dev, platform_dir, shard ? shard->index : -1);
   WriteRunManifest(facts, manifest_path, shard);
 
   std::cerr << "torchgauge-collect: " << plan.size() << " runs of suite '" << suite.name << "' on " << dev << " -> "

@@ -436,7 +436,7 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
         if (!noisy.empty()) c.noisy = noisy;
         if (!over) {
           c.verdict = Verdict::kUnchanged;
-        } else if (c.noisy) {
+        } else if (c.noisy && !options.judge_noisy_runs) {
           c.verdict = Verdict::kNoisyRun;
         } else if (MinAchievablePValue(c.n_base, c.n_new) >= options.alpha) {
           c.verdict = Verdict::kTooFewSamples;

@@ -33,6 +33,8 @@
 //    passed its threshold) on either side: a time or throughput change over
 //    the threshold is "noisy_run", reported but never a regression or an
 //    improvement, as with too few samples. `noisy` names the runs and why.
+//    With judge_noisy_runs (bisect: a step must be good or bad) they are
+//    judged by the rules above and `noisy` still names them.
 //    Memory metrics are judged as usual: a busy machine does not move a
 //    run's own peak memory.
 //  - A status change (ok -> error, ...) is always flagged; a run present on
@@ -93,6 +95,7 @@ struct CompareOptions {
   int window = 1;
   int persist = 1;
   int64_t memory_min_abs_bytes = int64_t{1} << 20;
+  bool judge_noisy_runs = false;  // see "Noisy runs" above
   double ThresholdFor(Metric m, const std::string& model) const;
   void Validate() const;  // throws std::invalid_argument
 };

@@ -572,6 +572,13 @@ TEST_CASE("a noisy run on either side is reported, never a regression or an impr
     if (c["model"] == "quiet") CHECK(c["noisy"].is_null());
   }
   CHECK(seen);
+  // Bisect must call every step good or bad: noisy runs judged by the test, still named.
+  CompareOptions judge_all;
+  judge_all.judge_noisy_runs = true;
+  const auto judged = CompareRunSets({&base}, next, judge_all);
+  CHECK(Find(judged, "busy_new", Metric::kTime)->verdict == Verdict::kRegression);
+  CHECK(Find(judged, "busy_new", Metric::kTime)->noisy);
+  CHECK(Find(judged, "busy_base", Metric::kTime)->verdict == Verdict::kImprovement);
 }
 
 TEST_CASE("measured: process-level noise, false alarms and detection with and without the band") {

@@ -3,6 +3,8 @@
 //   <root>/<build-id>/<platform-id>/runs/<model>.<mode>.<backend>.<precision>.json
 // and the collector's working files beside them (not part of the contract):
 //   <platform>/logs/<process-stem>.log          each worker process's output
+//   <platform>/logs/probe[.shard-<i>].log       the peaks probe (one per shard:
+//                                               shards merge into one logs/)
 //   <platform>/traces/<stem>.trace.json         --trace: the profiling pass
 //   <platform>/.work/<process-stem>.spec.json   a worker's instructions
 //   <platform>/.work/<process-stem>.result.json a worker's result, before pooling
@@ -43,6 +45,8 @@ std::filesystem::path RunPath(const std::filesystem::path& platform_dir, const R
 std::string ProcessStem(const RunKey& key, int process, int processes);
 std::filesystem::path WorkDir(const std::filesystem::path& platform_dir);
 std::filesystem::path LogsDir(const std::filesystem::path& platform_dir);
+// `shard_index` < 0: an unsharded collection.
+std::filesystem::path ProbeLogPath(const std::filesystem::path& platform_dir, int shard_index);
 std::filesystem::path TracesDir(const std::filesystem::path& platform_dir);
 std::filesystem::path SpecPath(const std::filesystem::path& platform_dir, const std::string& process_stem);
 std::filesystem::path PartResultPath(const std::filesystem::path& platform_dir, const std::string& process_stem);

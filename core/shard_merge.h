@@ -21,6 +21,9 @@
 //   same bytes it is left untouched, so merging twice changes nothing. A
 //   target that is not itself a merge (no `shards` in its manifest) is never
 //   replaced.
+// - Each shard probes its own node's peaks (logs/probe.shard-<i>.log); the
+//   merged manifest's peaks and cpu_frequency are those of the lowest shard
+//   present, as its host, times and clocks come from the shards' extremes.
 #pragma once
 
 #include <filesystem>

@@ -283,7 +283,10 @@ TEST_CASE("shard merge: every field the shards must agree on is checked, naming 
   for (const auto& [name, edit] : edits) tested.insert(name);
   CHECK(listed == tested);
 
-  for (const auto& [field, edit] : edits) {
+  for (const auto& entry : edits) {
+    // Named copies: clang rejects structured bindings captured by INFO's lambda.
+    const std::string field = entry.first;
+    const auto& edit = entry.second;
     INFO(field);
     MergeTmp tmp;
     Manifest m1 = ShardManifest(1);

@@ -186,14 +186,20 @@ struct BuildView {
 
 // `reference`: the platform the others are compared with (--reference-platform);
 // nullopt, or one this build lacks, gives the first platform id in sorted order.
+// The view points into `build` and `paper` (PlatformView's manifest and runs,
+// DomainBreakdown::paper): both must outlive it, so temporaries are refused.
 BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper,
                          const std::optional<std::string>& reference = std::nullopt);
+BuildView AggregateBuild(const BuildResults&, PaperTable2&&, const std::optional<std::string>& = std::nullopt) = delete;
+BuildView AggregateBuild(BuildResults&&, const PaperTable2&, const std::optional<std::string>& = std::nullopt) = delete;
 
 // Per-domain means of the breakdown from `source`, for one mode.
 // Configurations of one model are averaged first so each model counts once,
 // as in the paper.
 std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult*>& runs, const std::string& mode,
                                          const PaperTable2& paper, BreakdownSource source = BreakdownSource::kGpu);
+std::vector<DomainBreakdown> DomainMeans(const std::vector<const core::RunResult*>&, const std::string&, PaperTable2&&,
+                                         BreakdownSource = BreakdownSource::kGpu) = delete;
 // Bars for Figures 1/2: eager runs with a breakdown from `source`, sorted by
 // the first part's share (descending), then label.
 std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*>& runs, const std::string& mode,

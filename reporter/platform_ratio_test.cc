@@ -181,18 +181,19 @@ TEST_CASE("AggregateBuild compares every other platform with the reference") {
     p.runs.push_back(Run(id, "m", "eval", id == std::string("p-a") ? 2.0 : 4.0));
     b.platforms.push_back(std::move(p));
   }
-  BuildView v = AggregateBuild(b, PaperTable2{});
+  const PaperTable2 no_paper;
+  BuildView v = AggregateBuild(b, no_paper);
   CHECK(v.reference_platform == "p-a");  // the first in sorted order, not in load order
   REQUIRE(v.platform_ratios.size() == 2);
   CHECK(v.platform_ratios[0].other == "p-b");
   CHECK(v.platform_ratios[1].other == "p-c");
   CHECK(*v.platform_ratios[0].rows.at(0).ratio == doctest::Approx(2.0));
-  BuildView w = AggregateBuild(b, PaperTable2{}, std::string("p-c"));
+  BuildView w = AggregateBuild(b, no_paper, std::string("p-c"));
   CHECK(w.reference_platform == "p-c");
   CHECK(w.platform_ratios[0].other == "p-a");
   CHECK(*w.platform_ratios[0].rows.at(0).ratio == doctest::Approx(0.5));
   b.platforms.resize(1);
-  CHECK(AggregateBuild(b, PaperTable2{}).platform_ratios.empty());  // one platform: nothing to compare
+  CHECK(AggregateBuild(b, no_paper).platform_ratios.empty());  // one platform: nothing to compare
 }
 
 TEST_CASE("a platform ratio involving a noisy run says so, in the row, the summary and the JSON") {

@@ -230,13 +230,13 @@ check "the build page shows how the collection was sharded" \
 check "the regression report was written" [ -s "$results/.nightly/tg-night/report.md" ]
 check "and its JSON" [ -s "$results/.nightly/tg-night/compare.json" ]
 shard_root="$results/.shards/tg-night"
-same_manifests() {  # the shards' manifests agree apart from the shard block, host, times and own counts
+same_manifests() {  # the shards' manifests agree apart from the shard block, host, times, own counts and measured peaks
   python3 - "$shard_root" <<'PY'
 import json, pathlib, sys
 seen = []
 for d in sorted(pathlib.Path(sys.argv[1]).glob("shard-*")):
     m = json.loads(next(d.glob("*/*/manifest.json")).read_text())
-    for k in ("shard", "host", "started_at", "finished_at", "requested", "runs", "cpu_frequency"):
+    for k in ("shard", "host", "started_at", "finished_at", "requested", "runs", "cpu_frequency", "peaks"):
         m.pop(k, None)
     for k in ("clocks_start", "clocks_end"):
         m["device"].pop(k, None)
@@ -244,7 +244,9 @@ for d in sorted(pathlib.Path(sys.argv[1]).glob("shard-*")):
 sys.exit(0 if len(seen) == 3 and len(set(seen)) == 1 else 1)
 PY
 }
-check "the 3 shard manifests are identical apart from shard, host, times and run counts" same_manifests
+check "the 3 shard manifests are identical apart from shard, host, times, run counts and peaks" same_manifests
+check "the merged logs keep each shard's probe log" \
+  [ "$(ls "$merged/logs" | grep -c '^probe\.shard-[0-2]\.log$')" = 3 ]
 cp -a "$merged" "$work/merged-once"
 check "merging again succeeds" "$collect" merge --into "$results" "$shard_root"/shard-{0,1,2}
 check "and changes nothing, byte for byte" diff -r "$work/merged-once" "$merged"

@@ -17,7 +17,8 @@ if [ ! -f "$dir/build.ninja" ]; then
     -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DTORCHGAUGE_WITH_TORCH=OFF -DTORCHGAUGE_SANITIZE=ON -DTORCHGAUGE_FUZZ=ON \
     -DTORCHGAUGE_PYTHON="$py" -DTORCHGAUGE_DEPS_DIR="$deps"
 fi
-# Only what the sanitize_* tests run (no benchmarks, no browser test).
-cmake --build "$dir" -j"$(nproc)" --target core_test reporter_unit_test compare_report_test reporter_site_test \
+# Only what the sanitize_* tests run (no benchmarks, no browser test): every
+# test executable labelled unit, integration or fuzz (torchgauge_add_test).
+cmake --build "$dir" -j"$(nproc)" --target torchgauge_sanitized_tests \
   torchgauge-report torchgauge-gen-fixtures torchgauge_fuzzers platform_fields_dump
 echo "sanitizer build ready in $(( $(date +%s) - start )) s: $dir"
