@@ -276,7 +276,7 @@ void SetPlatformRatios(mu::data& d, const PageContext& ctx, const BuildView& v, 
 }  // namespace
 
 mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::Comparison* cmp, const Target& page,
-                       const std::string& base) {
+                       const std::string& base, bool paper_kit) {
   mu::data d;
   Set(d, "build_id", v.id);
   Set(d, "started_at", v.started_at.empty() ? Dash() : v.started_at);
@@ -305,6 +305,8 @@ mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::C
   }
   Set(d, "models", std::move(models));
   Set(d, "runs_json", base + Href(page, {Kind::kData, v.id, "runs", ""}));
+  Set(d, "has_paper_kit", paper_kit);
+  if (paper_kit) Set(d, "paper_kit_zip", base + Href(page, {Kind::kPaperKit, v.id, "", ""}));
   return d;
 }
 

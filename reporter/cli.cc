@@ -57,6 +57,9 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
   sub->add_option("--static", opts->static_dir, "Directory with torchgauge.css and torchgauge.js")->capture_default_str();
   sub->add_option("--python", opts->python, "Python with vl-convert-python (env TORCHGAUGE_PYTHON)")->capture_default_str();
   sub->add_flag("--no-svg", *no_svg, "Skip SVG rendering of the figures");
+  sub->add_flag("--paper-kit", opts->paper_kit,
+                "Also write each rendered build's paper kit as builds/<id>/paper-kit-<id>.zip, linked from its page "
+                "(vl-convert renders its PDFs: seconds per build)");
   sub->add_option("--threads", opts->threads, "Threads for loading results (0: all cores)");
   auto no_compare = std::make_shared<bool>(false);
   sub->add_flag("--no-compare", *no_compare, "Do not compare each build with the previous one on its platform");

@@ -30,8 +30,9 @@ struct PageContext {
 // The build page (builds/<id>/index.md) for `page`. `base` prefixes every
 // link: "" for the site's relative links, or the build directory's absolute
 // URL for summary.md's twin. `cmp` is the comparison with earlier builds.
+// `paper_kit`: the build's paper kit zip was written (site --paper-kit).
 mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::Comparison* cmp, const Target& page,
-                       const std::string& base);
+                       const std::string& base, bool paper_kit = false);
 // A model page; `history` is every build's summary up to this build, oldest first.
 mu::data ModelPageData(const PageContext& ctx, const BuildView& v, const std::string& model,
                        const std::vector<BuildSummary>& history);

@@ -18,8 +18,15 @@ inline constexpr const char* kVlSchema = "https://vega.github.io/schema/vega-lit
 // rows; the breakdown's legend takes three lines.
 inline constexpr double kOverheadPt = 55;
 inline constexpr double kBreakdownOverheadPt = 80;
-// A row holds an 8 pt label: at least 10 pt apart.
+// A row holds an 8 pt label: at least 10 pt apart; 16 pt when labels wrap
+// onto two lines (PaperModelAxis).
 inline constexpr double kRowPt = 10;
+double RowPt(const PaperLabelAxis& a) { return a.lines > 1 ? 1.6 * kRowPt : kRowPt; }
+json ModelY(const json& order, const PaperLabelAxis& a) {
+  json y = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", nullptr}};
+  if (!a.axis.empty()) y["axis"] = a.axis;
+  return y;
+}
 
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
 
@@ -86,8 +93,9 @@ json PaperBreakdownFigure(const std::vector<BreakdownBar>& bars, BreakdownSource
   }
   json spec = {{"$schema", kVlSchema}, {"data", {{"values", values}}}};
   spec["mark"] = {{"type", "bar"}, {"stroke", "#000000"}, {"strokeWidth", 0.25}};
+  const PaperLabelAxis axis = PaperModelAxis(order, width);
   spec["encoding"] = {
-      {"y", {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", nullptr}}},
+      {"y", ModelY(order, axis)},
       {"x", {{"field", "share"}, {"type", "quantitative"}, {"stack", "normalize"}, {"title", "Share of step time"},
              {"axis", {{"format", ".0%"}}}}},
       {"color", {{"field", "part"}, {"type", "nominal"}, {"title", nullptr},
@@ -95,7 +103,7 @@ json PaperBreakdownFigure(const std::vector<BreakdownBar>& bars, BreakdownSource
                  // One entry a line: a top legend starts where the plot does, right of the model names.
                  {"legend", {{"orient", "top"}, {"direction", "vertical"}}}}},
       {"order", {{"field", "k"}, {"type", "quantitative"}}}};
-  ApplyPaperTheme(spec, width, kBreakdownOverheadPt + kRowPt * static_cast<double>(bars.size()));
+  ApplyPaperTheme(spec, width, kBreakdownOverheadPt + RowPt(axis) * static_cast<double>(bars.size()));
   return spec;
 }
 
@@ -140,12 +148,13 @@ json PaperCompilerFigure(const std::vector<BackendRatio>& ratios, PaperWidth wid
     if (std::find(present.begin(), present.end(), m) != present.end()) metrics.push_back(m);
   }
   json enc = SeriesEncoding("metric", metrics, "");
-  enc["y"] = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", nullptr}};
+  const PaperLabelAxis axis = PaperModelAxis(order, width);
+  enc["y"] = ModelY(order, axis);
   enc["x"] = LogRatioAxis("Backend / eager (log scale)", values);
   enc["yOffset"] = {{"field", "metric"}, {"scale", {{"domain", metrics}}}};
   json points = {{"mark", {{"type", "point"}, {"filled", true}, {"size", 14}, {"opacity", 1}}}, {"encoding", enc}};
   json spec = {{"$schema", kVlSchema}, {"data", {{"values", values}}}, {"layer", {points, RuleAtOne()}}};
-  ApplyPaperTheme(spec, width, kOverheadPt + 1.2 * kRowPt * static_cast<double>(order.size()));
+  ApplyPaperTheme(spec, width, kOverheadPt + 1.2 * RowPt(axis) * static_cast<double>(order.size()));
   return spec;
 }
 
@@ -184,7 +193,8 @@ json PaperRatioFigure(const PlatformRatios& p, PaperWidth width) {
   for (const auto& [v, label] : by_ratio) order.push_back(label);
   const json modes = core::kModes;
   json enc = SeriesEncoding("mode", modes, "");
-  enc["y"] = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", nullptr}};
+  const PaperLabelAxis axis = PaperModelAxis(order, width);
+  enc["y"] = ModelY(order, axis);
   enc["x"] = LogRatioAxis("Time ratio (log scale)", values);  // the caption names the platforms
   enc["yOffset"] = {{"field", "mode"}, {"scale", {{"domain", modes}}}};
   json layers = json::array({{{"mark", {{"type", "point"}, {"filled", true}, {"size", 14}, {"opacity", 1}}},
@@ -199,7 +209,7 @@ json PaperRatioFigure(const PlatformRatios& p, PaperWidth width) {
   }
   layers.push_back(RuleAtOne());
   json spec = {{"$schema", kVlSchema}, {"data", {{"values", values}}}, {"layer", layers}};
-  ApplyPaperTheme(spec, width, kOverheadPt + 1.1 * kRowPt * static_cast<double>(order.size()));
+  ApplyPaperTheme(spec, width, kOverheadPt + 1.1 * RowPt(axis) * static_cast<double>(order.size()));
   return spec;
 }
 

@@ -2,7 +2,8 @@
 // file of the kit, real PDFs (pdfinfo: page width = the column; pdftoppm: a
 // render with ink on it), the tables' rows, what is left out and why,
 // byte-identical kits from the same results, paper.tex compiled by pdflatex,
-// the kit without vl-convert, and errors for an unknown build or platform.
+// the kit without vl-convert, errors for an unknown build or platform, and
+// the site's --paper-kit zip.
 // poppler-utils and texlive-latex-base are in the bootstrap's Debian
 // packages, so a missing pdfinfo, pdftoppm or pdflatex fails these tests.
 #include "reporter/paper_kit.h"
@@ -28,6 +29,7 @@
 #include "reporter/fixtures.h"
 #include "reporter/paper_command.h"
 #include "reporter/sha256.h"
+#include "reporter/site.h"
 
 namespace fs = std::filesystem;
 using namespace torchgauge;
@@ -294,4 +296,50 @@ TEST_CASE("paper: an unknown build or platform is a clear error; the command is 
   auto app = MakeApp(state);
   CHECK(app->help().find("paper") != std::string::npos);
   CHECK(app->get_subcommand("paper")->help().find("--width") != std::string::npos);
+}
+
+TEST_CASE("site --paper-kit: the build page links a zip holding exactly the kit, byte-identical on re-render") {
+  const Tree t = GoldenTree("site");
+  SiteOptions o;
+  o.results = t.results;
+  o.out = t.results.parent_path() / "site";
+  o.templates = fs::path(TORCHGAUGE_SOURCE_DIR) / "templates";
+  o.static_dir = fs::path(TORCHGAUGE_SOURCE_DIR) / "site";
+  o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
+  o.python = TORCHGAUGE_PYTHON;
+  o.svg = false;  // the kit's PDFs do not depend on the site's SVGs
+  o.builds = {t.build};
+  o.paper_kit = true;
+  const SiteReport r = BuildSite(o);
+  for (const auto& s : r.skipped) CHECK_MESSAGE(s.find("paper kit") == std::string::npos, s);
+  const std::string zip_name = "paper-kit-" + t.build + ".zip";
+  const fs::path zip = o.out / "builds" / t.build / zip_name;
+  REQUIRE(fs::exists(zip));
+  CHECK(Read(o.out / "builds" / t.build / "index.md").find("[Download the paper kit (zip)](" + zip_name + ")") !=
+        std::string::npos);
+  CHECK(Read(o.out / "builds" / t.build / "index.html").find("href=\"" + zip_name + "\"") != std::string::npos);
+  std::string listing;
+  REQUIRE(Shell("unzip -t " + core::ShellQuote(zip.string()), &listing) == 0);
+  CHECK(listing.find("No errors detected") != std::string::npos);
+  // The zip's files are the kit `paper` writes for the build, byte for byte.
+  const fs::path unpacked = t.results.parent_path() / "unpacked";
+  REQUIRE(Shell("unzip -q " + core::ShellQuote(zip.string()) + " -d " + core::ShellQuote(unpacked.string())) == 0);
+  const PaperKitReport direct = WritePaperKit(Options(t, t.results.parent_path() / "direct"));
+  const auto from_zip = Snapshot(unpacked / ("paper-kit-" + t.build));
+  CHECK(from_zip.size() == direct.files.size());
+  CHECK(from_zip == Snapshot(t.results.parent_path() / "direct"));
+  CHECK(from_zip.count("fig1_train_breakdown.pdf") == 1);
+  CHECK(from_zip.count("MANIFEST.json") == 1);
+  // The same results again: the same zip bytes.
+  const std::string first = Read(zip);
+  SiteOptions again = o;
+  again.force = true;
+  BuildSite(again);
+  CHECK(Read(zip) == first);
+  // Without --paper-kit the zip and the link go.
+  SiteOptions without = o;
+  without.paper_kit = false;
+  BuildSite(without);
+  CHECK_FALSE(fs::exists(zip));
+  CHECK(Read(o.out / "builds" / t.build / "index.md").find("paper kit") == std::string::npos);
 }

@@ -137,6 +137,28 @@ TEST_CASE("paper figures: log ratio axes, shapes as well as colours, parts named
   CHECK_FALSE(HasKey(f1, "tooltip"));
 }
 
+TEST_CASE("model labels too long for a single column wrap onto two lines at a break point, never cut") {
+  CHECK(WrapPaperLabel("resnet50", 20) == std::vector<std::string>{"resnet50"});
+  CHECK(WrapPaperLabel("attention_is_all_you_need_pytorch", 20) ==
+        std::vector<std::string>{"attention_is_all_", "you_need_pytorch"});
+  CHECK(WrapPaperLabel("resnet50 (bf16), inductor", 20) == std::vector<std::string>{"resnet50", "(bf16), inductor"});
+  CHECK(WrapPaperLabel("averyveryverylongmodelname", 20) == std::vector<std::string>{"averyveryverylongmodelname"});
+  const json bars = {"attention_is_all_you_need_pytorch", "drq"};
+  const PaperLabelAxis single = PaperModelAxis(bars, PaperWidth::kSingle);
+  CHECK(single.lines == 2);
+  CHECK(single.axis["labelExpr"] ==
+        "datum.label === 'attention_is_all_you_need_pytorch' ? ['attention_is_all_', 'you_need_pytorch'] : "
+        "datum.label");
+  CHECK(single.axis["labelOffset"]["expr"] == "(datum.value === 'attention_is_all_you_need_pytorch') ? -4.5 : 0");
+  CHECK(PaperModelAxis(bars, PaperWidth::kDouble).lines == 1);  // 100 characters fit in a double column
+  CHECK(PaperModelAxis(bars, PaperWidth::kDouble).axis.empty());
+  std::vector<BreakdownBar> rows;
+  for (const char* m : {"attention_is_all_you_need_pytorch", "drq"}) rows.push_back({m, m, "nlp", 0.7, 0.1, 0.2});
+  const json f1 = PaperBreakdownFigure(rows, BreakdownSource::kHost, PaperWidth::kSingle);
+  CHECK(f1["encoding"]["y"]["axis"]["labelExpr"] == single.axis["labelExpr"]);
+  CHECK(f1["height"] > PaperBreakdownFigure({rows[1]}, BreakdownSource::kHost, PaperWidth::kSingle)["height"]);
+}
+
 TEST_CASE("the paper's model list: reconstructed entries, our ids, known domains") {
   const PaperModels m = EmbeddedPaperModels();
   CHECK(m.models.size() == 83);

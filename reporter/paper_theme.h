@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,24 @@ inline constexpr const char* kPaperThirdColor = "#D9D9D9";
 // Up to three series of points (T/CM/GM; train/eval): colour and shape.
 inline constexpr const char* kPaperSeriesColors[] = {"#0072B2", "#E69F00", "#000000"};
 inline constexpr const char* kPaperSeriesShapes[] = {"circle", "square", "triangle-up"};
+
+// The model axis of a figure whose rows are models: a label too long for the
+// label column (kPaperLabelShare of the width, at kPaperCharPt per character,
+// DejaVu Serif's average at 8 pt with room to spare) is broken onto two
+// lines at the underscore or space nearest its middle, so no model
+// name is cut. `axis` goes into the y encoding's "axis" (a labelExpr that
+// maps only the wrapped labels; the data keep the plain names); `lines` is
+// 2 when any label wraps, and the figure's rows must then be taller.
+inline constexpr double kPaperLabelShare = 0.42;
+inline constexpr double kPaperCharPt = 5.0;
+struct PaperLabelAxis {
+  nlohmann::json axis;
+  int lines = 1;
+};
+PaperLabelAxis PaperModelAxis(const nlohmann::json& labels, PaperWidth width);
+// A label split for a column of `max_chars`: {label} when it fits or has no
+// break point, else its two lines.
+std::vector<std::string> WrapPaperLabel(const std::string& label, size_t max_chars);
 
 // Sets the width (the whole figure, axes and legend included), `height_pt`,
 // fonts and sizes, and removes every tooltip; the embed options turn off

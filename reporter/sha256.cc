@@ -1,72 +1,24 @@
 #include "reporter/sha256.h"
 
-#include <array>
-#include <cstdint>
+#include <openssl/evp.h>
+
 #include <cstdio>
+#include <stdexcept>
 
 namespace torchgauge::reporter {
 
-namespace {
-
-constexpr std::array<uint32_t, 64> kK = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
-
-uint32_t Rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
-
-void Compress(std::array<uint32_t, 8>& h, const unsigned char* block) {
-  uint32_t w[64];
-  for (int i = 0; i < 16; ++i) {
-    w[i] = (uint32_t{block[4 * i]} << 24) | (uint32_t{block[4 * i + 1]} << 16) | (uint32_t{block[4 * i + 2]} << 8) |
-           uint32_t{block[4 * i + 3]};
-  }
-  for (int i = 16; i < 64; ++i) {
-    const uint32_t s0 = Rotr(w[i - 15], 7) ^ Rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const uint32_t s1 = Rotr(w[i - 2], 17) ^ Rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  std::array<uint32_t, 8> v = h;
-  for (int i = 0; i < 64; ++i) {
-    const uint32_t s1 = Rotr(v[4], 6) ^ Rotr(v[4], 11) ^ Rotr(v[4], 25);
-    const uint32_t ch = (v[4] & v[5]) ^ (~v[4] & v[6]);
-    const uint32_t t1 = v[7] + s1 + ch + kK[i] + w[i];
-    const uint32_t s0 = Rotr(v[0], 2) ^ Rotr(v[0], 13) ^ Rotr(v[0], 22);
-    const uint32_t maj = (v[0] & v[1]) ^ (v[0] & v[2]) ^ (v[1] & v[2]);
-    const uint32_t t2 = s0 + maj;
-    for (int k = 7; k > 0; --k) v[k] = v[k - 1];
-    v[4] += t1;
-    v[0] = t1 + t2;
-  }
-  for (int i = 0; i < 8; ++i) h[i] += v[i];
-}
-
-}  // namespace
-
 std::string Sha256Hex(std::string_view bytes) {
-  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  const size_t full = bytes.size() / 64 * 64;
-  for (size_t off = 0; off < full; off += 64) Compress(h, reinterpret_cast<const unsigned char*>(bytes.data()) + off);
-  // The tail, the 0x80 marker and the bit length, in one or two blocks.
-  unsigned char tail[128] = {};
-  const size_t rest = bytes.size() % 64;  // == bytes.size() - full
-  for (size_t i = 0; i < rest; ++i) tail[i] = static_cast<unsigned char>(bytes[full + i]);
-  tail[rest] = 0x80;
-  const size_t blocks = rest + 9 > 64 ? 2 : 1;
-  const uint64_t bits = static_cast<uint64_t>(bytes.size()) * 8;
-  for (int i = 0; i < 8; ++i) tail[blocks * 64 - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
-  for (size_t b = 0; b < blocks; ++b) Compress(h, tail + 64 * b);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr) != 1) {
+    throw std::runtime_error("SHA-256 (OpenSSL EVP_Digest) failed");
+  }
   std::string hex;
-  char buf[9];
-  for (uint32_t x : h) {
-    std::snprintf(buf, sizeof buf, "%08x", x);
-    hex += buf;
+  hex.reserve(2 * len);
+  char two[3];
+  for (unsigned int i = 0; i < len; ++i) {
+    std::snprintf(two, sizeof two, "%02x", digest[i]);
+    hex += two;
   }
   return hex;
 }

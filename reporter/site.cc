@@ -22,6 +22,7 @@
 #include "reporter/site_history.h"
 #include "reporter/site_load.h"
 #include "reporter/site_pages.h"
+#include "reporter/site_paper_kit.h"
 #include "reporter/site_paths.h"
 #include "reporter/site_render.h"
 #include "reporter/site_writer.h"
@@ -100,6 +101,7 @@ class SiteRender {
   BuildSummary Summary(size_t i, const BuildResults& b, const BuildView& view, std::optional<core::Comparison>* cmp);
   void AddPublished(size_t i);
   void Render(size_t i, const std::string& fp);
+  bool WritePaperKitZip(const BuildView& v);
   void WriteAssets();
   void WriteBundle();
   bool RenderSvgs();
@@ -206,13 +208,34 @@ void SiteRender::Render(size_t i, const std::string& fp) {
     history_.push_back(summary);
     changes_.push_back(CollectChanges(b, refs_[i].started_at, cmp ? &*cmp : nullptr));
     writer_.Write(SitePath({Kind::kData, b.id, "regressions", ""}), DumpJson(ToJson(changes_.back())));
-    pages_.WriteBuild(view, cmp ? &*cmp : nullptr, history_);
+    pages_.WriteBuild(view, cmp ? &*cmp : nullptr, history_, WritePaperKitZip(view));
     writer_.Write(SitePath({Kind::kData, b.id, "summary", ""}), DumpJson(ToJson(summary)));
     report_.problems.insert(report_.problems.end(), b.problems.begin(), b.problems.end());
     report_.builds_rendered++;
     rendered_fps_.emplace_back(b.id, fp);
   }
   report_.problems.insert(report_.problems.end(), loaded.problems.begin(), loaded.problems.end());
+}
+
+// builds/<id>/paper-kit-<id>.zip with --paper-kit (removed without it);
+// whether the build page may link it.
+bool SiteRender::WritePaperKitZip(const BuildView& v) {
+  const std::string rel = SitePath({Kind::kPaperKit, v.id, "", ""});
+  std::error_code ec;
+  if (!o_.paper_kit) {
+    fs::remove(writer_.Abs(rel), ec);
+    return false;
+  }
+  try {
+    const SitePaperKit kit = MakeSitePaperKit(o_, v);
+    writer_.Write(rel, kit.zip);
+    report_.skipped.insert(report_.skipped.end(), kit.notes.begin(), kit.notes.end());
+    return true;
+  } catch (const std::exception& e) {
+    fs::remove(writer_.Abs(rel), ec);
+    report_.skipped.push_back(rel + ": the paper kit could not be made: " + e.what());
+    return false;
+  }
 }
 
 // The Vega bundle the HTML pages embed charts with, once per version: copied

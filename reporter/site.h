@@ -53,6 +53,10 @@ struct SiteOptions {
   // platform_ratio.h); nullopt: the first platform id of each build. An id
   // that no build has is an error; a build without it uses its first.
   std::optional<std::string> reference_platform;
+  // Each rendered build gets builds/<id>/paper-kit-<id>.zip (site_paper_kit.h)
+  // and its page links it; without it no kit is made and old zips of the
+  // builds rendered are removed.
+  bool paper_kit = false;
 };
 
 struct SiteReport {

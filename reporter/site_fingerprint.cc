@@ -39,6 +39,7 @@ std::string RenderFingerprint(const SiteOptions& o, bool svg_ok) {
   // strict too: a build rendered leniently may hold problems a strict
   // render must fail on.
   f.Add(o.site_url).Add(int64_t{svg_ok}).Add(int64_t{o.trend_builds}).Add(int64_t{o.compare}).Add(int64_t{o.strict});
+  f.Add(int64_t{o.paper_kit});
   const core::CompareOptions& c = o.compare_options;
   f.Add(c.threshold_percent).Add(c.alpha).Add(int64_t{c.window}).Add(int64_t{c.persist}).Add(c.memory_min_abs_bytes);
   for (const auto& r : c.rules) f.Add(r.metric).Add(r.model_regex).Add(r.percent);

@@ -33,7 +33,8 @@ void PageWriter::WriteCompareReport(const core::Comparison& cmp, const std::stri
 
 // summary.md: the build page for pasting into a GitHub issue, under the
 // comment limit; with --site-url its links are absolute.
-void PageWriter::WriteSummary(const BuildView& v, const core::Comparison* cmp, const std::string& markdown) {
+void PageWriter::WriteSummary(const BuildView& v, const core::Comparison* cmp, const std::string& markdown,
+                              bool paper_kit) {
   Target md{Kind::kBuildPage, v.id, "", "md"};
   std::string summary = markdown;
   const Target file{Kind::kBuildSummary, v.id, "", ""};
@@ -41,7 +42,7 @@ void PageWriter::WriteSummary(const BuildView& v, const core::Comparison* cmp, c
   if (!o_.site_url.empty()) {
     const std::string page_url = SiteUrl(o_.site_url, md);
     const std::string base = page_url.substr(0, page_url.rfind('/') + 1);
-    mu::data d = BuildPageData(ctx_, v, cmp, md, base);
+    mu::data d = BuildPageData(ctx_, v, cmp, md, base, paper_kit);
     summary = r_.Markdown(PageKind::kBuild, d);
     full = base + Href(md, {Kind::kBuildPage, v.id, "", "html"});
   }
@@ -85,13 +86,14 @@ void PageWriter::WriteRunsJson(const BuildView& v) {
   w_.Write(SitePath({Kind::kData, v.id, "runs", ""}), runs.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
-void PageWriter::WriteBuild(const BuildView& v, const core::Comparison* cmp, const std::vector<BuildSummary>& history) {
+void PageWriter::WriteBuild(const BuildView& v, const core::Comparison* cmp, const std::vector<BuildSummary>& history,
+                            bool paper_kit) {
   Target md{Kind::kBuildPage, v.id, "", "md"}, html{Kind::kBuildPage, v.id, "", "html"};
   if (cmp) WriteCompareReport(*cmp, v.id);
-  mu::data d = BuildPageData(ctx_, v, cmp, md, "");
+  mu::data d = BuildPageData(ctx_, v, cmp, md, "", paper_kit);
   std::string markdown;
   r_.Page(w_, PageKind::kBuild, d, md, html, "Build " + v.id + " · TorchGauge", &markdown);
-  WriteSummary(v, cmp, markdown);
+  WriteSummary(v, cmp, markdown, paper_kit);
   WriteTables(w_, v, ctx_.paper);
   WriteModels(v, history);
   WriteRunsJson(v);

@@ -25,7 +25,9 @@ class PageWriter {
 
   // `history` holds every build's summary up to and including `v`, oldest
   // first; `cmp` the comparison with earlier builds (null: none).
-  void WriteBuild(const BuildView& v, const core::Comparison* cmp, const std::vector<BuildSummary>& history);
+  // `paper_kit`: the build's paper kit zip was written; the page links it.
+  void WriteBuild(const BuildView& v, const core::Comparison* cmp, const std::vector<BuildSummary>& history,
+                  bool paper_kit = false);
   void WriteIndex(const std::vector<BuildSummary>& history);
   // regressions.{md,html,atom} and models.{md,html} (reader_pages.cc), from
   // every build's summary and cached flagged changes, oldest first.
@@ -33,7 +35,7 @@ class PageWriter {
 
  private:
   void WriteCompareReport(const core::Comparison& cmp, const std::string& build);
-  void WriteSummary(const BuildView& v, const core::Comparison* cmp, const std::string& markdown);
+  void WriteSummary(const BuildView& v, const core::Comparison* cmp, const std::string& markdown, bool paper_kit);
   void WriteModels(const BuildView& v, const std::vector<BuildSummary>& history);
   void WriteRunsJson(const BuildView& v);
 

@@ -46,6 +46,7 @@ std::string SitePath(const Target& t) {
     case Kind::kData: return Build(t) + "data/" + Name(t, "data name") + ".json";
     case Kind::kAsset: return "assets/" + Name(t, "asset name");
     case Kind::kFingerprint: core::CheckSafeId(t.build, "build id"); return ".torchgauge/" + t.build + ".fingerprint";
+    case Kind::kPaperKit: return Build(t) + "paper-kit-" + t.build + ".zip";
   }
   throw std::invalid_argument("unknown target kind");
 }

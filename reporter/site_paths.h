@@ -11,6 +11,7 @@
 //   builds/<build>/figures/<name>.{vl.json,svg}
 //   builds/<build>/tables/<name>.{csv,tex}
 //   builds/<build>/data/<name>.json
+//   builds/<build>/paper-kit-<build>.zip   (only with --paper-kit)
 //   assets/<name>
 //   .torchgauge/<build>.fingerprint       (change detection; not published content)
 #pragma once
@@ -33,6 +34,7 @@ enum class Kind {
   kData,          // build, name (ext json)
   kAsset,         // name (with extension)
   kFingerprint,   // build: what the build was last rendered from (site.cc)
+  kPaperKit,      // build: the paper kit as a zip (site --paper-kit)
 };
 
 struct Target {

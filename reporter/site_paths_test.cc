@@ -14,6 +14,8 @@ TEST_CASE("SitePath computes every output path") {
   CHECK(SitePath({Kind::kTable, "b1", "runs.cpu", "tex"}) == "builds/b1/tables/runs.cpu.tex");
   CHECK(SitePath({Kind::kData, "b1", "summary", ""}) == "builds/b1/data/summary.json");
   CHECK(SitePath({Kind::kAsset, "", "vega-bundle.js", ""}) == "assets/vega-bundle.js");
+  CHECK(SitePath({Kind::kPaperKit, "b1", "", ""}) == "builds/b1/paper-kit-b1.zip");
+  CHECK(Href({Kind::kBuildPage, "b1", "", "md"}, {Kind::kPaperKit, "b1", "", ""}) == "paper-kit-b1.zip");
 }
 
 TEST_CASE("SitePath refuses ids that could escape the site") {

@@ -24,6 +24,7 @@ tg_apt_packages=(
   hipcc
   clang libclang-rt-dev llvm
   poppler-utils texlive-latex-base  # the paper kit: pdfinfo, pdftoppm and pdflatex check it (reporter_paper_kit_test)
+  libzip-dev libssl-dev unzip  # the paper kit's zip and SHA-256 (reporter); unzip -t checks the zip in its test
 )
 
 tg_install_debian() {
