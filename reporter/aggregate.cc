@@ -422,7 +422,7 @@ BuildSummary Summarize(const BuildView& view) {
       s.runs++;
       if (Ok(*r)) {
         s.ok++;
-        ps.medians.push_back({r->model.id, ConfigLabel(*r), r->timing->median_ms});
+        ps.medians.push_back({r->model.id, ConfigLabel(*r), r->timing->median_ms, core::RunNoise(*r).noisy});
       }
     }
     s.platforms.push_back(std::move(ps));
@@ -433,7 +433,7 @@ BuildSummary Summarize(const BuildView& view) {
 namespace {
 // 2: adds "flagged" (the comparison with the previous build). An older cache
 // is stale and recomputed from the results.
-constexpr int kSummaryVersion = 2;
+constexpr int kSummaryVersion = 3;  // 3: a noisy median carries a fourth element, 1
 json OptNum(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 std::optional<double> GetOptNum(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
@@ -447,7 +447,9 @@ json ToJson(const BuildSummary& s) {
   json plats = json::array();
   for (const auto& p : s.platforms) {
     json med = json::array();
-    for (const auto& m : p.medians) med.push_back({m.model, m.config, m.median_ms});
+    for (const auto& m : p.medians) {
+      med.push_back(m.noisy ? json({m.model, m.config, m.median_ms, 1}) : json({m.model, m.config, m.median_ms}));
+    }
     plats.push_back({{"id", p.id}, {"vendor", p.vendor}, {"device", p.device}, {"status_counts", p.status_counts},
                      {"geomean_train_ms", OptNum(p.geomean_train_ms)}, {"geomean_eval_ms", OptNum(p.geomean_eval_ms)},
                      {"geomean_train_n", p.geomean_train_n}, {"geomean_eval_n", p.geomean_eval_n},
@@ -485,7 +487,8 @@ BuildSummary BuildSummaryFromJson(const json& j) {
     ps.geomean_train_n = p.at("geomean_train_n").get<int>();
     ps.geomean_eval_n = p.at("geomean_eval_n").get<int>();
     for (const auto& m : p.at("medians")) {
-      ps.medians.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>(), m.at(2).get<double>()});
+      ps.medians.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>(), m.at(2).get<double>(),
+                            m.size() > 3 && m.at(3) == 1});
     }
     s.platforms.push_back(std::move(ps));
   }

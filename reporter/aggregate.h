@@ -213,6 +213,7 @@ std::vector<CoverageRow> ApiCoverage(const std::vector<const core::RunResult*>& 
 struct ConfigMedian {
   std::string model, config;
   double median_ms = 0;
+  bool noisy = false;  // core::RunNoise: the trend charts mark it
 };
 struct PlatformSummary {
   std::string id, vendor, device;

@@ -135,9 +135,11 @@ TEST_CASE("BuildSummary round-trips through JSON") {
   p.vendor = "CPU";
   p.geomean_train_ms = 1.5;
   p.status_counts = {{"ok", 2}, {"oom", 1}};
-  p.medians = {{"m", "train/eager/fp32/bs1", 1.5}};
+  p.medians = {{"m", "train/eager/fp32/bs1", 1.5}, {"m", "eval/eager/fp32/bs1", 0.5, true}};
   s.platforms.push_back(p);
   BuildSummary t = BuildSummaryFromJson(ToJson(s));
+  CHECK_FALSE(t.platforms[0].medians[0].noisy);
+  CHECK(t.platforms[0].medians[1].noisy);
   CHECK(t.id == "b1");
   CHECK(t.platforms[0].geomean_train_ms == 1.5);
   CHECK_FALSE(t.platforms[0].geomean_eval_ms);

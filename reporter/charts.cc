@@ -127,14 +127,32 @@ json TrendUnit(const std::string& y_title, const json& log_ticks, bool faceted) 
   return unit;
 }
 
+// The unit with a cross over each noisy point, drawn on top: {width,
+// height, layer: [the line and its points (with the legend selection), the
+// crosses]}. A noisy median is never drawn as a clean one.
+json WithNoisyMarks(json unit) {
+  const json& enc = unit["encoding"];
+  json tooltip = enc["tooltip"];
+  tooltip.push_back({{"field", "noise"}, {"title", "Noise"}});
+  json crosses = {{"transform", json::array({{{"filter", "datum.noisy"}}})},
+                  {"mark", {{"type", "point"}, {"shape", "cross"}, {"size", 70}, {"filled", true}, {"color", "#000000"}}},
+                  {"encoding", {{"x", enc["x"]}, {"y", enc["y"]}, {"opacity", enc["opacity"]}, {"tooltip", tooltip}}}};
+  json layered = {{"width", unit["width"]}, {"height", unit["height"]}};
+  unit.erase("width");
+  unit.erase("height");
+  layered["layer"] = json::array({std::move(unit), std::move(crosses)});
+  return layered;
+}
+
 }  // namespace
 
 json TrendChart(const std::vector<TrendPoint>& points, const std::string& title, const std::string& y_title) {
-  json spec = Base(title);
+  const bool any_noisy = std::any_of(points.begin(), points.end(), [](const TrendPoint& p) { return p.noisy; });
+  json spec = Base(any_noisy ? title + " (\xC3\x97: noisy run)" : title);
   // One row per series with parallel arrays, flattened by Vega-Lite: the
   // series label is stored once, not once per point (a per-model trend of
   // 30 builds x 16 series was ~60 KB per chart, written twice per page).
-  std::map<std::pair<std::string, std::string>, std::array<json, 3>> series;  // (facet, series): build, t, ms
+  std::map<std::pair<std::string, std::string>, std::array<json, 4>> series;  // (facet, series): build, t, ms, noisy
   std::set<std::string> facets;
   double lo = 0, hi = 0;
   for (const auto& p : points) {
@@ -142,6 +160,7 @@ json TrendChart(const std::vector<TrendPoint>& points, const std::string& title,
     cols[0].push_back(p.build);
     cols[1].push_back(p.started_at);
     cols[2].push_back(Round(p.value_ms, 1e4));
+    cols[3].push_back(p.noisy);
     facets.insert(p.facet);
     lo = lo == 0 ? p.value_ms : std::min(lo, p.value_ms);
     hi = std::max(hi, p.value_ms);
@@ -152,16 +171,26 @@ json TrendChart(const std::vector<TrendPoint>& points, const std::string& title,
     const auto& [facet, label] = key;
     json row = {{"series", faceted || facet.empty() ? label : facet + " " + label}, {"build", std::move(cols[0])},
                 {"t", std::move(cols[1])}, {"ms", std::move(cols[2])}};
+    if (any_noisy) row["noisy"] = std::move(cols[3]);  // clean charts stay as small as before
     if (faceted) row["facet"] = facet;
     values.push_back(std::move(row));
   }
   // Vega-Lite would parse "t" as a date at the source, before the flatten
   // (an array is no date): parse it after.
   spec["data"] = {{"values", values}, {"format", {{"parse", nullptr}}}};
-  spec["transform"] = json::array({{{"flatten", {"build", "t", "ms"}}}, {{"calculate", "toDate(datum.t)"}, {"as", "t"}},
+  json flatten = any_noisy ? json({"build", "t", "ms", "noisy"}) : json({"build", "t", "ms"});
+  spec["transform"] = json::array({{{"flatten", flatten}}, {{"calculate", "toDate(datum.t)"}, {"as", "t"}},
                                    {{"filter", "!since || time(datum.t) >= time(toDate(since))"}}});
+  if (any_noisy) {
+    spec["transform"].push_back({{"calculate", "datum.noisy ? 'noisy run' : 'clean'"}, {"as", "noise"}});
+  }
   spec["params"] = TrendParams();
   json unit = TrendUnit(y_title, faceted ? json::array() : LogTicks(lo, hi), faceted);
+  if (any_noisy) unit = WithNoisyMarks(std::move(unit));  // the legend selection stays in the line's layer
+  if (!faceted && any_noisy) {
+    spec.update(unit);
+    return spec;
+  }
   if (!faceted) {
     json params = std::move(spec["params"]);
     for (auto& p : unit["params"]) params.push_back(std::move(p));

@@ -33,11 +33,13 @@ struct TrendPoint {
   // empty: with more than kMaxSeriesPerPlot series the chart is faceted by
   // it, else it prefixes the series label.
   std::string facet = "";
+  bool noisy = false;  // the run's timing is noisy (core::RunNoise)
 };
 inline constexpr size_t kMaxSeriesPerPlot = 6;
 // Line chart across builds (time axis in UTC), with a log-scale toggle
 // (on by default), a "since" date input and a legend that shows and hides
 // series on click (Vega-Lite params bound to inputs and to the legend).
+// A noisy point gets a cross over it and says so in its tooltip.
 nlohmann::json TrendChart(const std::vector<TrendPoint>& points, const std::string& title, const std::string& y_title);
 
 struct SamplePoint {

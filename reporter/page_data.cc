@@ -220,7 +220,8 @@ std::vector<TrendPoint> ModelTrend(const PageContext& ctx, const std::string& bu
         const std::string& c = it->config;  // mode/backend/precision/bsN
         const size_t mode_end = c.find('/'), batch_at = c.rfind('/');
         points.push_back({b.id, b.started_at, c.substr(mode_end + 1, batch_at - mode_end - 1), it->median_ms,
-                          p.id + " \xC2\xB7 " + c.substr(0, mode_end) + " \xC2\xB7 " + c.substr(batch_at + 1)});
+                          p.id + " \xC2\xB7 " + c.substr(0, mode_end) + " \xC2\xB7 " + c.substr(batch_at + 1),
+                          it->noisy});
       }
     }
   }
