@@ -1,62 +1,79 @@
-// Render benchmark (ctest label bench; prints figures, asserts nothing):
+// Render benchmark (ctest label bench; prints figures, asserts nothing but
+// that the asv comparison, when asv is importable, converts and publishes):
 //   1. full render of N builds x M models x K configs (default 365 x 50 x 8)
 //      without SVG (vl-convert is ~1 s per figure here; timed separately),
 //      into an empty directory (cold);
+//   1b. beside asv: when the venv's Python imports asv, the same fixture is
+//      converted to asv's format (tools/asv_convert.py, timed on its own and
+//      not counted) and `asv publish` is timed into an empty html directory
+//      (cold; asv has no incremental mode); both times, their ratio and both
+//      outputs' size and file count are printed. asv draws its graphs in the
+//      browser, so the like-for-like TorchGauge figure is the render without SVG;
 //   2. the same full render again, nothing changed: every build is skipped
 //      by its fingerprint (warm);
 //   3. incremental: one new build rendered with --build;
 //   4. another new build, then a full render without --build (the nightly
 //      flow: the new build and the index are rendered, the rest skipped);
-//   5. SVG rendering of one build's figures through one vl-convert process.
+//   5. SVG rendering of one build's figures through one vl-convert process,
+//      then the whole site's size and file count with those SVGs.
 // Override the size with TORCHGAUGE_BENCH_BUILDS / _MODELS / _CONFIGS; set
-// TORCHGAUGE_BENCH_NO_SVG=1 to stop before step 3.
+// TORCHGAUGE_BENCH_NO_SVG=1 to stop before step 5, TORCHGAUGE_BENCH_NO_ASV=1
+// to leave out step 1b, TORCHGAUGE_BENCH_KEEP=1 to keep the work directory.
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
+#include <string>
 
+#include "core/shell.h"
 #include "reporter/fixtures.h"
 #include "reporter/site.h"
 
 namespace fs = std::filesystem;
 using namespace torchgauge::reporter;
+using torchgauge::core::RunCapture;
+using torchgauge::core::ShellQuote;
 
 namespace {
+using Clock = std::chrono::steady_clock;
+
 int Env(const char* name, int fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::atoi(v) : fallback;
 }
-double Since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-uintmax_t DirBytes(const fs::path& p, size_t* files) {
-  uintmax_t n = 0;
-  *files = 0;
+double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+struct DirSize {
+  uintmax_t bytes = 0;
+  size_t files = 0;
+};
+DirSize SizeOf(const fs::path& p) {
+  DirSize s;
   for (const auto& e : fs::recursive_directory_iterator(p)) {
     if (e.is_regular_file()) {
-      n += e.file_size();
-      ++*files;
+      s.bytes += e.file_size();
+      ++s.files;
     }
   }
-  return n;
+  return s;
 }
-}  // namespace
+std::string Describe(const DirSize& s) {
+  std::ostringstream out;
+  out << s.files << " files, " << s.bytes / 1e6 << " MB";
+  return out.str();
+}
 
-int main() {
-  FixtureSpec spec;
-  spec.builds = Env("TORCHGAUGE_BENCH_BUILDS", 365);
-  spec.models = Env("TORCHGAUGE_BENCH_MODELS", 50);
-  spec.configs = Env("TORCHGAUGE_BENCH_CONFIGS", 8);
-  fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_bench";
-  fs::remove_all(work);
-  auto t0 = std::chrono::steady_clock::now();
-  size_t runs = GenerateFixtureTree(work / "results", spec);
-  size_t result_files = 0;
-  uintmax_t result_bytes = DirBytes(work / "results", &result_files);
-  std::cout << "fixture: " << spec.builds << " builds x " << spec.models << " models x " << spec.configs
-            << " configs x 2 platforms = " << runs << " run files, " << result_bytes / 1e6 << " MB, generated in "
-            << Since(t0) << " s" << std::endl;
+// The last non-empty line of a command's output, for one-line reasons.
+std::string LastLine(const std::string& text) {
+  const size_t end = text.find_last_not_of("\n ");
+  if (end == std::string::npos) return "(no output)";
+  const size_t newline = text.rfind('\n', end);
+  const size_t begin = newline == std::string::npos ? 0 : newline + 1;
+  return text.substr(begin, end - begin + 1);
+}
 
+SiteOptions BenchOptions(const fs::path& work) {
   SiteOptions o;
   o.results = work / "results";
   o.out = work / "site";
@@ -65,15 +82,81 @@ int main() {
   o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
   o.python = TORCHGAUGE_PYTHON;
   o.svg = false;
-  t0 = std::chrono::steady_clock::now();
+  return o;
+}
+
+void GenerateFixture(const fs::path& work, const FixtureSpec& spec) {
+  auto t0 = Clock::now();
+  size_t runs = GenerateFixtureTree(work / "results", spec);
+  double gen_s = Since(t0);
+  std::cout << "fixture: " << spec.builds << " builds x " << spec.models << " models x " << spec.configs
+            << " configs x 2 platforms = " << runs << " run files, " << SizeOf(work / "results").bytes / 1e6
+            << " MB, generated in " << gen_s << " s" << std::endl;
+}
+
+// Step 1. Returns the render's seconds; `size` gets the site's size.
+double ColdRender(const SiteOptions& o, DirSize* size) {
+  auto t0 = Clock::now();
   SiteReport full = BuildSite(o);
   double full_s = Since(t0);
-  size_t site_files = 0;
-  uintmax_t site_bytes = DirBytes(o.out, &site_files);
-  std::cout << "full render (no SVG): " << full_s << " s, " << full.builds_rendered << " builds, " << site_files
-            << " files, " << site_bytes / 1e6 << " MB, " << full.figures << " figure specs" << std::endl;
+  *size = SizeOf(o.out);
+  std::cout << "full render (no SVG, cold): " << full_s << " s, " << full.builds_rendered << " builds, "
+            << Describe(*size) << ", " << full.figures << " figure specs" << std::endl;
+  return full_s;
+}
 
-  t0 = std::chrono::steady_clock::now();
+// Runs `command` and times it; prints its output and returns false when it fails.
+bool Timed(const std::string& what, const std::string& command, double* seconds) {
+  auto t0 = Clock::now();
+  auto r = RunCapture(command, true);
+  *seconds = Since(t0);
+  if (r.exit_code == 0) return true;
+  std::cout << what << " failed (exit " << r.exit_code << "):\n" << r.output << std::endl;
+  return false;
+}
+
+// Step 1b. Returns false when asv is importable but the comparison failed.
+bool CompareWithAsv(const fs::path& work, double ours_s, const DirSize& ours) {
+  const std::string python = TORCHGAUGE_PYTHON;
+  if (std::getenv("TORCHGAUGE_BENCH_NO_ASV")) {
+    std::cout << "asv comparison skipped: TORCHGAUGE_BENCH_NO_ASV is set" << std::endl;
+    return true;
+  }
+  if (python.empty()) {
+    std::cout << "asv comparison skipped: no TORCHGAUGE_PYTHON configured" << std::endl;
+    return true;
+  }
+  auto probe = RunCapture(ShellQuote(python) + " -c 'import asv'", true);
+  if (probe.exit_code != 0) {
+    std::cout << "asv comparison skipped: " << python << " cannot import asv (" << LastLine(probe.output)
+              << "); tools/requirements.txt installs it" << std::endl;
+    return true;
+  }
+  const fs::path asv_dir = work / "asv";
+  double convert_s = 0, publish_s = 0;
+  if (!Timed("asv_convert", ShellQuote(python) + " " + ShellQuote(TORCHGAUGE_ASV_CONVERT) + " --results " +
+                                ShellQuote((work / "results").string()) + " --out " + ShellQuote(asv_dir.string()) +
+                                " --force",
+             &convert_s)) {
+    return false;
+  }
+  std::cout << "asv: fixture converted in " << convert_s << " s (tools/asv_convert.py; not counted)" << std::endl;
+  if (!Timed("asv publish", ShellQuote(python) + " -m asv --config " + ShellQuote((asv_dir / "asv.conf.json").string()) +
+                                " publish",
+             &publish_s)) {
+    return false;
+  }
+  const DirSize theirs = SizeOf(asv_dir / "html");
+  std::cout << "asv publish (cold, into an empty html dir): " << publish_s << " s, " << Describe(theirs) << std::endl;
+  std::cout << "TorchGauge cold render (no SVG): " << ours_s << " s, " << Describe(ours) << std::endl;
+  std::cout << "ratio asv publish / TorchGauge cold render: " << publish_s / ours_s << " (above 1: TorchGauge faster)"
+            << std::endl;
+  return true;
+}
+
+// Steps 2-4.
+void WarmAndIncremental(const fs::path& work, const FixtureSpec& spec, SiteOptions& o) {
+  auto t0 = Clock::now();
   SiteReport warm = BuildSite(o);
   std::cout << "full render again, nothing changed (no SVG): " << Since(t0) << " s, " << warm.builds_rendered
             << " builds rendered, " << warm.builds_unchanged << " skipped as unchanged, " << warm.files_written
@@ -84,7 +167,7 @@ int main() {
   next.first_day = spec.builds;
   GenerateFixtureTree(work / "results", next);
   o.builds = {FixtureBuildId(next, 0)};
-  t0 = std::chrono::steady_clock::now();
+  t0 = Clock::now();
   SiteReport inc = BuildSite(o);
   double inc_s = Since(t0);
   std::cout << "incremental render of one new build with --build (no SVG): " << inc_s << " s, " << inc.files_written
@@ -95,24 +178,42 @@ int main() {
   after.first_day = spec.builds + 1;
   GenerateFixtureTree(work / "results", after);
   o.builds.clear();
-  t0 = std::chrono::steady_clock::now();
+  t0 = Clock::now();
   SiteReport nightly = BuildSite(o);
   std::cout << "full render after one more new build, without --build (no SVG): " << Since(t0) << " s, "
             << nightly.builds_rendered << " builds rendered, " << nightly.builds_unchanged << " skipped as unchanged, "
             << nightly.files_written << " files written" << std::endl;
   o.builds = {FixtureBuildId(after, 0)};
+}
 
-  if (std::getenv("TORCHGAUGE_BENCH_NO_SVG")) {
-    if (!std::getenv("TORCHGAUGE_BENCH_KEEP")) fs::remove_all(work);
-    return 0;
-  }
+// Step 5: the newest build's SVGs, then the whole site's size with them.
+void SvgStep(SiteOptions& o) {
   o.svg = true;
-  t0 = std::chrono::steady_clock::now();
+  auto t0 = Clock::now();
   SiteReport svg = BuildSite(o);
   double svg_s = Since(t0);
   std::cout << "incremental render of one build with SVG: " << svg_s << " s, " << svg.svg_rendered << " SVGs";
   for (const auto& s : svg.skipped) std::cout << " (skipped: " << s << ")";
   std::cout << "\n";
+  std::cout << "site with SVG for that one build (the others without): " << Describe(SizeOf(o.out)) << std::endl;
+}
+}  // namespace
+
+int main() {
+  FixtureSpec spec;
+  spec.builds = Env("TORCHGAUGE_BENCH_BUILDS", 365);
+  spec.models = Env("TORCHGAUGE_BENCH_MODELS", 50);
+  spec.configs = Env("TORCHGAUGE_BENCH_CONFIGS", 8);
+  const fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_bench";
+  fs::remove_all(work);
+  GenerateFixture(work, spec);
+
+  SiteOptions o = BenchOptions(work);
+  DirSize ours;
+  const double cold_s = ColdRender(o, &ours);
+  const bool asv_ok = CompareWithAsv(work, cold_s, ours);
+  WarmAndIncremental(work, spec, o);
+  if (!std::getenv("TORCHGAUGE_BENCH_NO_SVG")) SvgStep(o);
   if (!std::getenv("TORCHGAUGE_BENCH_KEEP")) fs::remove_all(work);
-  return 0;
+  return asv_ok ? 0 : 1;
 }
