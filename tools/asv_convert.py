@@ -102,7 +102,7 @@ def visible_dirs(path):
     return [n for n in names if os.path.isdir(os.path.join(path, n))]
 
 
-def machine_params(path, manifest, platform):
+def machine_params(manifest, platform):
     """asv's per-result params (they select the graph) and machine.json's fields."""
     cpu = manifest.get("cpu") or {}
     host = manifest.get("host") or {}
@@ -134,7 +134,7 @@ def scan(results):
             started = field(manifest, mpath, "started_at", str)
             epoch_ms(mpath, "started_at", started)
             start = started if start is None or started < start else start
-            platforms.append((platform, pdir, machine_params(mpath, manifest, platform)))
+            platforms.append((platform, pdir, machine_params(manifest, platform)))
         if platforms:
             builds.append((start, build, platforms))
     if not builds:
