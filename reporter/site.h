@@ -7,7 +7,8 @@
 // index and trends, and their files are left untouched. Files are written only
 // when their bytes change, so re-rendering the same inputs is a no-op on disk.
 // Each build is compared with the builds before it only, so that too is fixed
-// once published.
+// once published. A retention policy (max_builds, since; site_retention.h)
+// deletes the older snapshots but keeps them in every history page.
 #pragma once
 
 #include <filesystem>
