@@ -104,6 +104,7 @@ class SiteRender {
   void AddFromResults(size_t i);
   void CheckPrunedSelection() const;
   void AddPruned(size_t i, ChangeDetector& changes, bool full);
+  void DeletePrunedSnapshots();
   void Render(size_t i, const std::string& fp);
   bool WritePaperKitZip(const BuildView& v);
   void WriteAssets();
@@ -218,7 +219,8 @@ void SiteRender::CheckPrunedSelection() const {
 // A build the retention policy prunes: its summary and changes from its
 // record beside the site (made under the same fingerprint on a full render),
 // else from its cached files (when they are current), else from its results;
-// then the record is kept and the build's snapshot deleted.
+// then the record is kept; its snapshot is deleted once no page links it
+// (DeletePrunedSnapshots).
 void SiteRender::AddPruned(size_t i, ChangeDetector& changes, bool full) {
   const BuildRef& ref = refs_[i];
   const PrunedStore store(o_.out);
@@ -246,7 +248,15 @@ void SiteRender::AddPruned(size_t i, ChangeDetector& changes, bool full) {
     if (history_.size() > before) store.Save(history_.back(), changes_.back(), fp);
   }
   report_.builds_pruned++;
-  if (store.RemoveSnapshot(ref.id)) report_.snapshots_deleted++;
+}
+
+// The pruned builds' snapshots go after the pages over the history stopped
+// linking them, so an interrupted render leaves no link to a deleted page.
+void SiteRender::DeletePrunedSnapshots() {
+  const PrunedStore store(o_.out);
+  for (size_t i = 0; i < pruned_; ++i) {
+    if (store.RemoveSnapshot(refs_[i].id)) report_.snapshots_deleted++;
+  }
 }
 
 void SiteRender::Render(size_t i, const std::string& fp) {
@@ -388,6 +398,7 @@ SiteReport SiteRender::Run() {
   const Pruned pruned = DescribePruned(refs_, pruned_, o_);
   pages_.WriteIndex(history_, &pruned);
   pages_.WriteReaderPages(history_, changes_, &pruned);
+  DeletePrunedSnapshots();
   report_.index = o_.out / SitePath({Kind::kIndexPage, "", "", "html"});
   WriteAssets();
   // The fingerprints are a cache beside the site, not published files, and
