@@ -61,6 +61,12 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
                 "Also write each rendered build's paper kit as builds/<id>/paper-kit-<id>.zip, linked from its page "
                 "(vl-convert renders its PDFs: seconds per build)");
   sub->add_option("--threads", opts->threads, "Threads for loading results (0: all cores)");
+  sub->add_option("--max-builds", opts->max_builds,
+                  "Retention: keep the pages of the N newest builds only and delete the older builds' builds/<id>/; "
+                  "every build still counts in the index, trends, regressions history and model grid");
+  sub->add_option("--since", opts->since,
+                  "Retention: keep the pages of the builds started on or after DATE (YYYY-MM-DD, UTC) only; "
+                  "with --max-builds, a build must pass both. The newest build is always kept");
   auto no_compare = std::make_shared<bool>(false);
   sub->add_flag("--no-compare", *no_compare, "Do not compare each build with the previous one on its platform");
   core::AddCompareOptions(*sub, opts->compare_options, {.prefix = "compare-"});
@@ -76,6 +82,11 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
       for (const auto& k : r.skipped) std::cerr << "warning: not produced: " << k << "\n";
       std::cout << "Rendered " << r.builds_rendered << " build(s) in " << s << " s";
       if (r.builds_unchanged > 0) std::cout << " (" << r.builds_unchanged << " unchanged build(s) skipped; --force renders them)";
+      if (r.builds_pruned > 0) {
+        std::cout << " (" << r.builds_pruned << " build(s) pruned by the retention policy";
+        if (r.snapshots_deleted > 0) std::cout << ", " << r.snapshots_deleted << " snapshot(s) deleted now";
+        std::cout << ")";
+      }
       std::cout << ": " << r.files_written
                 << " files written, " << r.files_unchanged << " unchanged, " << r.figures << " figures, "
                 << r.svg_rendered << " SVGs.\n"

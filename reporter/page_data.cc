@@ -10,6 +10,7 @@
 #include "reporter/mustache_data.h"
 #include "reporter/regressions_page.h"
 #include "reporter/site_figures.h"
+#include "reporter/site_retention.h"
 
 namespace fs = std::filesystem;
 
@@ -269,12 +270,15 @@ std::string Device(const std::string& vendor, const std::string& device) {
   return device.empty() ? Dash() : device.starts_with(vendor) ? device : vendor + " " + device;
 }
 
-mu::data BuildRows(const std::vector<BuildSummary>& history, const Target& md) {
+bool IsPruned(const Pruned* pruned, const std::string& build) { return pruned && pruned->Has(build); }
+
+mu::data BuildRows(const std::vector<BuildSummary>& history, const Target& md, const Pruned* pruned) {
   mu::data builds = List();
   for (auto it = history.rbegin(); it != history.rend(); ++it) {
     const auto& b = *it;
     mu::data bd;
     Set(bd, "id", b.id);
+    Set(bd, "pruned", IsPruned(pruned, b.id));
     Set(bd, "href", Href(md, {Kind::kBuildPage, b.id, "", "md"}));
     Set(bd, "started_at", b.started_at.empty() ? Dash() : b.started_at);
     std::string plats;
@@ -290,7 +294,8 @@ mu::data BuildRows(const std::vector<BuildSummary>& history, const Target& md) {
 
 // Every build's flagged changes, newest first; `any_compared` says whether
 // any build was compared at all.
-mu::data FlaggedRows(const std::vector<BuildSummary>& history, const Target& md, bool* any_compared) {
+mu::data FlaggedRows(const std::vector<BuildSummary>& history, const Target& md, const Pruned* pruned,
+                     bool* any_compared) {
   mu::data flagged = List();
   for (auto it = history.rbegin(); it != history.rend(); ++it) {
     for (const auto& f : it->flagged) {
@@ -298,6 +303,7 @@ mu::data FlaggedRows(const std::vector<BuildSummary>& history, const Target& md,
       if (!f.Any()) continue;
       mu::data x;
       Set(x, "build", it->id);
+      Set(x, "pruned", IsPruned(pruned, it->id));
       Set(x, "href", Href(md, {Kind::kBuildPage, it->id, "", "md"}));
       Set(x, "platform", f.platform);
       Set(x, "baseline", f.baseline);
@@ -343,15 +349,27 @@ std::vector<TrendPoint> SuiteTrend(const std::vector<BuildSummary>& history) {
   return points;
 }
 
+// What the retention policy pruned, for the index's note; absent without a policy.
+void SetRetention(mu::data& d, const Pruned* pruned) {
+  if (!pruned || pruned->policy.empty()) return;
+  mu::data r;
+  Set(r, "policy", pruned->policy);
+  const size_t n = pruned->builds.size();
+  Set(r, "count", std::to_string(n) + (n == 1 ? " build" : " builds"));
+  Set(r, "range", n == 1 ? pruned->oldest : pruned->oldest + " to " + pruned->newest);
+  Set(d, n > 0 ? "pruned_note" : "retention_note", std::move(r));
+}
+
 }  // namespace
 
-mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& history) {
+mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& history, const Pruned* pruned) {
   Target md{Kind::kIndexPage, "", "", "md"};
   mu::data d;
-  Set(d, "builds", BuildRows(history, md));
+  Set(d, "builds", BuildRows(history, md, pruned));
+  SetRetention(d, pruned);
   Set(d, "has_builds", !history.empty());
   bool any_compared = false;
-  mu::data flagged = FlaggedRows(history, md, &any_compared);
+  mu::data flagged = FlaggedRows(history, md, pruned, &any_compared);
   Set(d, "has_flagged", !flagged.list_value().empty());
   Set(d, "flagged", std::move(flagged));
   Set(d, "any_compared", any_compared);

@@ -19,6 +19,7 @@
 namespace torchgauge::reporter {
 
 class Figures;
+struct Pruned;
 
 struct PageContext {
   const PaperTable2& paper;
@@ -36,7 +37,10 @@ mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::C
 // A model page; `history` is every build's summary up to this build, oldest first.
 mu::data ModelPageData(const PageContext& ctx, const BuildView& v, const std::string& model,
                        const std::vector<BuildSummary>& history);
-mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& history);
+// `pruned`: builds the retention policy pruned (listed without links, and
+// the page says what was pruned); null: none.
+mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& history,
+                       const Pruned* pruned = nullptr);
 
 // What the comparison flagged, per platform, for the build summary and the index.
 std::vector<FlaggedChanges> Flagged(const core::Comparison& c);

@@ -12,13 +12,14 @@
 
 namespace torchgauge::reporter {
 
-void PageWriter::WriteReaderPages(const std::vector<BuildSummary>& history, const std::vector<BuildChanges>& changes) {
+void PageWriter::WriteReaderPages(const std::vector<BuildSummary>& history, const std::vector<BuildChanges>& changes,
+                                  const Pruned* pruned) {
   const std::vector<RegressionEvent> events = TrackRegressions(changes);
-  mu::data d = RegressionsPageData(events, o_.compare);
+  mu::data d = RegressionsPageData(events, o_.compare, pruned);
   r_.Page(w_, PageKind::kRegressions, d, {Kind::kRegressionsPage, "", "", "md"},
           {Kind::kRegressionsPage, "", "", "html"}, "Regressions · TorchGauge");
   const std::string newest_at = history.empty() ? "" : history.back().started_at;
-  w_.Write(SitePath({Kind::kRegressionsPage, "", "", "atom"}), RegressionsAtom(events, o_.site_url, newest_at));
+  w_.Write(SitePath({Kind::kRegressionsPage, "", "", "atom"}), RegressionsAtom(events, o_.site_url, newest_at, pruned));
   // A model's domain as its newest build records it.
   std::map<std::string, std::string> domains;
   for (const auto& c : changes) {

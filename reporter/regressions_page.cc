@@ -11,6 +11,7 @@
 #include "reporter/format.h"
 #include "reporter/mustache_data.h"
 #include "reporter/site_paths.h"
+#include "reporter/site_retention.h"
 
 namespace torchgauge::reporter {
 
@@ -48,10 +49,13 @@ std::vector<const RegressionEvent*> NewestFirst(const std::vector<RegressionEven
   return out;
 }
 
-mu::data MarkdownRow(const RegressionEvent& e) {
+bool IsPruned(const Pruned* pruned, const std::string& build) { return pruned && pruned->Has(build); }
+
+mu::data MarkdownRow(const RegressionEvent& e, bool pruned) {
   const FlaggedChange& f = e.change;
   mu::data r;
   Set(r, "build", e.build);
+  Set(r, "pruned", pruned);
   Set(r, "build_href", Href(kPageMd, {Kind::kComparePage, e.build, "", "md"}));
   Set(r, "date", Date(e.started_at));
   Set(r, "platform", f.platform);
@@ -73,14 +77,17 @@ std::string LinkCell(const std::string& href, const std::string& text) {
   return "<td><a href=\"" + HtmlEscape(href) + "\">" + HtmlEscape(text) + "</a></td>";
 }
 
-// One row of the HTML table; its data-* attributes drive the filters.
-std::string HtmlRow(const RegressionEvent& e) {
+// One row of the HTML table; its data-* attributes drive the filters. A
+// pruned build's pages are gone: its cells name build and model unlinked.
+std::string HtmlRow(const RegressionEvent& e, bool pruned) {
   const FlaggedChange& f = e.change;
   std::string row = "<tr data-platform=\"" + HtmlEscape(f.platform) + "\" data-domain=\"" + HtmlEscape(e.domain) +
                     "\" data-state=\"" + StateName(e.state) + "\" id=\"" + HtmlEscape(NameUuid(e.Key()).substr(9)) +
                     "\">";
-  row += LinkCell(Href(kPageHtml, {Kind::kComparePage, e.build, "", "html"}), e.build) + Cell(Date(e.started_at));
-  row += Cell(f.platform) + LinkCell(Href(kPageHtml, {Kind::kModelPage, e.build, f.model, "html"}), f.model);
+  row += (pruned ? Cell(e.build + " (pruned)") : LinkCell(Href(kPageHtml, {Kind::kComparePage, e.build, "", "html"}), e.build)) +
+         Cell(Date(e.started_at));
+  row += Cell(f.platform) +
+         (pruned ? Cell(f.model) : LinkCell(Href(kPageHtml, {Kind::kModelPage, e.build, f.model, "html"}), f.model));
   row += Cell(e.domain.empty() ? Dash() : e.domain) + Cell(Config(f)) + Cell(f.metric);
   row += "<td class=\"num\">" + HtmlEscape(Factor(f)) + "</td>" + Cell(BeforeAfter(f));
   row += "<td class=\"num\">" + HtmlEscape(PValue(f.p_value)) + "</td><td class=\"num\">" + HtmlEscape(Noise(f)) + "</td>";
@@ -95,7 +102,7 @@ std::string Select(const std::string& field, const std::string& label, const std
 }
 
 // The filters and the table as one raw HTML block (no blank line inside).
-std::string HtmlTable(const std::vector<const RegressionEvent*>& events) {
+std::string HtmlTable(const std::vector<const RegressionEvent*>& events, const Pruned* pruned) {
   std::set<std::string> platforms, domains, states;
   for (const auto* e : events) {
     platforms.insert(e->change.platform);
@@ -109,13 +116,13 @@ std::string HtmlTable(const std::vector<const RegressionEvent*>& events) {
   h += "<table id=\"regressions\" class=\"filterable\">\n<thead><tr><th>Build</th><th>Date</th><th>Platform</th>"
        "<th>Model</th><th>Domain</th><th>Configuration</th><th>Metric</th><th>Factor</th><th>Before \xE2\x86\x92 after</th>"
        "<th>p</th><th>Noise band</th><th>State</th></tr></thead>\n<tbody>\n";
-  for (const auto* e : events) h += HtmlRow(*e);
+  for (const auto* e : events) h += HtmlRow(*e, IsPruned(pruned, e->build));
   return h + "</tbody>\n</table>\n";
 }
 
 }  // namespace
 
-mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared) {
+mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned) {
   const auto sorted = NewestFirst(events);
   mu::data d;
   Set(d, "home", Href(kPageMd, {Kind::kIndexPage, "", "", "md"}));
@@ -128,14 +135,14 @@ mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool co
   mu::data rows = List();
   for (const auto* e : sorted) {
     counts[e->state]++;
-    Append(rows, MarkdownRow(*e));
+    Append(rows, MarkdownRow(*e, IsPruned(pruned, e->build)));
   }
   Set(d, "rows", std::move(rows));
   Set(d, "total", std::to_string(sorted.size()));
   Set(d, "open", std::to_string(counts[RegressionState::kOpen]));
   Set(d, "recovered", std::to_string(counts[RegressionState::kRecovered]));
   Set(d, "persisting", std::to_string(counts[RegressionState::kPersisting]));
-  Set(d, "table_html", HtmlTable(sorted));
+  Set(d, "table_html", HtmlTable(sorted, pruned));
   return d;
 }
 
@@ -162,7 +169,9 @@ std::string Link(const std::string& site_url, const Target& t) {
   return site_url.empty() ? SitePath(t) : SiteUrl(site_url, t);
 }
 
-std::string Entry(const RegressionEvent& e, const std::string& site_url, const std::string& fallback_at) {
+// A pruned build's entry links its row of the regressions page (the row's
+// id), since its comparison report is deleted.
+std::string Entry(const RegressionEvent& e, const std::string& site_url, const std::string& fallback_at, bool pruned) {
   const FlaggedChange& f = e.change;
   const std::string title = f.model + " " + Config(f) + " " + f.metric + " " + Factor(f) + " on " + f.platform +
                             " in build " + e.build + " (" + StateName(e.state) + ")";
@@ -174,8 +183,9 @@ std::string Entry(const RegressionEvent& e, const std::string& site_url, const s
   x += "    <title>" + HtmlEscape(title) + "</title>\n";
   x += "    <published>" + HtmlEscape(e.started_at.empty() ? fallback_at : e.started_at) + "</published>\n";
   x += "    <updated>" + HtmlEscape(e.state_at.empty() ? fallback_at : e.state_at) + "</updated>\n";
-  x += "    <link rel=\"alternate\" type=\"text/html\" href=\"" +
-       HtmlEscape(Link(site_url, {Kind::kComparePage, e.build, "", "html"})) + "\"/>\n";
+  const std::string href = pruned ? Link(site_url, kPageHtml) + "#" + NameUuid(e.Key()).substr(9)
+                                  : Link(site_url, {Kind::kComparePage, e.build, "", "html"});
+  x += "    <link rel=\"alternate\" type=\"text/html\" href=\"" + HtmlEscape(href) + "\"/>\n";
   x += "    <category term=\"" + std::string(StateName(e.state)) + "\"/>\n";
   x += "    <summary type=\"text\">" + HtmlEscape(summary) + "</summary>\n  </entry>\n";
   return x;
@@ -183,7 +193,7 @@ std::string Entry(const RegressionEvent& e, const std::string& site_url, const s
 }  // namespace
 
 std::string RegressionsAtom(const std::vector<RegressionEvent>& events, const std::string& site_url,
-                            const std::string& newest_build_at) {
+                            const std::string& newest_build_at, const Pruned* pruned) {
   const auto sorted = NewestFirst(events);
   const std::string fallback = newest_build_at.empty() ? "1970-01-01T00:00:00Z" : newest_build_at;
   std::string updated;
@@ -198,7 +208,7 @@ std::string RegressionsAtom(const std::vector<RegressionEvent>& events, const st
   x += "  <link rel=\"self\" type=\"application/atom+xml\" href=\"" + HtmlEscape(Link(site_url, kFeed)) + "\"/>\n";
   x += "  <link rel=\"alternate\" type=\"text/html\" href=\"" + HtmlEscape(Link(site_url, kPageHtml)) + "\"/>\n";
   x += "  <author><name>torchgauge-report</name></author>\n  <generator>torchgauge-report</generator>\n";
-  for (size_t i = 0; i < sorted.size() && i < kFeedEntries; ++i) x += Entry(*sorted[i], site_url, fallback);
+  for (size_t i = 0; i < sorted.size() && i < kFeedEntries; ++i) x += Entry(*sorted[i], site_url, fallback, IsPruned(pruned, sorted[i]->build));
   return x + "</feed>\n";
 }
 

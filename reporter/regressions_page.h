@@ -19,18 +19,25 @@
 
 namespace torchgauge::reporter {
 
+struct Pruned;
+
 // Entries in the feed: the newest regressions.
 inline constexpr size_t kFeedEntries = 50;
 
 // The page data for templates/regressions.md.mustache. `compared`: whether
 // any build was compared (otherwise the page says comparisons are off).
-mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared);
+// `pruned`: builds the retention policy pruned; their rows name the build
+// and model without links, marked "(pruned)".
+mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared,
+                             const Pruned* pruned = nullptr);
 
 // The Atom document. `site_url` (may be empty) makes its links absolute;
 // without it they are relative to the feed, which sits at the site root.
-// `newest_build_at`: the feed's updated time when it has no entries.
+// `newest_build_at`: the feed's updated time when it has no entries. An
+// entry of a pruned build links its row of the regressions page instead of
+// the deleted comparison report.
 std::string RegressionsAtom(const std::vector<RegressionEvent>& events, const std::string& site_url,
-                            const std::string& newest_build_at);
+                            const std::string& newest_build_at, const Pruned* pruned = nullptr);
 
 // Links to the regressions page, its feed and the model grid for another
 // page's data (regressions_href, regressions_feed, models_href); `base` as

@@ -25,6 +25,7 @@
 #include "reporter/site_paper_kit.h"
 #include "reporter/site_paths.h"
 #include "reporter/site_render.h"
+#include "reporter/site_retention.h"
 #include "reporter/site_writer.h"
 #include "reporter/vl_convert.h"
 
@@ -100,6 +101,10 @@ class SiteRender {
   std::optional<BuildChanges> CachedChanges(const BuildRef& ref) const;
   BuildSummary Summary(size_t i, const BuildResults& b, const BuildView& view, std::optional<core::Comparison>* cmp);
   void AddPublished(size_t i);
+  void AddFromResults(size_t i);
+  void CheckPrunedSelection() const;
+  void AddPruned(size_t i, ChangeDetector& changes, bool full);
+  void DeletePrunedSnapshots();
   void Render(size_t i, const std::string& fp);
   bool WritePaperKitZip(const BuildView& v);
   void WriteAssets();
@@ -121,6 +126,7 @@ class SiteRender {
   std::vector<BuildSummary> history_;  // every build's summary so far, oldest first
   std::vector<BuildChanges> changes_;  // every build's flagged changes so far, oldest first
   std::vector<std::pair<std::string, std::string>> rendered_fps_;  // build id, fingerprint
+  size_t pruned_ = 0;  // the retention policy prunes refs_[0, pruned_)
 };
 
 void SiteRender::CheckSelection() const {
@@ -185,6 +191,11 @@ void SiteRender::AddPublished(size_t i) {
     changes_.push_back(std::move(*c));
     return;
   }
+  AddFromResults(i);
+}
+
+// A build's summary and changes from its results, as when it is rendered.
+void SiteRender::AddFromResults(size_t i) {
   LoadOptions quiet;
   quiet.threads = o_.threads;
   quiet.only_builds = {refs_[i].id};
@@ -192,6 +203,59 @@ void SiteRender::AddPublished(size_t i) {
     std::optional<core::Comparison> cmp;
     history_.push_back(Summary(i, b, AggregateBuild(b, paper_, o_.reference_platform), &cmp));
     changes_.push_back(CollectChanges(b, refs_[i].started_at, cmp ? &*cmp : nullptr));
+  }
+}
+
+// --build cannot render a build the retention policy prunes.
+void SiteRender::CheckPrunedSelection() const {
+  for (size_t i = 0; i < pruned_; ++i) {
+    if (!o_.builds.count(refs_[i].id)) continue;
+    throw std::runtime_error("--build '" + refs_[i].id + "': pruned by the retention policy " + RetentionPolicy(o_) +
+                             ", which keeps the pages of builds " + refs_[pruned_].id + " to " + refs_.back().id +
+                             " only; relax the policy to render it");
+  }
+}
+
+// A build the retention policy prunes: its summary and changes from its
+// record beside the site (made under the same fingerprint on a full render),
+// else from its cached files (when they are current), else from its results;
+// then the record is kept; its snapshot is deleted once no page links it
+// (DeletePrunedSnapshots).
+void SiteRender::AddPruned(size_t i, ChangeDetector& changes, bool full) {
+  const BuildRef& ref = refs_[i];
+  const PrunedStore store(o_.out);
+  // A --build render trusts any record, as it trusts the cached summaries of
+  // the builds it does not render; hashing old results would cost it more.
+  const std::string fp = full || o_.force ? changes.Fingerprint(i) : "";
+  std::optional<std::pair<BuildSummary, BuildChanges>> record;
+  if (!o_.force) record = store.Load(ref, fp);
+  if (record) {
+    history_.push_back(std::move(record->first));
+    changes_.push_back(std::move(record->second));
+  } else {
+    const size_t before = history_.size();
+    std::optional<BuildSummary> s;
+    std::optional<BuildChanges> c;
+    if (!o_.force && (!full || changes.Unchanged(ref.id, fp))) s = CachedSummary(ref);
+    if (s) c = CachedChanges(ref);
+    if (s && c) {
+      history_.push_back(std::move(*s));
+      changes_.push_back(std::move(*c));
+    } else {
+      AddFromResults(i);
+      report_.pruned_reloaded++;
+    }
+    if (history_.size() > before) store.Save(history_.back(), changes_.back(), fp);
+  }
+  report_.builds_pruned++;
+}
+
+// The pruned builds' snapshots go after the pages over the history stopped
+// linking them, so an interrupted render leaves no link to a deleted page.
+void SiteRender::DeletePrunedSnapshots() {
+  const PrunedStore store(o_.out);
+  for (size_t i = 0; i < pruned_; ++i) {
+    if (store.RemoveSnapshot(refs_[i].id)) report_.snapshots_deleted++;
   }
 }
 
@@ -299,6 +363,9 @@ SiteReport SiteRender::Run() {
   fs::create_directories(o_.out);
   CheckSelection();
   CheckReference();
+  CheckRetention(o_);
+  pruned_ = PrunedCount(refs_, o_);
+  CheckPrunedSelection();
   if (o_.compare) o_.compare_options.Validate();
   vl_ok_ = o_.svg && vl_.Available();
   ChangeDetector changes(o_, refs_, vl_ok_);
@@ -306,6 +373,10 @@ SiteReport SiteRender::Run() {
   if (full) changes.HashAllInputs();
   for (size_t i = 0; i < refs_.size(); ++i) {
     const BuildRef& ref = refs_[i];
+    if (i < pruned_) {
+      AddPruned(i, changes, full);
+      continue;
+    }
     if (!o_.builds.empty() && !o_.builds.count(ref.id)) {
       AddPublished(i);
       continue;
@@ -324,8 +395,10 @@ SiteReport SiteRender::Run() {
     changes.Forget(ref.id);
     Render(i, fp);
   }
-  pages_.WriteIndex(history_);
-  pages_.WriteReaderPages(history_, changes_);
+  const Pruned pruned = DescribePruned(refs_, pruned_, o_);
+  pages_.WriteIndex(history_, &pruned);
+  pages_.WriteReaderPages(history_, changes_, &pruned);
+  DeletePrunedSnapshots();
   report_.index = o_.out / SitePath({Kind::kIndexPage, "", "", "html"});
   WriteAssets();
   // The fingerprints are a cache beside the site, not published files, and

@@ -7,7 +7,8 @@
 // index and trends, and their files are left untouched. Files are written only
 // when their bytes change, so re-rendering the same inputs is a no-op on disk.
 // Each build is compared with the builds before it only, so that too is fixed
-// once published.
+// once published. A retention policy (max_builds, since; site_retention.h)
+// deletes the older snapshots but keeps them in every history page.
 #pragma once
 
 #include <filesystem>
@@ -57,11 +58,19 @@ struct SiteOptions {
   // and its page links it; without it no kit is made and old zips of the
   // builds rendered are removed.
   bool paper_kit = false;
+  // Retention (site_retention.h): keep the pages of the newest `max_builds`
+  // builds and of those started on or after `since` (YYYY-MM-DD, UTC);
+  // delete the older builds' snapshots but keep them in every history page.
+  std::optional<int> max_builds;
+  std::optional<std::string> since;
 };
 
 struct SiteReport {
   int builds_rendered = 0;
   int builds_unchanged = 0;          // skipped: fingerprint unchanged
+  int builds_pruned = 0;             // under the retention policy: no pages, history only
+  int snapshots_deleted = 0;         // pruned builds whose builds/<id>/ this render deleted
+  int pruned_reloaded = 0;           // pruned builds whose summary had to be made from their results
   size_t files_written = 0, files_unchanged = 0, bytes = 0;
   size_t figures = 0, svg_rendered = 0;
   std::vector<Problem> problems;     // skipped inputs (warnings)

@@ -1,7 +1,8 @@
 // Change detection for full renders. A build's fingerprint covers its
 // results, those of the builds its pages read (Dependencies), and the render
 // itself (the reporter's executable, templates, static files and every
-// option that changes output). A full render skips a build whose stored
+// option that changes output; not the retention policy, since a kept build's
+// pages never link another build's snapshot). A full render skips a build whose stored
 // fingerprint matches; a build's fingerprint is removed before the build is
 // rendered and stored only once all its files, SVG included, are done, so an
 // interrupted render is redone next time. The fingerprints live in

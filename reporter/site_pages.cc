@@ -99,8 +99,8 @@ void PageWriter::WriteBuild(const BuildView& v, const core::Comparison* cmp, con
   WriteRunsJson(v);
 }
 
-void PageWriter::WriteIndex(const std::vector<BuildSummary>& history) {
-  mu::data d = IndexPageData(ctx_, history);
+void PageWriter::WriteIndex(const std::vector<BuildSummary>& history, const Pruned* pruned) {
+  mu::data d = IndexPageData(ctx_, history, pruned);
   r_.Page(w_, PageKind::kIndex, d, {Kind::kIndexPage, "", "", "md"}, {Kind::kIndexPage, "", "", "html"},
           "TorchGauge results");
 }

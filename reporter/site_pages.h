@@ -17,6 +17,7 @@
 namespace torchgauge::reporter {
 
 class SiteWriter;
+struct Pruned;
 
 class PageWriter {
  public:
@@ -28,10 +29,13 @@ class PageWriter {
   // `paper_kit`: the build's paper kit zip was written; the page links it.
   void WriteBuild(const BuildView& v, const core::Comparison* cmp, const std::vector<BuildSummary>& history,
                   bool paper_kit = false);
-  void WriteIndex(const std::vector<BuildSummary>& history);
+  // `pruned`: the builds the retention policy pruned (site_retention.h),
+  // listed without links; null: none.
+  void WriteIndex(const std::vector<BuildSummary>& history, const Pruned* pruned = nullptr);
   // regressions.{md,html,atom} and models.{md,html} (reader_pages.cc), from
   // every build's summary and cached flagged changes, oldest first.
-  void WriteReaderPages(const std::vector<BuildSummary>& history, const std::vector<BuildChanges>& changes);
+  void WriteReaderPages(const std::vector<BuildSummary>& history, const std::vector<BuildChanges>& changes,
+                        const Pruned* pruned = nullptr);
 
  private:
   void WriteCompareReport(const core::Comparison& cmp, const std::string& build);

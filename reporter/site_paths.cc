@@ -47,6 +47,8 @@ std::string SitePath(const Target& t) {
     case Kind::kAsset: return "assets/" + Name(t, "asset name");
     case Kind::kFingerprint: core::CheckSafeId(t.build, "build id"); return ".torchgauge/" + t.build + ".fingerprint";
     case Kind::kPaperKit: return Build(t) + "paper-kit-" + t.build + ".zip";
+    case Kind::kBuildDir: return Build(t).substr(0, Build(t).size() - 1);
+    case Kind::kPrunedRecord: core::CheckSafeId(t.build, "build id"); return ".torchgauge/pruned/" + t.build + ".json";
   }
   throw std::invalid_argument("unknown target kind");
 }

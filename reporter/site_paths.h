@@ -14,6 +14,7 @@
 //   builds/<build>/paper-kit-<build>.zip   (only with --paper-kit)
 //   assets/<name>
 //   .torchgauge/<build>.fingerprint       (change detection; not published content)
+//   .torchgauge/pruned/<build>.json       (a pruned build's summary; site_retention.h)
 #pragma once
 
 #include <string>
@@ -35,6 +36,8 @@ enum class Kind {
   kAsset,         // name (with extension)
   kFingerprint,   // build: what the build was last rendered from (site.cc)
   kPaperKit,      // build: the paper kit as a zip (site --paper-kit)
+  kBuildDir,      // build: the build's snapshot directory, builds/<build> (deleted when pruned)
+  kPrunedRecord,  // build: a pruned build's summary and changes (site_retention.h)
 };
 
 struct Target {

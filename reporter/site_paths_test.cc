@@ -16,6 +16,11 @@ TEST_CASE("SitePath computes every output path") {
   CHECK(SitePath({Kind::kAsset, "", "vega-bundle.js", ""}) == "assets/vega-bundle.js");
   CHECK(SitePath({Kind::kPaperKit, "b1", "", ""}) == "builds/b1/paper-kit-b1.zip");
   CHECK(Href({Kind::kBuildPage, "b1", "", "md"}, {Kind::kPaperKit, "b1", "", ""}) == "paper-kit-b1.zip");
+  CHECK(SitePath({Kind::kBuildDir, "b1", "", ""}) == "builds/b1");
+  CHECK(SitePath({Kind::kFingerprint, "b1", "", ""}) == ".torchgauge/b1.fingerprint");
+  CHECK(SitePath({Kind::kPrunedRecord, "b1", "", ""}) == ".torchgauge/pruned/b1.json");
+  CHECK_THROWS_AS(SitePath({Kind::kBuildDir, "..", "", ""}), std::invalid_argument);
+  CHECK_THROWS_AS(SitePath({Kind::kPrunedRecord, "../x", "", ""}), std::invalid_argument);
 }
 
 TEST_CASE("SitePath refuses ids that could escape the site") {

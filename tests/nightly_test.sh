@@ -4,6 +4,7 @@
 # --skip-collect so it needs no LibTorch:
 #   - a night with a regression exits 1 and writes the issue body and title;
 #   - the site is rendered, and a second night renders no build again;
+#   - --max-builds reaches the site (the older build's pages go);
 #   - the first build of a tree exits 0; a bad build id exits 2.
 # Usage: nightly_test.sh <dir with torchgauge-report> <source dir> <work dir>
 set -uo pipefail
@@ -34,6 +35,14 @@ rc=$?
 cat "$work/out2"
 [ $rc -eq 1 ] || fail "second night: exit $rc, want 1"
 grep -q "Rendered 0 build(s).*(2 unchanged build(s) skipped" "$work/out2" || fail "second night rendered builds again"
+
+# A retention policy reaches the site: the older build's pages go, the index keeps it.
+night --build-id 2.11.0-20261122 --max-builds 1 >"$work/out5" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$work/out5"; fail "night with --max-builds 1: exit $rc, want 1"; }
+[ ! -e "$work/public/builds/2.11.0-20261121" ] || fail "--max-builds 1 kept builds/2.11.0-20261121"
+[ -s "$work/public/builds/2.11.0-20261122/index.html" ] || fail "--max-builds 1 deleted the newest build"
+grep -q "| 2.11.0-20261121 (pruned) |" "$work/public/index.md" || fail "index does not list the pruned build"
 
 # The first build in a results tree has nothing to compare with.
 mkdir -p "$work/first" && cp -r "$work/results/2.11.0-20261121" "$work/first/"

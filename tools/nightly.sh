@@ -33,6 +33,9 @@ Usage: tools/nightly.sh [--build-id ID] [options]
   --collect-arg ARG    extra argument for `torchgauge-collect run`, repeatable
   --skip-collect       reuse results already collected for this build
   --skip-site          do not run `torchgauge-report build`
+  --max-builds N, --since YYYY-MM-DD
+                       the site's retention policy, passed to `torchgauge-report build`:
+                       older builds' pages are deleted, their history kept (pass it every night)
   --open-issue REPO    open the issue with `gh issue create -R REPO` when something regressed
   -h, --help
 USAGE
@@ -44,7 +47,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_id="" results="results" site="public" site_url="" suite="smoke" config="" bin_dir=""
 processes=5 base="" issue_dir="" open_issue=""
 skip_collect=0 skip_site=0
-compare_args=() collect_args=()
+compare_args=() collect_args=() site_args=()
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -58,6 +61,7 @@ while [[ $# -gt 0 ]]; do
     --bin-dir) bin_dir="${2:?}"; shift 2 ;;
     --base) base="${2:?}"; shift 2 ;;
     --window|--persist|--threshold|--threshold-for|--alpha) compare_args+=("$1" "${2:?}"); shift 2 ;;
+    --max-builds|--since) site_args+=("$1" "${2:?}"); shift 2 ;;
     --issue-dir) issue_dir="${2:?}"; shift 2 ;;
     --collect-arg) collect_args+=("${2:?}"); shift 2 ;;
     --skip-collect) skip_collect=1; shift ;;
@@ -106,7 +110,7 @@ fi
 if [[ $skip_site -eq 0 ]]; then
   step "rendering $site (build $build_id and anything changed)"
   "$report" build --results "$results" --out "$site" \
-      ${site_url:+--site-url "$site_url"} || die "torchgauge-report build failed (exit $?)"
+      ${site_url:+--site-url "$site_url"} ${site_args[@]+"${site_args[@]}"} || die "torchgauge-report build failed (exit $?)"
 fi
 
 # 3. Compare with the previous build (the first build has nothing to compare with).
