@@ -73,9 +73,6 @@ std::map<std::string, std::string> Published(const fs::path& root) {
 // Every relative link of the site's pages (href/src in .html, link targets
 // in .md) whose file is missing, as "page -> link". SVGs are left out: these
 // sites are rendered with --no-svg, which leaves them unmade by design.
-// builds/<id>/index.html's "summary.html" is a known dead link of every
-// site, with or without a policy (HtmlLinks turns the link to summary.md,
-// which has no HTML twin, into one); it is not this feature's to fix here.
 std::vector<std::string> DeadLinks(const fs::path& site) {
   static const std::regex html_link(R"re((?:href|src)="([^"]*)")re"), md_link(R"(\]\(([^)\s]+)\))");
   std::vector<std::string> dead;
@@ -92,7 +89,6 @@ std::vector<std::string> DeadLinks(const fs::path& site) {
       }
       link = link.substr(0, link.find_first_of("#?"));
       if (link.empty() || link.ends_with(".svg")) continue;
-      if (ext == ".html" && link == "summary.html" && e.path().filename() == "index.html") continue;
       if (!fs::exists(e.path().parent_path() / link)) {
         dead.push_back(fs::relative(e.path(), site).generic_string() + " -> " + link);
       }

@@ -1,4 +1,5 @@
 #include "reporter/site_paths.h"
+#include "reporter/site_render.h"
 
 #include <doctest/doctest.h>
 
@@ -53,4 +54,12 @@ TEST_CASE("SiteUrl puts a target under a public URL or a relative root") {
   // From the compare page to a model page of its build, as the site's compare report links.
   CHECK(SiteUrl(RootHref({Kind::kComparePage, "b1", "", "html"}), model) == "../../builds/b1/models/resnet50.html");
   CHECK_THROWS_AS(SiteUrl("https://x.example", {Kind::kModelPage, "b1", "../m", "html"}), std::invalid_argument);
+}
+
+TEST_CASE("HtmlLinks leads .md links to their HTML twins, except summary.md, which has none") {
+  CHECK(HtmlLinks(R"(<a href="compare.md">c</a>)") == R"(<a href="compare.html">c</a>)");
+  CHECK(HtmlLinks(R"(<a href="../../index.md#x">i</a>)") == R"(<a href="../../index.html#x">i</a>)");
+  CHECK(HtmlLinks(R"(<a href="summary.md">s</a>)") == R"(<a href="summary.md">s</a>)");
+  CHECK(HtmlLinks(R"(<a href="../b/summary.md">s</a>)") == R"(<a href="../b/summary.md">s</a>)");
+  CHECK(HtmlLinks(R"(<a href="https://x/a.md">e</a>)") == R"(<a href="https://x/a.md">e</a>)");
 }

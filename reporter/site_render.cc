@@ -83,6 +83,10 @@ void Renderer::Page(SiteWriter& w, PageKind kind, mu::data& data, const Target& 
 std::string Renderer::Markdown(PageKind kind, mu::data& data) { return impl_->Body(kind, data, false); }
 
 std::string HtmlLinks(const std::string& body) {
+  // summary.md is Markdown for pasting into an issue and has no HTML twin:
+  // its link stays as it is.
+  const std::string summary = SitePath({Kind::kBuildSummary, "b", "", ""});
+  const std::string no_twin = summary.substr(summary.rfind('/') + 1);
   std::string out;
   out.reserve(body.size());
   const std::string open = "href=\"";
@@ -96,7 +100,9 @@ std::string HtmlLinks(const std::string& body) {
     std::string url = body.substr(start, end - start);
     size_t hash = url.find('#');
     std::string path = url.substr(0, hash);
-    if (url.find(':') == std::string::npos && path.size() > 3 && path.compare(path.size() - 3, 3, ".md") == 0) {
+    const std::string file = path.substr(path.rfind('/') + 1);
+    if (url.find(':') == std::string::npos && path.size() > 3 && path.compare(path.size() - 3, 3, ".md") == 0 &&
+        file != no_twin) {
       url = path.substr(0, path.size() - 3) + ".html" + (hash == std::string::npos ? "" : url.substr(hash));
     }
     out.append(body, pos, start - pos);
