@@ -17,36 +17,14 @@
 #include "reporter/fixtures.h"
 #include "reporter/regressions_page.h"
 #include "reporter/site.h"
+#include "reporter/site_test_support.h"
 
 namespace fs = std::filesystem;
 using namespace torchgauge;
 using namespace torchgauge::reporter;
+using namespace torchgauge::reporter::test;
 
 namespace {
-fs::path Fresh(const std::string& name) {
-  fs::path p = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-SiteOptions SiteFor(const fs::path& results, const fs::path& out) {
-  SiteOptions o;
-  o.results = results;
-  o.out = out;
-  o.templates = fs::path(TORCHGAUGE_SOURCE_DIR) / "templates";
-  o.static_dir = fs::path(TORCHGAUGE_SOURCE_DIR) / "site";
-  o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
-  o.python = TORCHGAUGE_PYTHON;
-  o.svg = false;
-  o.threads = 2;
-  return o;
-}
 FixtureSpec Planted(int builds) {
   FixtureSpec spec;
   spec.builds = builds;
@@ -83,17 +61,17 @@ std::string ParseFeed(const fs::path& feed, const fs::path& work) {
   const std::string cmd = std::string(TORCHGAUGE_PYTHON) + " " + script.string() + " " + feed.string() + " >" +
                           out.string() + " 2>&1";
   CHECK(std::system(cmd.c_str()) == 0);
-  return Slurp(out);
+  return ReadText(out);
 }
 }  // namespace
 
 TEST_CASE("regressions page: the planted step stays open, the planted spike recovers, as compare counts them") {
-  fs::path root = Fresh("regressions_page");
+  fs::path root = ScratchDir("regressions_page");
   const FixtureSpec spec = Planted(3);
   GenerateFixtureTree(root / "results", spec);
-  BuildSite(SiteFor(root / "results", root / "site"));
+  BuildSite(TestSiteOptions(root / "results", root / "site"));
   const std::string b1 = FixtureBuildId(spec, 1), b2 = FixtureBuildId(spec, 2);
-  const std::string page = Slurp(root / "site" / "regressions.md");
+  const std::string page = ReadText(root / "site" / "regressions.md");
   const std::string step = RowOf(page, b1, "hf\\_bert"), spike = RowOf(page, b1, "dlrm");
   INFO(page);
   REQUIRE(!step.empty());
@@ -118,13 +96,13 @@ TEST_CASE("regressions page: the planted step stays open, the planted spike reco
   CHECK(regressions == 4);  // time and throughput of both planted runs
   CHECK(page.find("4 in all, 2 open, 2 recovered, 0 persisting") != std::string::npos);
   // The HTML table carries what the filters read.
-  const std::string html = Slurp(root / "site" / "regressions.html");
+  const std::string html = ReadText(root / "site" / "regressions.html");
   CHECK(html.find("data-platform=\"" + kGpu + "\" data-domain=\"nlp\" data-state=\"open\"") != std::string::npos);
   CHECK(html.find("data-domain=\"recommendation\" data-state=\"recovered\"") != std::string::npos);
   CHECK(html.find("<select data-filter=\"state\">") != std::string::npos);
   // The index and the build pages link the page and the feed.
   for (const fs::path& p : {root / "site" / "index.md", root / "site" / "builds" / b2 / "index.md"}) {
-    const std::string text = Slurp(p);
+    const std::string text = ReadText(p);
     CHECK(text.find("regressions.md)") != std::string::npos);
     CHECK(text.find("regressions.atom)") != std::string::npos);
     CHECK(text.find("models.md)") != std::string::npos);
@@ -132,13 +110,13 @@ TEST_CASE("regressions page: the planted step stays open, the planted spike reco
 }
 
 TEST_CASE("regressions page: with --compare-persist 2 the step is persisting and the spike recovers later") {
-  fs::path root = Fresh("regressions_persist");
+  fs::path root = ScratchDir("regressions_persist");
   const FixtureSpec spec = Planted(4);
   GenerateFixtureTree(root / "results", spec);
-  SiteOptions o = SiteFor(root / "results", root / "site");
+  SiteOptions o = TestSiteOptions(root / "results", root / "site");
   o.compare_options.persist = 2;
   BuildSite(o);
-  const std::string page = Slurp(root / "site" / "regressions.md");
+  const std::string page = ReadText(root / "site" / "regressions.md");
   INFO(page);
   const std::string b1 = FixtureBuildId(spec, 1);
   CHECK(RowOf(page, b1, "hf\\_bert").ends_with("| persisting (confirmed in " + FixtureBuildId(spec, 2) + ") |"));
@@ -149,14 +127,14 @@ TEST_CASE("regressions page: with --compare-persist 2 the step is persisting and
 }
 
 TEST_CASE("regressions feed: valid Atom 1.0; a new build updates old entries without re-rendering their builds") {
-  fs::path root = Fresh("regressions_feed");
+  fs::path root = ScratchDir("regressions_feed");
   // Two builds first: both planted regressions are open.
   GenerateFixtureTree(root / "results", Planted(2));
   const fs::path site = root / "site";
-  BuildSite(SiteFor(root / "results", site));
-  const std::string feed1 = Slurp(site / "regressions.atom");
+  BuildSite(TestSiteOptions(root / "results", site));
+  const std::string feed1 = ReadText(site / "regressions.atom");
   const std::string b0 = FixtureBuildId(Planted(3), 0), b1 = FixtureBuildId(Planted(3), 1);
-  const std::string cache1 = Slurp(site / "builds" / b1 / "data" / "regressions.json");
+  const std::string cache1 = ReadText(site / "builds" / b1 / "data" / "regressions.json");
   CHECK(feed1.find("<category term=\"recovered\"/>") == std::string::npos);
   // The third build arrives (the generator's builds do not depend on how
   // many follow them).
@@ -164,18 +142,18 @@ TEST_CASE("regressions feed: valid Atom 1.0; a new build updates old entries wit
   GenerateFixtureTree(more, Planted(3));
   const std::string b2 = FixtureBuildId(Planted(3), 2);
   fs::copy(more / b2, root / "results" / b2, fs::copy_options::recursive);
-  SiteReport r = BuildSite(SiteFor(root / "results", site));
+  SiteReport r = BuildSite(TestSiteOptions(root / "results", site));
   CHECK(r.builds_rendered == 1);
   CHECK(r.builds_unchanged == 2);
-  CHECK(Slurp(site / "builds" / b1 / "data" / "regressions.json") == cache1);
-  const std::string feed2 = Slurp(site / "regressions.atom");
+  CHECK(ReadText(site / "builds" / b1 / "data" / "regressions.json") == cache1);
+  const std::string feed2 = ReadText(site / "regressions.atom");
   CHECK(feed2.find("<category term=\"recovered\"/>") != std::string::npos);
-  CHECK(RowOf(Slurp(site / "regressions.md"), b1, "dlrm").ends_with("| recovered in " + b2 + " |"));
+  CHECK(RowOf(ReadText(site / "regressions.md"), b1, "dlrm").ends_with("| recovered in " + b2 + " |"));
   // Re-rendering everything changes no byte of the feed: no render time in it.
-  SiteOptions force = SiteFor(root / "results", site);
+  SiteOptions force = TestSiteOptions(root / "results", site);
   force.force = true;
   BuildSite(force);
-  CHECK(Slurp(site / "regressions.atom") == feed2);
+  CHECK(ReadText(site / "regressions.atom") == feed2);
   (void)b0;
   if (!HavePython("feedparser")) {
     MESSAGE("skipped the feedparser check: no python with feedparser (set TORCHGAUGE_PYTHON)");
@@ -199,11 +177,11 @@ TEST_CASE("regressions feed: valid Atom 1.0; a new build updates old entries wit
 }
 
 TEST_CASE("model grid: every model of the newest build on every platform, with its history and change") {
-  fs::path root = Fresh("model_grid");
+  fs::path root = ScratchDir("model_grid");
   const FixtureSpec spec = Planted(3);
   GenerateFixtureTree(root / "results", spec);
-  BuildSite(SiteFor(root / "results", root / "site"));
-  const std::string md = Slurp(root / "site" / "models.md"), html = Slurp(root / "site" / "models.html");
+  BuildSite(TestSiteOptions(root / "results", root / "site"));
+  const std::string md = ReadText(root / "site" / "models.md"), html = ReadText(root / "site" / "models.html");
   const std::string last = FixtureBuildId(spec, 2);
   INFO(md);
   CHECK(md.find("| Model | Domain | cpu-x86\\_64-2c | " + kGpu + " |") != std::string::npos);

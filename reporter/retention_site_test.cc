@@ -15,38 +15,16 @@
 
 #include "reporter/fixtures.h"
 #include "reporter/site.h"
+#include "reporter/site_test_support.h"
 #include "reporter/site_paths.h"
 #include "reporter/site_retention.h"
 
 namespace fs = std::filesystem;
 using namespace torchgauge;
 using namespace torchgauge::reporter;
+using namespace torchgauge::reporter::test;
 
 namespace {
-fs::path Scratch(const std::string& name) {
-  fs::path p = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / name;
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
-std::string Text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-SiteOptions Site(const fs::path& results, const fs::path& out) {
-  SiteOptions o;
-  o.results = results;
-  o.out = out;
-  o.templates = fs::path(TORCHGAUGE_SOURCE_DIR) / "templates";
-  o.static_dir = fs::path(TORCHGAUGE_SOURCE_DIR) / "site";
-  o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
-  o.python = TORCHGAUGE_PYTHON;
-  o.svg = false;
-  o.threads = 2;
-  return o;
-}
 // 6 daily builds from 2026-01-01, with a regression planted in build 2 (one
 // the policies below prune) so the regressions history has pruned rows.
 FixtureSpec SixBuilds() {
@@ -65,7 +43,7 @@ std::map<std::string, std::string> Published(const fs::path& root) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     const std::string rel = fs::relative(e.path(), root).generic_string();
-    if (e.is_regular_file() && !rel.starts_with(".torchgauge/")) out[rel] = Text(e.path());
+    if (e.is_regular_file() && !rel.starts_with(".torchgauge/")) out[rel] = ReadText(e.path());
   }
   return out;
 }
@@ -79,7 +57,7 @@ std::vector<std::string> DeadLinks(const fs::path& site) {
   for (const auto& e : fs::recursive_directory_iterator(site)) {
     const std::string ext = e.path().extension().string();
     if (!e.is_regular_file() || (ext != ".html" && ext != ".md")) continue;
-    const std::string text = Text(e.path());
+    const std::string text = ReadText(e.path());
     const std::regex& re = ext == ".html" ? html_link : md_link;
     for (std::sregex_iterator it(text.begin(), text.end(), re), end; it != end; ++it) {
       std::string link = (*it)[1].str();
@@ -104,12 +82,12 @@ std::string TrendData(const fs::path& site, int newest) {
   for (const auto& e : fs::directory_iterator(figures)) {
     const std::string name = e.path().filename().string();
     if (name.find(".trend.") == std::string::npos || !name.ends_with(".vl.json")) continue;
-    const std::string spec = Text(e.path());
+    const std::string spec = ReadText(e.path());
     all += spec;
     static const std::regex url(R"re("url"\s*:\s*"([^"]+)")re");
     for (std::sregex_iterator it(spec.begin(), spec.end(), url), end; it != end; ++it) {
       const fs::path data = figures / (*it)[1].str();
-      if (fs::exists(data)) all += Text(data);
+      if (fs::exists(data)) all += ReadText(data);
     }
   }
   return all;
@@ -126,13 +104,13 @@ std::string ErrorOf(const SiteOptions& o) {
 }  // namespace
 
 TEST_CASE("retention: --max-builds 3 of 6 deletes the 3 oldest snapshots and keeps the whole history") {
-  const fs::path root = Scratch("retention_max");
+  const fs::path root = ScratchDir("retention_max");
   GenerateFixtureTree(root / "results", SixBuilds());
   const fs::path site = root / "site";
-  BuildSite(Site(root / "results", site));
+  BuildSite(TestSiteOptions(root / "results", site));
   for (int i = 0; i < 6; ++i) REQUIRE(fs::is_directory(BuildDir(site, i)));
 
-  SiteOptions o = Site(root / "results", site);
+  SiteOptions o = TestSiteOptions(root / "results", site);
   o.max_builds = 3;
   const SiteReport r = BuildSite(o);
   CHECK(r.builds_pruned == 3);
@@ -147,7 +125,7 @@ TEST_CASE("retention: --max-builds 3 of 6 deletes the 3 oldest snapshots and kee
   }
   for (int i = 3; i < 6; ++i) CHECK(fs::is_regular_file(site / SitePath({Kind::kBuildPage, Id(i), "", "html"})));
 
-  const std::string index = Text(site / "index.md");
+  const std::string index = ReadText(site / "index.md");
   for (int i = 0; i < 6; ++i) CHECK(index.find(Id(i)) != std::string::npos);
   for (int i = 0; i < 3; ++i) {
     CHECK(index.find("| " + Id(i) + " (pruned) |") != std::string::npos);
@@ -156,7 +134,7 @@ TEST_CASE("retention: --max-builds 3 of 6 deletes the 3 oldest snapshots and kee
   CHECK(index.find("[" + Id(3) + "](builds/" + Id(3) + "/index.md)") != std::string::npos);
   CHECK(index.find("Retention policy `--max-builds 3`: the pages of the 3 builds " + Id(0) + " to " + Id(2) +
                    " were pruned") != std::string::npos);
-  CHECK(Text(site / "index.html").find("Retention policy") != std::string::npos);
+  CHECK(ReadText(site / "index.html").find("Retention policy") != std::string::npos);
 
   // The newest build's trends still reach back to the oldest build.
   const std::string trend = TrendData(site, 5);
@@ -164,10 +142,10 @@ TEST_CASE("retention: --max-builds 3 of 6 deletes the 3 oldest snapshots and kee
   CHECK(trend.find(Id(0)) != std::string::npos);
 
   // The regressions history keeps the pruned build's regression, unlinked.
-  const std::string regressions = Text(site / "regressions.md");
+  const std::string regressions = ReadText(site / "regressions.md");
   CHECK(regressions.find("| " + Id(2) + " (pruned) |") != std::string::npos);
-  CHECK(Text(site / "regressions.html").find("<td>" + Id(2) + " (pruned)</td>") != std::string::npos);
-  const std::string atom = Text(site / "regressions.atom");
+  CHECK(ReadText(site / "regressions.html").find("<td>" + Id(2) + " (pruned)</td>") != std::string::npos);
+  const std::string atom = ReadText(site / "regressions.atom");
   CHECK(atom.find("builds/" + Id(2) + "/") == std::string::npos);
   CHECK(atom.find("href=\"regressions.html#") != std::string::npos);
 
@@ -204,15 +182,15 @@ TEST_CASE("retention: --max-builds 3 of 6 deletes the 3 oldest snapshots and kee
 }
 
 TEST_CASE("retention: --since keeps the builds started on or after the date, and the newest always") {
-  const fs::path root = Scratch("retention_since");
+  const fs::path root = ScratchDir("retention_since");
   GenerateFixtureTree(root / "results", SixBuilds());
-  SiteOptions o = Site(root / "results", root / "site");
+  SiteOptions o = TestSiteOptions(root / "results", root / "site");
   o.since = "2026-01-04";  // builds 3, 4 and 5 started that day or later
   const SiteReport r = BuildSite(o);
   CHECK(r.builds_pruned == 3);
   for (int i = 0; i < 3; ++i) CHECK_FALSE(fs::exists(BuildDir(o.out, i)));
   for (int i = 3; i < 6; ++i) CHECK(fs::is_directory(BuildDir(o.out, i)));
-  const std::string index = Text(o.out / "index.md");
+  const std::string index = ReadText(o.out / "index.md");
   CHECK(index.find("Retention policy `--since 2026-01-04`: the pages of the 3 builds " + Id(0) + " to " + Id(2)) !=
         std::string::npos);
   CHECK(DeadLinks(o.out).empty());
@@ -221,7 +199,7 @@ TEST_CASE("retention: --since keeps the builds started on or after the date, and
   // Both options: a build is kept only when both keep it.
   o.max_builds = 2;
   CHECK(BuildSite(o).builds_pruned == 4);
-  CHECK(Text(o.out / "index.md").find("`--max-builds 2 --since 2026-01-04`: the pages of the 4 builds") !=
+  CHECK(ReadText(o.out / "index.md").find("`--max-builds 2 --since 2026-01-04`: the pages of the 4 builds") !=
         std::string::npos);
 
   // A date after every build still keeps the newest build's pages.
@@ -234,17 +212,17 @@ TEST_CASE("retention: --since keeps the builds started on or after the date, and
   // A policy that prunes nothing says so.
   o.since = "2025-12-31";
   CHECK(BuildSite(o).builds_pruned == 0);
-  CHECK(Text(o.out / "index.md").find("Retention policy `--since 2025-12-31`: no build pruned yet.") !=
+  CHECK(ReadText(o.out / "index.md").find("Retention policy `--since 2025-12-31`: no build pruned yet.") !=
         std::string::npos);
   for (int i = 0; i < 6; ++i) CHECK(fs::is_directory(BuildDir(o.out, i)));
 }
 
 TEST_CASE("retention: bad values and rendering a pruned build are refused, naming the option") {
-  const fs::path root = Scratch("retention_bad");
+  const fs::path root = ScratchDir("retention_bad");
   FixtureSpec spec = SixBuilds();
   spec.builds = 3;
   GenerateFixtureTree(root / "results", spec);
-  SiteOptions o = Site(root / "results", root / "site");
+  SiteOptions o = TestSiteOptions(root / "results", root / "site");
   for (int n : {0, -2}) {
     o.max_builds = n;
     CHECK(ErrorOf(o).find("--max-builds " + std::to_string(n) + ": must be at least 1") != std::string::npos);

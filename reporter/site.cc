@@ -100,7 +100,7 @@ class SiteRender {
   std::optional<BuildSummary> CachedSummary(const BuildRef& ref) const;
   std::optional<BuildChanges> CachedChanges(const BuildRef& ref) const;
   BuildSummary Summary(size_t i, const BuildResults& b, const BuildView& view, std::optional<core::Comparison>* cmp);
-  void AddPublished(size_t i);
+  bool AddPublished(size_t i);
   void AddFromResults(size_t i);
   void CheckPrunedSelection() const;
   void AddPruned(size_t i, ChangeDetector& changes, bool full);
@@ -182,16 +182,18 @@ BuildSummary SiteRender::Summary(size_t i, const BuildResults& b, const BuildVie
 }
 
 // A build not selected for rendering: its cached summary for the index and
-// the trends, else its summary from the results. Its files are left alone.
-void SiteRender::AddPublished(size_t i) {
+// the trends, else its summary from the results (then true). Its files are
+// left alone.
+bool SiteRender::AddPublished(size_t i) {
   auto s = CachedSummary(refs_[i]);
   auto c = CachedChanges(refs_[i]);
   if (s && c) {
     history_.push_back(std::move(*s));
     changes_.push_back(std::move(*c));
-    return;
+    return false;
   }
   AddFromResults(i);
+  return true;
 }
 
 // A build's summary and changes from its results, as when it is rendered.
@@ -234,17 +236,14 @@ void SiteRender::AddPruned(size_t i, ChangeDetector& changes, bool full) {
     changes_.push_back(std::move(record->second));
   } else {
     const size_t before = history_.size();
-    std::optional<BuildSummary> s;
-    std::optional<BuildChanges> c;
-    if (!o_.force && (!full || changes.Unchanged(ref.id, fp))) s = CachedSummary(ref);
-    if (s) c = CachedChanges(ref);
-    if (s && c) {
-      history_.push_back(std::move(*s));
-      changes_.push_back(std::move(*c));
+    const bool cache_current = !o_.force && (!full || changes.Unchanged(ref.id, fp));
+    bool reloaded = true;
+    if (cache_current) {
+      reloaded = AddPublished(i);
     } else {
       AddFromResults(i);
-      report_.pruned_reloaded++;
     }
+    if (reloaded) report_.pruned_reloaded++;
     if (history_.size() > before) store.Save(history_.back(), changes_.back(), fp);
   }
   report_.builds_pruned++;
