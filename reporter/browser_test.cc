@@ -87,6 +87,10 @@ PageResult Load(const std::string& url, const fs::path& work, const std::string&
   MESSAGE("screenshot: " << shot.string());
   return {Read(dom), Read(log)};
 }
+// Whether the site's history files name `build` (they were appended to).
+bool ReadHistoryMentions(const fs::path& site, const std::string& build) {
+  return Read(site / "history" / "builds.js").find(build) != std::string::npos;
+}
 // Console messages (including uncaught exceptions) appear in Chromium's log
 // as "CONSOLE" lines; the pages are expected to log nothing at all.
 std::string ConsoleLines(const std::string& log) {
@@ -132,7 +136,7 @@ TEST_CASE("browser: charts render in headless Chromium with no console output") 
     size_t min_charts;
   };
   for (const Case& c : {Case{"index", "index.html", 1}, Case{"build", "builds/" + build + "/index.html", 3},
-                        Case{"model", "builds/" + build + "/models/resnet50.html", 2}}) {
+                        Case{"model", "models/resnet50.html#build=" + build, 3}}) {
     SUBCASE(c.name.c_str()) {
       PageResult r = Load(server.url() + c.path, work, c.name);
       size_t containers = Count(r.dom, "class=\"vega-chart");
@@ -143,7 +147,14 @@ TEST_CASE("browser: charts render in headless Chromium with no console output") 
       CHECK(r.dom.find("Chart failed") == std::string::npos);
       // Vega cuts a label that outgrows its limit to "…"; none may be cut.
       CHECK(r.dom.find("\xE2\x80\xA6</text>") == std::string::npos);
-      if (c.name == "model") CHECK(r.dom.find("Log scale") != std::string::npos);  // the toggles are bound
+      if (c.name == "model") {
+        CHECK(r.dom.find("Log scale") != std::string::npos);  // the toggles are bound
+        // The build's detail, loaded from builds/<id>/data/models.js: a
+        // section per platform with its runs.
+        CHECK(r.dom.find("Platform cpu-x86_64-2c (") != std::string::npos);
+        CHECK(r.dom.find("<th>Median (ms)</th>") != std::string::npos);
+        CHECK(r.dom.find("image classification") != std::string::npos);  // resnet50's task
+      }
       if (c.name == "build") {
         CHECK(Count(r.dom, "mark-rect") >= 2);  // Figures 1 and 2 bars
         CHECK(r.dom.find("Paper: A100 GPU active") != std::string::npos);
@@ -235,9 +246,101 @@ TEST_CASE("browser: the regressions page and the model grid, from serve and from
       MESSAGE("skipped: no vega bundle (vl-convert-python not available to " << o.python << ")");
       return;
     }
-    PageResult r = Load(file + "builds/" + FixtureBuildId(spec, 2) + "/models/hf_bert.html", work, "model-file", false);
+    PageResult r = Load(file + "models/hf_bert.html#build=" + FixtureBuildId(spec, 2), work, "model-file", false);
     CHECK(Count(r.dom, "class=\"marks\"") == Count(r.dom, "class=\"vega-chart"));
+    CHECK(Count(r.dom, "class=\"marks\"") == 3);  // the trend and both platforms' samples
+    CHECK(r.dom.find("Platform " + gpu + " (") != std::string::npos);  // the detail loaded from file://
     CHECK(r.dom.find("\xE2\x80\xA6</text>") == std::string::npos);
     CHECK_MESSAGE(ConsoleLines(r.log).empty(), ConsoleLines(r.log));
   }
+}
+
+namespace {
+// The build ids the model page's trend charted (its data-builds attribute).
+std::string ChartedBuilds(const std::string& dom) {
+  const std::string key = "data-source=\"trend\"";
+  const size_t at = dom.find(key);
+  if (at == std::string::npos) return "(no trend chart)";
+  const size_t tag_end = dom.find('>', at);
+  const size_t attr = dom.find("data-builds=\"", at);
+  if (attr == std::string::npos || attr > tag_end) return "(no data-builds)";
+  const size_t start = attr + 13;
+  return dom.substr(start, dom.find('"', start) - start);
+}
+}  // namespace
+
+// The snapshot-immutability test: the model page's view of build k shows
+// the builds up to k only, and the same ones, after 10 later builds have
+// appended to the shared history files.
+TEST_CASE("browser: a published build's model view keeps showing builds <= k after 10 more builds") {
+  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
+    MESSAGE("skipped: chromium not installed");
+    return;
+  }
+  fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_immutable";
+  fs::remove_all(work);
+  FixtureSpec spec;
+  spec.builds = 13;
+  spec.models = 3;
+  spec.configs = 2;
+  GenerateFixtureTree(work / "all", spec);
+  const int k = 2;
+  auto add_builds = [&](int from, int to) {
+    for (int i = from; i < to; ++i) {
+      fs::create_directories(work / "results");
+      fs::copy(work / "all" / FixtureBuildId(spec, i), work / "results" / FixtureBuildId(spec, i),
+               fs::copy_options::recursive);
+    }
+  };
+  SiteOptions o;
+  o.results = work / "results";
+  o.out = work / "site";
+  o.templates = fs::path(TORCHGAUGE_SOURCE_DIR) / "templates";
+  o.static_dir = fs::path(TORCHGAUGE_SOURCE_DIR) / "site";
+  o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
+  o.python = TORCHGAUGE_PYTHON;
+  o.svg = false;
+  add_builds(0, k + 1);
+  BuildSite(o);
+  if (!fs::exists(o.out / "assets" / "vega-bundle.js")) {
+    MESSAGE("skipped: no vega bundle (vl-convert-python not available to " << o.python << ")");
+    return;
+  }
+  const std::string page = "file://" + fs::absolute(o.out).lexically_normal().string() + "/models/resnet50.html#build=" +
+                           FixtureBuildId(spec, k);
+  std::string want;
+  for (int i = 0; i <= k; ++i) want += (i ? " " : "") + FixtureBuildId(spec, i);
+  const PageResult before = Load(page, work, "immutable-before", false);
+  CHECK(ChartedBuilds(before.dom) == want);
+
+  add_builds(k + 1, k + 11);  // 10 more builds append to history/*.js
+  const SiteReport r = BuildSite(o);
+  CHECK(r.builds_rendered == 10);
+  CHECK(ReadHistoryMentions(o.out, FixtureBuildId(spec, k + 10)));
+  const PageResult after = Load(page, work, "immutable-after", false);
+  CHECK(ChartedBuilds(after.dom) == want);
+  // Nothing of a later build on the page: not in the chart's marks, not in the detail.
+  for (int i = k + 1; i <= k + 10; ++i) {
+    INFO("later build " << FixtureBuildId(spec, i));
+    const size_t main_start = after.dom.find("<main>");
+    const std::string body = after.dom.substr(main_start == std::string::npos ? 0 : main_start);
+    // The build picker lists every build; the chart and the detail must not.
+    const std::string picker_free = body.substr(body.find("</select>") == std::string::npos ? 0 : body.find("</select>"));
+    CHECK(picker_free.find(FixtureBuildId(spec, i)) == std::string::npos);
+  }
+  CHECK(after.dom.find("build " + FixtureBuildId(spec, k)) != std::string::npos);  // the detail is build k's
+  // What Vega drew: every time axis of the trend ends at build k's day.
+  const std::string id = FixtureBuildId(spec, k), day = id.substr(id.size() - 8, 4) + "-" +
+                                                         id.substr(id.size() - 4, 2) + "-" + id.substr(id.size() - 2);
+  const std::string axis = "for a utc scale with values from ";
+  int axes = 0;
+  for (size_t at = 0; (at = after.dom.find(axis, at)) != std::string::npos; ++at, ++axes) {
+    const size_t to = after.dom.find(" to ", at + axis.size()) + 4;
+    CHECK(after.dom.substr(to, 10) <= day);
+  }
+  CHECK(axes > 0);
+  // The newest build's view reaches the newest build.
+  const PageResult newest = Load(page.substr(0, page.find('#')), work, "immutable-newest", false);
+  CHECK(ChartedBuilds(newest.dom).ends_with(FixtureBuildId(spec, k + 10)));
+  for (const auto* p : {&before, &after, &newest}) CHECK_MESSAGE(ConsoleLines(p->log).empty(), ConsoleLines(p->log));
 }

@@ -161,7 +161,7 @@ void SetRuns(mu::data& pd, const std::string& build, const PlatformView& p, cons
              const std::string& base) {
   mu::data runs = List();
   for (const auto* r : p.runs) {
-    std::string href = base + Href(page, {Kind::kModelPage, build, r->model.id, page.ext});
+    std::string href = base + Href(page, {Kind::kModelPage, build, r->model.id, "html"});
     mu::data row = RunRow(*r, href);
     SetPeakShare(row, *r, *p.manifest);
     Append(runs, std::move(row));
@@ -300,11 +300,10 @@ mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::C
   for (const auto& m : v.models) {
     mu::data md;
     Set(md, "id", m);
-    Set(md, "href", base + Href(page, {Kind::kModelPage, v.id, m, page.ext}));
+    Set(md, "href", base + Href(page, {Kind::kModelPage, v.id, m, "html"}));
     Append(models, std::move(md));
   }
   Set(d, "models", std::move(models));
-  Set(d, "runs_json", base + Href(page, {Kind::kData, v.id, "runs", ""}));
   Set(d, "has_paper_kit", paper_kit);
   if (paper_kit) Set(d, "paper_kit_zip", base + Href(page, {Kind::kPaperKit, v.id, "", ""}));
   return d;
@@ -332,7 +331,7 @@ mu::data ChangeRows(const core::Comparison& c, const std::vector<Flag>& regs, co
       Set(r, "kind", list == &regs ? std::string("regression") : std::string("improvement"));
       Set(r, "platform", f.p->platform_id);
       Set(r, "model", ch.key.model);
-      Set(r, "model_href", base + Href(page, {Kind::kModelPage, build, ch.key.model, page.ext}));
+      Set(r, "model_href", base + Href(page, {Kind::kModelPage, build, ch.key.model, "html"}));
       Set(r, "config", KeyConfig(ch.key));
       Set(r, "metric", std::string(core::MetricName(ch.metric)));
       Set(r, "base", MetricValue(ch.metric, ch.base_value));

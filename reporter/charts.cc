@@ -25,6 +25,31 @@ json Base(const std::string& title) {
           {"background", "white"}};
 }
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
+
+// Sets the spec's data to `rows` (objects with the same fields), stored by
+// column: one object of parallel arrays, flattened back into rows by the
+// spec's first transform. A field's name is written once, not once per row,
+// which halves a chart of many marks (every build page inlines its figures).
+void SetRows(json& spec, json rows) {
+  if (rows.empty()) {
+    spec["data"] = {{"values", std::move(rows)}};
+    return;
+  }
+  json columns = json::object(), fields = json::array();
+  for (const auto& [field, value] : rows.front().items()) {
+    columns[field] = json::array();
+    fields.push_back(field);
+  }
+  for (auto& row : rows) {
+    for (auto& [field, value] : row.items()) columns[field].push_back(std::move(value));
+  }
+  spec["data"] = {{"values", json::array({std::move(columns)})}};
+  json transform = json::array({{{"flatten", std::move(fields)}}});
+  if (spec.contains("transform")) {
+    for (auto& t : spec["transform"]) transform.push_back(std::move(t));
+  }
+  spec["transform"] = std::move(transform);
+}
 }  // namespace
 
 namespace {
@@ -51,7 +76,7 @@ json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& ti
                         {"noise", b.noisy ? "noisy run" : "clean"}});
     }
   }
-  spec["data"] = {{"values", values}};
+  SetRows(spec, std::move(values));
   spec["width"] = 520;
   spec["height"] = {{"step", 14}};
   spec["mark"] = {{"type", "bar"}};
@@ -259,7 +284,7 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
             {"axis", {{"labelLimit", 0}}}};
   json x = {{"field", "ratio"}, {"type", "quantitative"}, {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
             {"title", "Backend / eager (< 1: the backend does better)"}};
-  spec["data"] = {{"values", values}};
+  SetRows(spec, std::move(values));
   spec["width"] = 520;
   spec["height"] = {{"step", 18}};
   spec["layer"] = {
@@ -355,7 +380,7 @@ json PlatformRatioChart(const PlatformRatios& p) {
   }
   layers.push_back({{"mark", {{"type", "rule"}, {"color", "#000000"}, {"strokeDash", {4, 3}}}},
                     {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}});
-  spec["data"] = {{"values", values}};
+  SetRows(spec, std::move(values));
   spec["width"] = 520;
   spec["height"] = {{"step", 11}};  // per mode within a model's row
   spec["layer"] = layers;

@@ -64,7 +64,7 @@ TEST_CASE("golden Markdown report") {
   CHECK(md == Slurp(expected));
   // What the golden file must show, stated outright.
   CHECK(md.rfind("# \\[TorchGauge\\] 3 regressions, 1 broken run in 2.11.0-20261122 vs 2.11.0-20261121", 0) == 0);
-  CHECK(md.find("[resnet50](https://torchgauge.example/site/builds/2.11.0-20261122/models/resnet50.html)") !=
+  CHECK(md.find("[resnet50](https://torchgauge.example/site/models/resnet50.html#build=2.11.0-20261122)") !=
         std::string::npos);
   CHECK(md.find("torchgauge-collect run --model '^resnet50$' --mode eval --precision fp32 --batch-size 8 "
                 "--device cpu") != std::string::npos);
@@ -121,7 +121,7 @@ TEST_CASE("JSON and HTML carry the same content, escaped") {
   const std::string html = Slurp(o.html);
   CHECK(html.find("<script>") == std::string::npos);
   CHECK(html.find("&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
-  CHECK(html.find("href=\"https://torchgauge.example/site/builds/2.11.0-20261122/models/resnet50.html\"") !=
+  CHECK(html.find("href=\"https://torchgauge.example/site/models/resnet50.html#build=2.11.0-20261122\"") !=
         std::string::npos);
   // A hostile site url is dropped rather than linked.
   core::CompareRequest req{kGolden / "results", std::nullopt, kNew, std::nullopt, {}};

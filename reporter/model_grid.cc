@@ -156,7 +156,7 @@ mu::data ModelGridPageData(const ModelGrid& g) {
   Set(d, "readers_js", Href(kGridHtml, {Kind::kAsset, "", "readers.js", ""}));
   Set(d, "has_rows", !g.rows.empty());
   Set(d, "build", g.build);
-  if (!g.build.empty()) Set(d, "build_href", Href(kGridMd, {Kind::kBuildPage, g.build, "", "md"}));
+  if (!g.build.empty()) Set(d, "build_href", Href(kGridMd, {Kind::kBuildPage, g.build, "", "html"}));
   std::string header = "| Model | Domain |", rule = "|---|---|";
   for (const auto& p : g.platforms) {
     header += " " + MarkdownEscape(p) + " |";
@@ -169,7 +169,7 @@ mu::data ModelGridPageData(const ModelGrid& g) {
     std::string line = "| " + MarkdownEscape(row.model) + " | " + MarkdownEscape(row.domain.empty() ? Dash() : row.domain) + " |";
     for (const auto& p : g.platforms) {
       auto it = row.cells.find(p);
-      const std::string href = Href(kGridMd, {Kind::kModelPage, g.build, row.model, "md"});
+      const std::string href = Href(kGridMd, {Kind::kModelPage, g.build, row.model, "html"});
       line += it == row.cells.end() ? " " + Dash() + " |"
                                     : " [" + Ms(it->second.median_ms) + " ms](" + href + ") " +
                                           MarkdownEscape(Change(it->second.change)) + " |";

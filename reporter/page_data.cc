@@ -128,140 +128,6 @@ std::vector<FlaggedChanges> Flagged(const core::Comparison& c) {
   return out;
 }
 
-// ---------------------------------------------------------------- model page
-
-namespace {
-
-// How a timed run was measured: its processes and samples, each process's
-// median, and the noise band those medians give the comparison.
-mu::data MeasurementRow(const core::RunResult& r) {
-  mu::data d;
-  Set(d, "config", ConfigLabel(r));
-  const int processes = r.settings ? r.settings->processes : 1;
-  Set(d, "processes", std::to_string(processes));
-  Set(d, "samples", std::to_string(r.timing->samples_ms.size()));
-  Set(d, "warmup", std::to_string(r.timing->warmup_iterations));
-  Set(d, "threads", r.settings && r.settings->threads > 0 ? std::to_string(r.settings->threads) : std::string("default"));
-  std::string medians;
-  for (double m : r.timing->process_medians_ms) medians += (medians.empty() ? "" : ", ") + Ms(m);
-  Set(d, "process_medians", medians.empty() ? Dash() : medians);
-  auto band = core::NoiseBandPercent(r.timing->process_medians_ms);
-  Set(d, "noise", band ? Num(*band, "%.1f") : Dash());
-  return d;
-}
-
-void SetIdentity(mu::data& d, const core::RunResult& r) {
-  Set(d, "paper_name", r.model.paper_name);
-  Set(d, "domain", r.model.domain);
-  Set(d, "task", r.model.task);
-  Set(d, "reference", r.model.reference);
-}
-
-// One platform's section of a model page: its runs, how they were measured,
-// their top kernels and the chart of their samples.
-mu::data ModelPlatformData(const PageContext& ctx, const BuildView& v, const PlatformView& p,
-                           const std::vector<const core::RunResult*>& runs, const Target& md) {
-  const std::string& model = runs.front()->model.id;
-  mu::data pd;
-  Set(pd, "id", p.id);
-  Set(pd, "device", p.manifest->device_name.empty() ? Dash() : p.manifest->device_name);
-  mu::data rows = List(), kernels = List(), measurement = List();
-  std::vector<SamplePoint> samples;
-  bool has_kernels = false;
-  for (const auto* r : runs) {
-    Append(rows, RunRow(*r, ""));
-    if (r->timing) {
-      Append(measurement, MeasurementRow(*r));
-      const std::string label = ConfigLabel(*r) + (NoisyVerdict(*r) ? " (noisy)" : "");
-      for (double s : r->timing->samples_ms) samples.push_back({label, s});
-    }
-    if (!r->gpu_breakdown) continue;
-    for (const auto& k : r->gpu_breakdown->top_kernels) {
-      mu::data kd;
-      Set(kd, "config", ConfigLabel(*r));
-      Set(kd, "name", k.name);
-      Set(kd, "total_ms", Ms(k.total_ms));
-      Set(kd, "count", std::to_string(k.count));
-      Append(kernels, std::move(kd));
-      has_kernels = true;
-    }
-  }
-  Set(pd, "runs", std::move(rows));
-  Set(pd, "has_measurement", !measurement.list_value().empty());
-  Set(pd, "measurement", std::move(measurement));
-  Set(pd, "kernels", std::move(kernels));
-  Set(pd, "has_kernels", has_kernels);
-  if (!samples.empty()) {
-    Set(pd, "samples", ctx.figures.Place(md, {Kind::kFigure, v.id, model + ".samples." + p.id, ""},
-                                         SamplesChart(samples, model + ": step time samples, " + p.id),
-                                         "Step time samples of " + model + " on " + p.id));
-  }
-  return pd;
-}
-
-// The model's median per platform and configuration in the last
-// trend_builds builds up to and including this one.
-std::vector<TrendPoint> ModelTrend(const PageContext& ctx, const std::string& build, const std::string& model,
-                                   const std::vector<BuildSummary>& history) {
-  std::vector<TrendPoint> points;
-  size_t end = 0;
-  for (size_t i = 0; i < history.size(); ++i) {
-    if (history[i].id == build) end = i + 1;
-  }
-  size_t begin = end > static_cast<size_t>(ctx.trend_builds) ? end - ctx.trend_builds : 0;
-  for (size_t i = begin; i < end; ++i) {
-    const auto& b = history[i];
-    if (b.started_at.empty()) continue;
-    for (const auto& p : b.platforms) {
-      auto lo = std::lower_bound(p.medians.begin(), p.medians.end(), model,
-                                 [](const ConfigMedian& m, const std::string& id) { return m.model < id; });
-      for (auto it = lo; it != p.medians.end() && it->model == model; ++it) {
-        // Faceted by platform, mode and batch size when there are many
-        // series, so the legend names only backend and precision.
-        const std::string& c = it->config;  // mode/backend/precision/bsN
-        const size_t mode_end = c.find('/'), batch_at = c.rfind('/');
-        points.push_back({b.id, b.started_at, c.substr(mode_end + 1, batch_at - mode_end - 1), it->median_ms,
-                          p.id + " \xC2\xB7 " + c.substr(0, mode_end) + " \xC2\xB7 " + c.substr(batch_at + 1),
-                          it->noisy});
-      }
-    }
-  }
-  return points;
-}
-
-}  // namespace
-
-mu::data ModelPageData(const PageContext& ctx, const BuildView& v, const std::string& model,
-                       const std::vector<BuildSummary>& history) {
-  Target md{Kind::kModelPage, v.id, model, "md"};
-  mu::data d;
-  Set(d, "build_id", v.id);
-  Set(d, "model", model);
-  Set(d, "build_href", Href(md, {Kind::kBuildPage, v.id, "", "md"}));
-  Set(d, "home", Href(md, {Kind::kIndexPage, "", "", "md"}));
-  bool identity_set = false;
-  mu::data platforms = List();
-  for (const auto& p : v.platforms) {
-    std::vector<const core::RunResult*> runs;
-    for (const auto* r : p.runs) {
-      if (r->model.id == model) runs.push_back(r);
-    }
-    if (runs.empty()) continue;
-    if (!identity_set) SetIdentity(d, *runs[0]);
-    identity_set = true;
-    Append(platforms, ModelPlatformData(ctx, v, p, runs, md));
-  }
-  Set(d, "platforms", std::move(platforms));
-  std::vector<TrendPoint> points = ModelTrend(ctx, v.id, model, history);
-  if (!points.empty()) {
-    Set(d, "trend", ctx.figures.Place(md, {Kind::kFigure, v.id, model + ".trend", ""},
-                                      TrendChart(points, model + ": median step time across builds",
-                                                 "Median step time (ms)"),
-                                      "Median step time of " + model + " across builds"));
-  }
-  return d;
-}
-
 // ---------------------------------------------------------------- index page
 
 namespace {
@@ -279,7 +145,7 @@ mu::data BuildRows(const std::vector<BuildSummary>& history, const Target& md, c
     mu::data bd;
     Set(bd, "id", b.id);
     Set(bd, "pruned", IsPruned(pruned, b.id));
-    Set(bd, "href", Href(md, {Kind::kBuildPage, b.id, "", "md"}));
+    Set(bd, "href", Href(md, {Kind::kBuildPage, b.id, "", "html"}));
     Set(bd, "started_at", b.started_at.empty() ? Dash() : b.started_at);
     std::string plats;
     for (const auto& p : b.platforms) plats += (plats.empty() ? "" : ", ") + p.id;
@@ -304,7 +170,7 @@ mu::data FlaggedRows(const std::vector<BuildSummary>& history, const Target& md,
       mu::data x;
       Set(x, "build", it->id);
       Set(x, "pruned", IsPruned(pruned, it->id));
-      Set(x, "href", Href(md, {Kind::kBuildPage, it->id, "", "md"}));
+      Set(x, "href", Href(md, {Kind::kBuildPage, it->id, "", "html"}));
       Set(x, "platform", f.platform);
       Set(x, "baseline", f.baseline);
       Set(x, "regressions", f.confirmed == f.regressions ? std::to_string(f.regressions)
@@ -321,7 +187,7 @@ mu::data FlaggedRows(const std::vector<BuildSummary>& history, const Target& md,
 
 void SetLatest(mu::data& d, const BuildSummary& latest, const Target& md) {
   Set(d, "latest_id", latest.id);
-  Set(d, "latest_href", Href(md, {Kind::kBuildPage, latest.id, "", "md"}));
+  Set(d, "latest_href", Href(md, {Kind::kBuildPage, latest.id, "", "html"}));
   mu::data plats = List();
   for (const auto& p : latest.platforms) {
     mu::data pd;

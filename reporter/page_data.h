@@ -25,7 +25,7 @@ struct PageContext {
   const PaperTable2& paper;
   Figures& figures;
   std::filesystem::path results;  // problems show their files relative to it
-  int trend_builds = 30;          // builds in a model page's trend chart
+  int trend_builds = 30;          // builds in a model page's trend chart (model_page_data.h)
 };
 
 // The build page (builds/<id>/index.md) for `page`. `base` prefixes every
@@ -34,9 +34,6 @@ struct PageContext {
 // `paper_kit`: the build's paper kit zip was written (site --paper-kit).
 mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::Comparison* cmp, const Target& page,
                        const std::string& base, bool paper_kit = false);
-// A model page; `history` is every build's summary up to this build, oldest first.
-mu::data ModelPageData(const PageContext& ctx, const BuildView& v, const std::string& model,
-                       const std::vector<BuildSummary>& history);
 // `pruned`: builds the retention policy pruned (listed without links, and
 // the page says what was pruned); null: none.
 mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& history,

@@ -315,7 +315,7 @@ TEST_CASE("site --paper-kit: the build page links a zip holding exactly the kit,
   const std::string zip_name = "paper-kit-" + t.build + ".zip";
   const fs::path zip = o.out / "builds" / t.build / zip_name;
   REQUIRE(fs::exists(zip));
-  CHECK(Read(o.out / "builds" / t.build / "index.md").find("[Download the paper kit (zip)](" + zip_name + ")") !=
+  CHECK(Read(o.out / "builds" / t.build / "summary.md").find("[Download the paper kit (zip)](" + zip_name + ")") !=
         std::string::npos);
   CHECK(Read(o.out / "builds" / t.build / "index.html").find("href=\"" + zip_name + "\"") != std::string::npos);
   std::string listing;
@@ -341,5 +341,5 @@ TEST_CASE("site --paper-kit: the build page links a zip holding exactly the kit,
   without.paper_kit = false;
   BuildSite(without);
   CHECK_FALSE(fs::exists(zip));
-  CHECK(Read(o.out / "builds" / t.build / "index.md").find("paper kit") == std::string::npos);
+  CHECK(Read(o.out / "builds" / t.build / "summary.md").find("paper kit") == std::string::npos);
 }

@@ -60,7 +60,7 @@ mu::data MarkdownRow(const RegressionEvent& e, bool pruned) {
   Set(r, "date", Date(e.started_at));
   Set(r, "platform", f.platform);
   Set(r, "model", f.model);
-  Set(r, "model_href", Href(kPageMd, {Kind::kModelPage, e.build, f.model, "md"}));
+  Set(r, "model_href", Href(kPageMd, {Kind::kModelPage, e.build, f.model, "html"}));
   Set(r, "domain", e.domain.empty() ? Dash() : e.domain);
   Set(r, "config", Config(f));
   Set(r, "metric", f.metric);

@@ -101,7 +101,7 @@ TEST_CASE("regressions page: the planted step stays open, the planted spike reco
   CHECK(html.find("data-domain=\"recommendation\" data-state=\"recovered\"") != std::string::npos);
   CHECK(html.find("<select data-filter=\"state\">") != std::string::npos);
   // The index and the build pages link the page and the feed.
-  for (const fs::path& p : {root / "site" / "index.md", root / "site" / "builds" / b2 / "index.md"}) {
+  for (const fs::path& p : {root / "site" / "index.md", root / "site" / "builds" / b2 / "summary.md"}) {
     const std::string text = ReadText(p);
     CHECK(text.find("regressions.md)") != std::string::npos);
     CHECK(text.find("regressions.atom)") != std::string::npos);
@@ -187,7 +187,7 @@ TEST_CASE("model grid: every model of the newest build on every platform, with i
   CHECK(md.find("| Model | Domain | cpu-x86\\_64-2c | " + kGpu + " |") != std::string::npos);
   for (const char* model : {"resnet50", "hf_bert", "dlrm", "soft_actor_critic"}) {
     CHECK(html.find("data-name=\"" + std::string(model) + "\"") != std::string::npos);
-    CHECK(html.find("builds/" + last + "/models/" + model + ".html") != std::string::npos);
+    CHECK(html.find("models/" + std::string(model) + ".html#build=" + last) != std::string::npos);
   }
   CHECK(html.find("<svg class=\"spark\"") != std::string::npos);
   CHECK(html.find("data-sort=\"change\"") != std::string::npos);
@@ -195,7 +195,7 @@ TEST_CASE("model grid: every model of the newest build on every platform, with i
   const size_t dlrm = md.find("| dlrm |");
   REQUIRE(dlrm != std::string::npos);
   const std::string line = md.substr(dlrm, md.find('\n', dlrm) - dlrm);
-  CHECK(line.substr(line.rfind("](builds/")).find(" -2") != std::string::npos);  // the GPU column, the last
+  CHECK(line.substr(line.rfind("](models/")).find(" -2") != std::string::npos);  // the GPU column, the last
 }
 
 TEST_CASE("regressions feed: entry ids depend on the build, run key and metric alone") {

@@ -75,21 +75,11 @@ std::vector<std::string> DeadLinks(const fs::path& site) {
   return dead;
 }
 
-// The text of the newest build's trend specs and the data files they load.
-std::string TrendData(const fs::path& site, int newest) {
+// The history files the model pages draw their trends from: the build
+// list and every model's medians.
+std::string TrendData(const fs::path& site) {
   std::string all;
-  const fs::path figures = BuildDir(site, newest) / "figures";
-  for (const auto& e : fs::directory_iterator(figures)) {
-    const std::string name = e.path().filename().string();
-    if (name.find(".trend.") == std::string::npos || !name.ends_with(".vl.json")) continue;
-    const std::string spec = ReadText(e.path());
-    all += spec;
-    static const std::regex url(R"re("url"\s*:\s*"([^"]+)")re");
-    for (std::sregex_iterator it(spec.begin(), spec.end(), url), end; it != end; ++it) {
-      const fs::path data = figures / (*it)[1].str();
-      if (fs::exists(data)) all += ReadText(data);
-    }
-  }
+  for (const auto& e : fs::directory_iterator(site / "history")) all += ReadText(e.path());
   return all;
 }
 
@@ -131,15 +121,18 @@ TEST_CASE("retention: --max-builds 3 of 6 deletes the 3 oldest snapshots and kee
     CHECK(index.find("| " + Id(i) + " (pruned) |") != std::string::npos);
     CHECK(index.find("builds/" + Id(i) + "/") == std::string::npos);
   }
-  CHECK(index.find("[" + Id(3) + "](builds/" + Id(3) + "/index.md)") != std::string::npos);
+  CHECK(index.find("[" + Id(3) + "](builds/" + Id(3) + "/index.html)") != std::string::npos);
   CHECK(index.find("Retention policy `--max-builds 3`: the pages of the 3 builds " + Id(0) + " to " + Id(2) +
                    " were pruned") != std::string::npos);
   CHECK(ReadText(site / "index.html").find("Retention policy") != std::string::npos);
 
-  // The newest build's trends still reach back to the oldest build.
-  const std::string trend = TrendData(site, 5);
+  // The model pages' trends still reach back to the oldest build, and know
+  // which builds' detail is gone.
+  const std::string trend = TrendData(site);
   REQUIRE_FALSE(trend.empty());
   CHECK(trend.find(Id(0)) != std::string::npos);
+  CHECK(trend.find("\"pruned\":[0,1,2]") != std::string::npos);
+  CHECK(trend.find("\"b\":[0,1,2,3,4,5]") != std::string::npos);
 
   // The regressions history keeps the pruned build's regression, unlinked.
   const std::string regressions = ReadText(site / "regressions.md");

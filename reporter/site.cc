@@ -106,6 +106,7 @@ class SiteRender {
   void AddPruned(size_t i, ChangeDetector& changes, bool full);
   void DeletePrunedSnapshots();
   void Render(size_t i, const std::string& fp);
+  void RemoveRetired(const std::string& build);
   bool WritePaperKitZip(const BuildView& v);
   void WriteAssets();
   void WriteBundle();
@@ -258,6 +259,29 @@ void SiteRender::DeletePrunedSnapshots() {
   }
 }
 
+// Outputs of the layout before one page per model across builds: the
+// build's models/ directory, its index.md, runs.json, per-model charts and
+// spec files (now in the cache, .torchgauge/specs/); for "" the site root's
+// spec files. Removed
+// when the build is rendered again, so a site rendered by an older reporter
+// does not keep them (nothing links them any more).
+void SiteRender::RemoveRetired(const std::string& build) {
+  std::error_code ec;
+  const fs::path dir = build.empty() ? o_.out : o_.out / SitePath({Kind::kBuildDir, build, "", ""});
+  if (!build.empty()) {
+    fs::remove_all(dir / "models", ec);
+    fs::remove(dir / "index.md", ec);
+    fs::remove(dir / "data" / "runs.json", ec);  // the runs CSV tables hold the same
+  }
+  for (const auto& e : fs::directory_iterator(dir / "figures", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find(".trend.") != std::string::npos || name.find(".samples.") != std::string::npos ||
+        name.ends_with(".vl.json")) {
+      fs::remove(e.path(), ec);
+    }
+  }
+}
+
 void SiteRender::Render(size_t i, const std::string& fp) {
   LoadOptions lo;
   lo.strict = o_.strict;
@@ -271,7 +295,8 @@ void SiteRender::Render(size_t i, const std::string& fp) {
     history_.push_back(summary);
     changes_.push_back(CollectChanges(b, refs_[i].started_at, cmp ? &*cmp : nullptr));
     writer_.Write(SitePath({Kind::kData, b.id, "regressions", ""}), DumpJson(ToJson(changes_.back())));
-    pages_.WriteBuild(view, cmp ? &*cmp : nullptr, history_, WritePaperKitZip(view));
+    RemoveRetired(b.id);
+    pages_.WriteBuild(view, cmp ? &*cmp : nullptr, WritePaperKitZip(view));
     writer_.Write(SitePath({Kind::kData, b.id, "summary", ""}), DumpJson(ToJson(summary)));
     report_.problems.insert(report_.problems.end(), b.problems.begin(), b.problems.end());
     report_.builds_rendered++;
@@ -396,6 +421,8 @@ SiteReport SiteRender::Run() {
   }
   const Pruned pruned = DescribePruned(refs_, pruned_, o_);
   pages_.WriteIndex(history_, &pruned);
+  pages_.WriteModelPages(history_, &pruned);
+  RemoveRetired("");
   pages_.WriteReaderPages(history_, changes_, &pruned);
   DeletePrunedSnapshots();
   report_.index = o_.out / SitePath({Kind::kIndexPage, "", "", "html"});

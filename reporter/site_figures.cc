@@ -14,15 +14,23 @@ namespace torchgauge::reporter {
 
 namespace {
 std::string EmbedHtml(const std::string& id, const std::string& title, const std::string& spec_text,
-                      const std::string& vl_href, const std::string& svg_href) {
+                      const std::string& svg_href) {
   // Built here, not in the template: the JSON must be escaped for <script>.
   return "<figure class=\"chart\"><div class=\"vega-chart\" data-spec=\"" + HtmlEscape(id) +
          "\" role=\"img\" aria-label=\"" + HtmlEscape(title) + "\"></div><script type=\"application/json\" id=\"" +
          HtmlEscape(id) + "\">" + JsonForScript(spec_text) + "</script><figcaption>" + HtmlEscape(title) +
-         " · <a href=\"" + HtmlEscape(vl_href) + "\">Vega-Lite spec</a> · <a href=\"" + HtmlEscape(svg_href) +
-         "\">SVG</a></figcaption></figure>";
+         " · <a href=\"" + HtmlEscape(svg_href) + "\">SVG</a></figcaption></figure>";
 }
 }  // namespace
+
+std::string DataChartHtml(const std::string& id, const std::string& source, const std::string& title,
+                          const nlohmann::json& spec) {
+  return "<figure class=\"chart\"><div class=\"vega-chart\" data-spec=\"" + HtmlEscape(id) + "\" data-source=\"" +
+         HtmlEscape(source) + "\" role=\"img\" aria-label=\"" + HtmlEscape(title) +
+         "\"></div><script type=\"application/json\" id=\"" + HtmlEscape(id) + "\">" +
+         JsonForScript(spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
+         "</script><figcaption>" + HtmlEscape(title) + "</figcaption></figure>";
+}
 
 void Figures::Queue(const Target& vl, const Target& svg, const std::string& text) {
   FigureJob job{w_.Abs(SitePath(vl)), w_.Abs(SitePath(svg))};
@@ -51,8 +59,7 @@ mu::data Figures::Place(const Target& page, const Target& figure, const nlohmann
   mu::data d;
   Set(d, "title", title);
   Set(d, "svg", link_base + Href(page, svg));
-  Set(d, "spec", link_base + Href(page, vl));
-  Set(d, "embed_html", EmbedHtml("spec-" + figure.name, title, text, Href(page, vl), Href(page, svg)));
+  Set(d, "embed_html", EmbedHtml("spec-" + figure.name, title, text, Href(page, svg)));
   return d;
 }
 

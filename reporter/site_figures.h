@@ -23,6 +23,13 @@ struct FigureJob {
   std::filesystem::path spec, svg;
 };
 
+// A chart whose data the page's script supplies (site/torchgauge.js): the
+// spec, with empty data, sits in the page, and `source` names the data set
+// the script fills in. No spec file and no SVG: such charts live only in
+// the HTML pages that load their data.
+std::string DataChartHtml(const std::string& id, const std::string& source, const std::string& title,
+                          const nlohmann::json& spec);
+
 class Figures {
  public:
   explicit Figures(SiteWriter& w) : w_(w) {}

@@ -4,6 +4,7 @@
 
 #include "reporter/compare_report.h"
 #include "reporter/markdown.h"
+#include "reporter/model_page_data.h"
 #include "reporter/mustache_data.h"
 #include "reporter/parallel.h"
 #include "reporter/site_tables.h"
@@ -38,7 +39,7 @@ void PageWriter::WriteSummary(const BuildView& v, const core::Comparison* cmp, c
   Target md{Kind::kBuildPage, v.id, "", "md"};
   std::string summary = markdown;
   const Target file{Kind::kBuildSummary, v.id, "", ""};
-  std::string full = Href(file, md);  // the build page beside it
+  std::string full = Href(file, {Kind::kBuildPage, v.id, "", "html"});  // the build page beside it
   if (!o_.site_url.empty()) {
     const std::string page_url = SiteUrl(o_.site_url, md);
     const std::string base = page_url.substr(0, page_url.rfind('/') + 1);
@@ -49,54 +50,41 @@ void PageWriter::WriteSummary(const BuildView& v, const core::Comparison* cmp, c
   w_.Write(SitePath(file), TruncateMarkdown(summary, kGitHubCommentLimit, full));
 }
 
-// Model pages are independent: they are rendered on up to o_.threads
-// threads (0: every core), each with its own Renderer, kept for the next
-// build. Output bytes do not depend on the thread count.
-void PageWriter::WriteModels(const BuildView& v, const std::vector<BuildSummary>& history) {
-  const int threads = ThreadCount(o_.threads, v.models.size());
+// models/<model>.html for every model in the history, and the history
+// files their trends draw from (model_page_data.h). Rewritten with every
+// render; only the files whose bytes changed are written.
+void PageWriter::WriteModelPages(const std::vector<BuildSummary>& history, const Pruned* pruned) {
+  w_.Write(SitePath({Kind::kHistory, "", "builds", ""}),
+           DataScript(HistoryKey("builds"), HistoryBuildsData(history, pruned)));
+  std::map<std::string, ModelHistory> models = ModelHistories(history);
+  std::vector<const std::pair<const std::string, ModelHistory>*> list;
+  for (const auto& m : models) list.push_back(&m);
+  const int threads = ThreadCount(o_.threads, list.size());
   while (static_cast<int>(extra_renderers_.size()) < threads - 1) {
     extra_renderers_.push_back(std::make_unique<Renderer>(t_));
   }
-  ParallelFor(v.models.size(), threads, [&](size_t i, int worker) {
-    const std::string& model = v.models[i];
+  ParallelFor(list.size(), threads, [&](size_t i, int worker) {
+    const auto& [model, h] = *list[i];
+    w_.Write(SitePath({Kind::kHistory, "", model, ""}), DataScript(HistoryKey(model), ToJson(h)));
     Renderer& r = worker == 0 ? r_ : *extra_renderers_[worker - 1];
-    mu::data d = ModelPageData(ctx_, v, model, history);
-    r.Page(w_, PageKind::kModel, d, {Kind::kModelPage, v.id, model, "md"}, {Kind::kModelPage, v.id, model, "html"},
-           model + " · " + v.id + " · TorchGauge");
+    mu::data d = ModelPageData(ctx_, model, h);
+    r.HtmlPage(w_, PageKind::kModel, d, {Kind::kModelPage, "", model, "html"}, model + " · TorchGauge", nullptr, "");
   });
 }
 
-// The data the tables show, for scripts.
-void PageWriter::WriteRunsJson(const BuildView& v) {
-  json runs = json::array();
-  for (const auto& p : v.platforms) {
-    for (const auto* r : p.runs) {
-      json row = {{"platform", p.id}, {"model", r->model.id}, {"domain", r->model.domain}, {"mode", r->mode},
-                  {"backend", r->backend}, {"precision", r->precision}, {"batch_size", r->batch_size},
-                  {"status", r->status}};
-      if (r->timing) row["median_ms"] = r->timing->median_ms;
-      if (r->gpu_breakdown) {
-        row["gpu_active_fraction"] = r->gpu_breakdown->active_fraction;
-        row["data_movement_fraction"] = r->gpu_breakdown->data_movement_fraction;
-        row["gpu_idle_fraction"] = r->gpu_breakdown->idle_fraction;
-      }
-      runs.push_back(row);
-    }
-  }
-  w_.Write(SitePath({Kind::kData, v.id, "runs", ""}), runs.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
-}
-
-void PageWriter::WriteBuild(const BuildView& v, const core::Comparison* cmp, const std::vector<BuildSummary>& history,
-                            bool paper_kit) {
+void PageWriter::WriteBuild(const BuildView& v, const core::Comparison* cmp, bool paper_kit) {
+  // The build page is HTML only: its Markdown form is summary.md, the page
+  // an issue links (docs/site.md, "Which pages have a Markdown twin").
   Target md{Kind::kBuildPage, v.id, "", "md"}, html{Kind::kBuildPage, v.id, "", "html"};
   if (cmp) WriteCompareReport(*cmp, v.id);
   mu::data d = BuildPageData(ctx_, v, cmp, md, "", paper_kit);
   std::string markdown;
-  r_.Page(w_, PageKind::kBuild, d, md, html, "Build " + v.id + " · TorchGauge", &markdown);
+  const Target summary{Kind::kBuildSummary, v.id, "", ""};
+  r_.HtmlPage(w_, PageKind::kBuild, d, html, "Build " + v.id + " · TorchGauge", &summary, "Markdown summary",
+              &markdown);
   WriteSummary(v, cmp, markdown, paper_kit);
   WriteTables(w_, v, ctx_.paper);
-  WriteModels(v, history);
-  WriteRunsJson(v);
+  w_.Write(SitePath({Kind::kBuildData, v.id, "models", ""}), DataScript(BuildModelsKey(v.id), BuildModelsData(v)));
 }
 
 void PageWriter::WriteIndex(const std::vector<BuildSummary>& history, const Pruned* pruned) {

@@ -24,11 +24,12 @@ class PageWriter {
   PageWriter(const SiteOptions& o, SiteWriter& w, const Templates& t, Figures& figures, const PaperTable2& paper);
   ~PageWriter();
 
-  // `history` holds every build's summary up to and including `v`, oldest
-  // first; `cmp` the comparison with earlier builds (null: none).
-  // `paper_kit`: the build's paper kit zip was written; the page links it.
-  void WriteBuild(const BuildView& v, const core::Comparison* cmp, const std::vector<BuildSummary>& history,
-                  bool paper_kit = false);
+  // `cmp`: the comparison with earlier builds (null: none). `paper_kit`:
+  // the build's paper kit zip was written; the page links it.
+  void WriteBuild(const BuildView& v, const core::Comparison* cmp, bool paper_kit = false);
+  // models/<model>.html and the history/ data files, from every build's
+  // summary, oldest first (model_page_data.h).
+  void WriteModelPages(const std::vector<BuildSummary>& history, const Pruned* pruned = nullptr);
   // `pruned`: the builds the retention policy pruned (site_retention.h),
   // listed without links; null: none.
   void WriteIndex(const std::vector<BuildSummary>& history, const Pruned* pruned = nullptr);
@@ -40,8 +41,6 @@ class PageWriter {
  private:
   void WriteCompareReport(const core::Comparison& cmp, const std::string& build);
   void WriteSummary(const BuildView& v, const core::Comparison* cmp, const std::string& markdown, bool paper_kit);
-  void WriteModels(const BuildView& v, const std::vector<BuildSummary>& history);
-  void WriteRunsJson(const BuildView& v);
 
   const SiteOptions& o_;
   SiteWriter& w_;

@@ -36,12 +36,25 @@ std::string SitePath(const Target& t) {
     case Kind::kIndexPage: return "index" + Ext(t, "html");
     case Kind::kRegressionsPage: return "regressions" + Ext(t, "html");
     case Kind::kModelGridPage: return "models" + Ext(t, "html");
-    case Kind::kIndexFigure: return "figures/" + Name(t, "figure name") + Ext(t, "vl.json");
+    // A figure's spec is inlined in its HTML page; the spec file is the SVG's
+    // input and change detection, kept in the cache beside the site.
+    case Kind::kIndexFigure:
+      return (Ext(t, "vl.json") == ".vl.json" ? ".torchgauge/specs/figures/" : "figures/") + Name(t, "figure name") +
+             Ext(t, "vl.json");
     case Kind::kBuildPage: return Build(t) + "index" + Ext(t, "html");
     case Kind::kBuildSummary: return Build(t) + "summary.md";
     case Kind::kComparePage: return Build(t) + "compare" + Ext(t, "html");
-    case Kind::kModelPage: return Build(t) + "models/" + Name(t, "model id") + Ext(t, "html");
-    case Kind::kFigure: return Build(t) + "figures/" + Name(t, "figure name") + Ext(t, "vl.json");
+    case Kind::kModelPage:
+      // One HTML page per model across builds; the build, if any, is the
+      // URL's fragment (ModelFragment), not part of the path.
+      if (!t.build.empty()) core::CheckSafeId(t.build, "build id");
+      if (!t.ext.empty() && t.ext != "html") throw std::invalid_argument("model pages are HTML only, not '" + t.ext + "'");
+      return "models/" + Name(t, "model id") + ".html";
+    case Kind::kHistory: return "history/" + Name(t, "history name") + ".js";
+    case Kind::kBuildData: return Build(t) + "data/" + Name(t, "data name") + ".js";
+    case Kind::kFigure:
+      return (Ext(t, "vl.json") == ".vl.json" ? ".torchgauge/specs/" + Build(t) : Build(t)) + "figures/" +
+             Name(t, "figure name") + Ext(t, "vl.json");
     case Kind::kTable: return Build(t) + "tables/" + Name(t, "table name") + Ext(t, "csv");
     case Kind::kData: return Build(t) + "data/" + Name(t, "data name") + ".json";
     case Kind::kAsset: return "assets/" + Name(t, "asset name");
@@ -53,8 +66,15 @@ std::string SitePath(const Target& t) {
   throw std::invalid_argument("unknown target kind");
 }
 
+namespace {
+// "#build=<id>" for a model page of one build (Kind::kModelPage), else "".
+std::string Fragment(const Target& to) {
+  return to.kind == Kind::kModelPage && !to.build.empty() ? "#build=" + to.build : "";
+}
+}  // namespace
+
 std::string Href(const Target& from, const Target& to) {
-  const std::string a = SitePath(from), b = SitePath(to);
+  const std::string a = SitePath(from), b = SitePath(to) + Fragment(to);
   // Strip the common directory prefix, then climb out of what is left of `from`.
   size_t common = 0;
   for (size_t i = 0; i < a.size() && i < b.size() && a[i] == b[i]; ++i) {
@@ -80,7 +100,7 @@ std::string SiteUrl(const std::string& base, const Target& to) {
   if (base.empty()) return "";
   std::string root = base;
   while (!root.empty() && root.back() == '/') root.pop_back();
-  return root + "/" + SitePath(to);
+  return root + "/" + SitePath(to) + Fragment(to);
 }
 
 }  // namespace torchgauge::reporter

@@ -3,17 +3,22 @@
 // path relative to the site root, and Href the relative URL from one page to
 // another, so the site works from any static host or from disk.
 //
-//   index.{html,md}                        figures/index-*.{vl.json,svg}
+//   index.{html,md}                        figures/index-*.svg
 //   regressions.{html,md,atom}             models.{html,md}
 //   builds/<build>/index.{html,md}         builds/<build>/summary.md
 //   builds/<build>/compare.{html,md}       (comparison with the previous build)
-//   builds/<build>/models/<model>.{html,md}
-//   builds/<build>/figures/<name>.{vl.json,svg}
+//   models/<model>.html                    (one page per model across builds;
+//                                          #build=<build> picks the build)
+//   history/<model>.js, history/builds.js  (every build's medians, for trends)
+//   builds/<build>/figures/<name>.svg      (Figures 1-5: the Markdown twins embed them)
 //   builds/<build>/tables/<name>.{csv,tex}
-//   builds/<build>/data/<name>.json
+//   builds/<build>/data/<name>.{json,js}   (.js: data for pages, loaded by
+//                                          <script src> so file:// works)
 //   builds/<build>/paper-kit-<build>.zip   (only with --paper-kit)
 //   assets/<name>
 //   .torchgauge/<build>.fingerprint       (change detection; not published content)
+//   .torchgauge/specs/{figures,builds/<build>/figures}/<name>.vl.json
+//                                          (the SVGs' input; the HTML pages inline the specs)
 //   .torchgauge/pruned/<build>.json       (a pruned build's summary; site_retention.h)
 #pragma once
 
@@ -23,14 +28,16 @@ namespace torchgauge::reporter {
 
 enum class Kind {
   kIndexPage,     // ext: html | md
-  kIndexFigure,   // name, ext: vl.json | svg
+  kIndexFigure,   // name, ext: vl.json (under .torchgauge/specs/) | svg
   kRegressionsPage,  // ext: html | md | atom (the regressions history and its feed)
   kModelGridPage,    // ext: html | md (models x platforms)
   kBuildPage,     // build, ext: html | md
   kBuildSummary,  // build (Markdown summary for pasting in issues)
   kComparePage,   // build, ext: html | md (the comparison with the previous build)
-  kModelPage,     // build, name = model id, ext
-  kFigure,        // build, name, ext
+  kModelPage,     // name = model id; build (optional): the URL fragment #build=<build>; ext html or empty
+  kHistory,       // name: a model id or "builds" (history/<name>.js, rewritten with every build, append-only in content)
+  kBuildData,     // build, name (builds/<build>/data/<name>.js)
+  kFigure,        // build, name, ext: vl.json (under .torchgauge/specs/) | svg
   kTable,         // build, name, ext: csv | tex
   kData,          // build, name (ext json)
   kAsset,         // name (with extension)

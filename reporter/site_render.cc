@@ -67,7 +67,18 @@ void Renderer::Page(SiteWriter& w, PageKind kind, mu::data& data, const Target& 
                     const std::string& title, std::string* md_out) {
   std::string markdown = impl_->Body(kind, data, false);
   w.Write(SitePath(md), markdown);
-  if (md_out) *md_out = markdown;
+  if (md_out) *md_out = std::move(markdown);
+  Html(w, kind, data, html, title, &md, "Markdown version");
+}
+
+void Renderer::HtmlPage(SiteWriter& w, PageKind kind, mu::data& data, const Target& html, const std::string& title,
+                        const Target* twin, const std::string& twin_label, std::string* md_out) {
+  if (md_out) *md_out = impl_->Body(kind, data, false);
+  Html(w, kind, data, html, title, twin, twin_label);
+}
+
+void Renderer::Html(SiteWriter& w, PageKind kind, mu::data& data, const Target& html, const std::string& title,
+                    const Target* twin, const std::string& twin_label) {
   std::string body = HtmlLinks(MarkdownToHtml(impl_->Body(kind, data, true)));
   mu::data page;
   Set(page, "title", title);
@@ -76,7 +87,10 @@ void Renderer::Page(SiteWriter& w, PageKind kind, mu::data& data, const Target& 
   Set(page, "bundle", Href(html, {Kind::kAsset, "", "vega-bundle.js", ""}));
   Set(page, "js", Href(html, {Kind::kAsset, "", "torchgauge.js", ""}));
   Set(page, "home", Href(html, {Kind::kIndexPage, "", "", "html"}));
-  Set(page, "markdown", Href(html, md));
+  if (twin) {
+    Set(page, "markdown", Href(html, *twin));
+    Set(page, "twin_label", twin_label);
+  }
   w.Write(SitePath(html), impl_->layout.render(page));
 }
 

@@ -35,10 +35,18 @@ class Renderer {
   // text is also returned through `md_out` when given.
   void Page(SiteWriter& w, PageKind kind, mu::data& data, const Target& md, const Target& html,
             const std::string& title, std::string* md_out = nullptr);
+  // Writes the page as HTML only. Its header links `twin` (a Markdown file
+  // beside it, such as the build's summary.md) as `twin_label`, or nothing
+  // when `twin` is null. The page's Markdown is still rendered and returned
+  // through `md_out` when given.
+  void HtmlPage(SiteWriter& w, PageKind kind, mu::data& data, const Target& html, const std::string& title,
+                const Target* twin, const std::string& twin_label, std::string* md_out = nullptr);
   // The page's Markdown only, not written (summary.md's absolute-link twin).
   std::string Markdown(PageKind kind, mu::data& data);
 
  private:
+  void Html(SiteWriter& w, PageKind kind, mu::data& data, const Target& html, const std::string& title,
+            const Target* twin, const std::string& twin_label);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -6,6 +6,7 @@
 //   TORCHGAUGE_UPDATE_GOLDEN=1 ./build/reporter/reporter_site_test -tc='golden*'
 // then review `git diff tests/data/golden` and commit.
 #include "reporter/site.h"
+#include "reporter/site_paths.h"
 
 #include <doctest/doctest.h>
 
@@ -325,7 +326,9 @@ TEST_CASE("hostile strings are escaped in every context and ids cannot escape th
       for (size_t pos = 0; (pos = text.find("<script", pos)) != std::string::npos; ++pos) ++scripts;
       size_t specs = 0;
       for (size_t pos = 0; (pos = text.find("<script type=\"application/json\"", pos)) != std::string::npos; ++pos) ++specs;
-      CHECK(scripts == specs + 2 + (text.find("assets/readers.js\"") != std::string::npos ? 1 : 0));
+      // Model pages also load their history files (history/builds.js and history/<model>.js).
+      CHECK(scripts == specs + 2 + (text.find("assets/readers.js\"") != std::string::npos ? 1 : 0) +
+                           (rel.starts_with("models/") ? 2 : 0));
       CHECK(text.find("<img") == std::string::npos);
       CHECK(text.find("href=\"javascript:") == std::string::npos);
       CHECK(text.find("<em>em</em>") == std::string::npos);
@@ -351,7 +354,7 @@ TEST_CASE("--strict fails on a bad file; default skips it and the build page say
   SiteReport r = BuildSite(o);
   REQUIRE(r.problems.size() == 1);
   CHECK(r.problems[0].file.find("dlrm.eval.eager.fp32.json") != std::string::npos);
-  std::string page = Read(root / "site" / "builds" / FixtureBuildId(FixtureSpec{}, 2) / "index.md");
+  std::string page = Read(root / "site" / "builds" / FixtureBuildId(FixtureSpec{}, 2) / "summary.md");
   CHECK(page.find("could not be read") != std::string::npos);
   CHECK(page.find("dlrm.eval.eager.fp32.json") != std::string::npos);
   // The lenient render left fingerprints; a strict render must not take
@@ -390,9 +393,11 @@ TEST_CASE("summary.md stays under GitHub's comment limit") {
   o.site_url = "https://example.org/torchgauge";
   BuildSite(o);
   fs::path b = root / "site" / "builds" / FixtureBuildId(spec, 0);
-  std::string full = Read(b / "index.md"), summary = Read(b / "summary.md");
+  // The build page is HTML only; its Markdown, cut to the limit, is summary.md.
+  std::string full = Read(b / "index.html"), summary = Read(b / "summary.md");
   CHECK(full.size() > 65536);
   CHECK(summary.size() < 65536);
+  CHECK(summary.find("**This summary was truncated to fit GitHub's comment limit.**") != std::string::npos);
   CHECK(summary.find("https://example.org/torchgauge/builds/" + FixtureBuildId(spec, 0) + "/index.html") != std::string::npos);
 }
 
@@ -468,8 +473,8 @@ void CheckAgreesWithCompare(const fs::path& results, const std::string& last, co
         for (size_t pos = 0; (pos = s.find('_', pos)) != std::string::npos; pos += 2) s.insert(pos, "\\");
         return s;
       };
-      std::string want = "| " + esc(p.platform_id) + " | [" + esc(ch.key.model) + "](models/" + ch.key.model +
-                         ".md) | " + ch.key.mode + "/" + ch.key.backend + "/" + ch.key.precision + " | " +
+      std::string want = "| " + esc(p.platform_id) + " | [" + esc(ch.key.model) + "](../../models/" + ch.key.model +
+                         ".html#build=" + last + ") | " + ch.key.mode + "/" + ch.key.backend + "/" + ch.key.precision + " | " +
                          esc(core::MetricName(ch.metric)) + " |";
       INFO(want);
       size_t at = page.find(want);
@@ -502,10 +507,10 @@ TEST_CASE("regressions: a planted slowdown is flagged on the build page and in t
   SiteReport r = BuildSite(Options(root / "results", root / "site"));
   CHECK(r.problems.empty());
   const fs::path site = root / "site";
-  std::string page = Read(site / "builds" / last / "index.md");
+  std::string page = Read(site / "builds" / last / "summary.md");
   size_t sec = page.find("## Regressions and improvements");
   REQUIRE(sec != std::string::npos);
-  size_t row = page.find("| regression | " + gpu + " | [resnet50](models/resnet50.md) | train/eager/fp32 | time | ", sec);
+  size_t row = page.find("| regression | " + gpu + " | [resnet50](../../models/resnet50.html#build=" + last + ") | train/eager/fp32 | time | ", sec);
   REQUIRE(row != std::string::npos);
   std::string line = page.substr(row, page.find('\n', row) - row);
   INFO(line);
@@ -515,32 +520,32 @@ TEST_CASE("regressions: a planted slowdown is flagged on the build page and in t
   // time +50% and throughput -33% are the largest changes.
   size_t first = page.find("| regression |", sec);
   REQUIRE(first != std::string::npos);
-  CHECK(page.substr(first, page.find('\n', first) - first).find("[resnet50](models/resnet50.md) | train/eager/fp32 |") !=
+  CHECK(page.substr(first, page.find('\n', first) - first).find("[resnet50](../../models/resnet50.html#build=" + last + ") | train/eager/fp32 |") !=
         std::string::npos);
   size_t imp = page.find("| improvement |", sec);
   if (imp != std::string::npos) CHECK(imp > row);
   CHECK(page.find("[HTML](compare.html)", sec) != std::string::npos);
   CHECK(Read(site / "builds" / last / "compare.html").find("resnet50") != std::string::npos);
   // The previous build's page does not flag resnet50's time.
-  std::string before = Read(site / "builds" / prev / "index.md");
-  CHECK(before.find("| regression | " + gpu + " | [resnet50](models/resnet50.md) | train/eager/fp32 | time |") ==
+  std::string before = Read(site / "builds" / prev / "summary.md");
+  CHECK(before.find("| regression | " + gpu + " | [resnet50](../../models/resnet50.html#build=" + prev + ") | train/eager/fp32 | time |") ==
         std::string::npos);
   // The first build has nothing to compare with.
-  CHECK(Read(site / "builds" / FixtureBuildId(spec, 0) / "index.md").find("## Regressions and improvements") ==
+  CHECK(Read(site / "builds" / FixtureBuildId(spec, 0) / "summary.md").find("## Regressions and improvements") ==
         std::string::npos);
 
   // The index history lists it, newest first, with a link to the report.
   std::string index = Read(site / "index.md");
   size_t hist = index.find("## History of flagged changes");
   REQUIRE(hist != std::string::npos);
-  size_t entry = index.find("| [" + last + "](builds/" + last + "/index.md) | " + gpu + " | " + prev + " | ", hist);
+  size_t entry = index.find("| [" + last + "](builds/" + last + "/index.html) | " + gpu + " | " + prev + " | ", hist);
   REQUIRE(entry != std::string::npos);
   CHECK(index.find("(builds/" + last + "/compare.html)", entry) != std::string::npos);
   CHECK(index.find("## Builds (newest first)") > entry);
 
   // The site agrees with `torchgauge-report compare` on the same tree.
   CheckAgreesWithCompare(root / "results", last, gpu, page);
-  CHECK(page.find("| regression | cpu-x86\\_64-2c | [resnet50](models/resnet50.md) | train/eager/fp32 | time | ", sec) !=
+  CHECK(page.find("| regression | cpu-x86\\_64-2c | [resnet50](../../models/resnet50.html#build=" + last + ") | train/eager/fp32 | time | ", sec) !=
         std::string::npos);
 
   // Rendering only the last build again reads the predecessors from the
@@ -560,7 +565,7 @@ TEST_CASE("--reference-platform: the build pages compare the others with it; an 
   spec.models = 2;
   spec.configs = 2;
   GenerateFixtureTree(root / "results", spec);
-  const std::string page = "builds/" + FixtureBuildId(spec, 0) + "/index.md";
+  const std::string page = "builds/" + FixtureBuildId(spec, 0) + "/summary.md";
   BuildSite(Options(root / "results", root / "default"));
   const std::string by_default = Read(root / "default" / page);
   // Default: the first platform id in sorted order (the CPU one).
@@ -572,7 +577,7 @@ TEST_CASE("--reference-platform: the build pages compare the others with it; an 
   const std::string gpu = Read(root / "gpu" / page);
   CHECK(gpu.find("reference platform **nvidia-a100-40gb-cu130**") != std::string::npos);
   CHECK(gpu.find("### NVIDIA A100-SXM4-40GB vs Synthetic CPU: time ratio") != std::string::npos);
-  CHECK(fs::exists(root / "gpu" / ("builds/" + FixtureBuildId(spec, 0) + "/figures/fig5-ratio.cpu-x86_64-2c.vl.json")));
+  CHECK(fs::exists(root / "gpu" / SitePath({Kind::kFigure, FixtureBuildId(spec, 0), "fig5-ratio.cpu-x86_64-2c", "vl.json"})));
   o.reference_platform = "amd-mi250";
   try {
     BuildSite(o);
@@ -597,14 +602,14 @@ TEST_CASE("issue 13: the CPU platform shows the host breakdown, its peaks, % of 
   GenerateFixtureTree(root / "results", spec);
   BuildSite(Options(root / "results", root / "site"));
   const fs::path build = root / "site" / "builds" / FixtureBuildId(spec, 1);
-  const std::string page = Read(build / "index.md");
+  const std::string page = Read(build / "summary.md");
   const std::string cpu = page.substr(page.find("## Platform cpu-x86\\_64-2c"));
   // Figures 1/2 and Table 2 from the host breakdown, never in the paper's GPU words.
   CHECK(Has(cpu, "Shown: **host (CPU) time: compute / data movement / outside operators**"));
   CHECK(Has(cpu, "| Domain | Models | Host compute (ours) | Paper: A100 GPU active | Host data movement (ours) |"));
   CHECK(Has(cpu, " µs per recorded op (median over "));
   CHECK(Has(cpu, "aten::copy\\_"));
-  const std::string fig1 = Read(build / "figures" / "fig1-train.cpu-x86_64-2c.vl.json");
+  const std::string fig1 = Read(root / "site" / SitePath({Kind::kFigure, FixtureBuildId(spec, 1), "fig1-train.cpu-x86_64-2c", "vl.json"}));
   CHECK(Has(fig1, "Figure 1 (train): host (CPU) time: compute / data movement / outside operators"));
   CHECK(Has(fig1, "\"Outside operators\""));
   CHECK_FALSE(Has(fig1, "GPU idle"));
@@ -632,9 +637,20 @@ TEST_CASE("issue 13: the CPU platform shows the host breakdown, its peaks, % of 
   const std::string runs_csv = Read(build / "tables" / "runs.cpu-x86_64-2c.csv");
   CHECK(Has(runs_csv, ",percent_of_peak,peak_basis,noisy,noise_reason,status,reason\n"));
   CHECK(Has(runs_csv, ",analytic,true,other processes used "));
-  CHECK(Has(Read(build / "figures" / "fig1-train.cpu-x86_64-2c.vl.json"), "\"noisy\":true") +
-        Has(Read(build / "figures" / "fig2-eval.cpu-x86_64-2c.vl.json"), "\"noisy\":true") +
-        Has(Read(build / "figures" / "fig5-ratio.nvidia-a100-40gb-cu130.vl.json"), "\"noisy\":true"));
+  // The specs' spec files (the SVGs' input) and the page's inlined copies
+  // mark a noisy run (data stored by column: "noisy":[..., true, ...]).
+  auto noisy_marked = [](const std::string& text) {
+    for (size_t at = 0; (at = text.find("\"noisy\":[", at)) != std::string::npos; ++at) {
+      if (text.substr(at, text.find(']', at) - at).find("true") != std::string::npos) return true;
+    }
+    return false;
+  };
+  auto spec_of = [&](const std::string& name) {
+    return Read(root / "site" / SitePath({Kind::kFigure, FixtureBuildId(spec, 1), name, "vl.json"}));
+  };
+  CHECK(noisy_marked(spec_of("fig1-train.cpu-x86_64-2c")) + noisy_marked(spec_of("fig2-eval.cpu-x86_64-2c")) +
+        noisy_marked(spec_of("fig5-ratio.nvidia-a100-40gb-cu130")));
+  CHECK(noisy_marked(html));
 }
 
 TEST_CASE("issue 13: results written before host_breakdown, system_load and peaks still render") {
@@ -653,7 +669,7 @@ TEST_CASE("issue 13: results written before host_breakdown, system_load and peak
   SiteReport r = BuildSite(Options(root / "results", root / "site"));
   CHECK(r.problems.empty());
   const fs::path build = root / "site" / "builds" / FixtureBuildId(spec, 1);
-  const std::string page = Read(build / "index.md");
+  const std::string page = Read(build / "summary.md");
   const std::string cpu = page.substr(page.find("## Platform cpu-x86\\_64-2c"));
   CHECK(Has(cpu, "Time breakdown: *not measured on this platform* (no run has a GPU or a host breakdown)."));
   CHECK(Has(cpu, "Peaks: *not probed* on this platform"));

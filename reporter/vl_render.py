@@ -7,8 +7,11 @@ One process renders a whole batch so vl-convert starts once:
   vl_render.py svg VL_VERSION < jobs      jobs: one "SPEC.vl.json<TAB>OUT.svg" per line
 Each SVG is written to a temporary file and renamed, and skipped when the
 existing file already has the same bytes (so unchanged figures keep their
-mtime). Problems go to stderr as "error: PATH: message"; exit 1 if any.
+mtime). An SVG is a static image (Markdown embeds it with its alt text), so
+its marks carry no ARIA labels: they would more than double its size and no
+reader reaches them through an <img>. Problems go to stderr as "error: PATH: message"; exit 1 if any.
 """
+import json
 import os
 import sys
 import tempfile
@@ -22,6 +25,7 @@ def write_if_changed(path, data):
     except OSError:
         pass
     d = os.path.dirname(path) or "."
+    os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".", suffix=".tmp")
     with os.fdopen(fd, "wb") as f:
         f.write(data)
@@ -52,7 +56,8 @@ def main(argv):
             spec_path, out = line.split("\t", 1)
             try:
                 with open(spec_path, encoding="utf-8") as f:
-                    spec = f.read()
+                    spec = json.load(f)
+                spec.setdefault("config", {})["aria"] = False
                 svg = vlc.vegalite_to_svg(spec, vl_version=version)
                 write_if_changed(out, svg.encode("utf-8"))
             except Exception as e:  # report and go on with the batch

@@ -25,7 +25,7 @@ title=$(cat "$issue/issue-title.txt")
   fail "issue title: '$title'"
 cmp -s "$issue/issue.md" "$issue/report.md" || fail "issue.md differs from report.md"
 [ "$(wc -c <"$issue/issue.md")" -lt 65536 ] || fail "issue.md over GitHub's comment limit"
-for f in index.html builds/2.11.0-20261122/index.html builds/2.11.0-20261122/compare.html builds/2.11.0-20261121/index.md; do
+for f in index.html builds/2.11.0-20261122/index.html builds/2.11.0-20261122/compare.html builds/2.11.0-20261121/summary.md models/resnet50.html history/resnet50.js builds/2.11.0-20261122/data/models.js; do
   [ -s "$work/public/$f" ] || fail "site file missing: $f"
 done
 grep -q "Rendered 2 build(s)" "$work/out1" || fail "first night did not render both builds"
