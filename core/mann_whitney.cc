@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <utility>
 
 namespace torchgauge::core {
 
@@ -55,11 +57,21 @@ std::vector<double> ExactUDistribution(std::size_t n1, std::size_t n2) {
   return dist;
 }
 
+// The distribution depends on the sample sizes alone, and a comparison of a
+// suite asks for the same few sizes thousands of times: each is computed
+// once per thread.
+const std::vector<double>& CachedUDistribution(std::size_t n1, std::size_t n2) {
+  thread_local std::map<std::pair<std::size_t, std::size_t>, std::vector<double>> cache;
+  auto it = cache.find({n1, n2});
+  if (it == cache.end()) it = cache.emplace(std::make_pair(n1, n2), ExactUDistribution(n1, n2)).first;
+  return it->second;
+}
+
 }  // namespace
 
 double ExactUCdf(std::size_t n1, std::size_t n2, double u) {
   if (u < 0) return 0;
-  auto dist = ExactUDistribution(n1, n2);
+  const auto& dist = CachedUDistribution(n1, n2);
   double cdf = 0;
   for (std::size_t k = 0; k < dist.size() && static_cast<double>(k) <= u + 1e-9; ++k) cdf += dist[k];
   return std::min(1.0, cdf);
@@ -91,7 +103,7 @@ MannWhitneyResult MannWhitneyU(const std::vector<double>& a, const std::vector<d
 
   if (!r.ties && r.n1 + r.n2 <= kExactMaxTotal) {
     r.exact = true;
-    auto dist = ExactUDistribution(r.n1, r.n2);
+    const auto& dist = CachedUDistribution(r.n1, r.n2);
     const double u_small = std::min(r.u1, mn - r.u1);
     double cdf = 0;
     for (std::size_t k = 0; k < dist.size() && static_cast<double>(k) <= u_small + 1e-9; ++k) cdf += dist[k];

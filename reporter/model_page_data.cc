@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
+#include <unordered_map>
 
 #include "core/result.h"
 #include "reporter/charts.h"
@@ -134,21 +136,34 @@ json HistoryBuildsData(const std::vector<BuildSummary>& history, const Pruned* p
 }
 
 std::map<std::string, ModelHistory> ModelHistories(const std::vector<BuildSummary>& history) {
-  // (model, facet, label) -> series, filled in build order.
-  std::map<std::string, std::map<std::pair<std::string, std::string>, ModelHistory::Series>> series;
+  // Every median lands in its series through one hash lookup; a series'
+  // facet and label are worked out once, when it first appears.
+  struct Entry {
+    std::string model;
+    ModelHistory::Series series;
+  };
+  std::vector<Entry> entries;
+  std::unordered_map<std::string, size_t> index;  // platform \n model \n config -> entries
   std::map<std::string, ModelHistory> out;
+  std::string key;
   for (size_t i = 0; i < history.size(); ++i) {
     const auto& b = history[i];
     if (b.started_at.empty()) continue;  // no time to place it on the axis
     for (const auto& p : b.platforms) {
       for (const auto& m : p.medians) {
-        // Faceted by platform, mode and batch size when there are many
-        // series, so the legend names only backend and precision.
-        const std::string& c = m.config;  // mode/backend/precision/bsN
-        const size_t mode_end = c.find('/'), batch_at = c.rfind('/');
-        std::string facet = p.id + " \xC2\xB7 " + c.substr(0, mode_end) + " \xC2\xB7 " + c.substr(batch_at + 1);
-        std::string label = c.substr(mode_end + 1, batch_at - mode_end - 1);
-        auto& s = series[m.model][{facet, label}];
+        key.assign(p.id).append(1, '\n').append(m.model).append(1, '\n').append(m.config);
+        auto [it, fresh] = index.try_emplace(key, entries.size());
+        if (fresh) {
+          // Faceted by platform, mode and batch size when there are many
+          // series, so the legend names only backend and precision.
+          const std::string& c = m.config;  // mode/backend/precision/bsN
+          const size_t mode_end = c.find('/'), batch_at = c.rfind('/');
+          Entry e{m.model, {}};
+          e.series.facet = p.id + " \xC2\xB7 " + c.substr(0, mode_end) + " \xC2\xB7 " + c.substr(batch_at + 1);
+          e.series.label = c.substr(mode_end + 1, batch_at - mode_end - 1);
+          entries.push_back(std::move(e));
+        }
+        ModelHistory::Series& s = entries[it->second].series;
         if (m.noisy) s.noisy.push_back(static_cast<int>(s.builds.size()));
         s.builds.push_back(static_cast<int>(i));
         s.ms.push_back(m.median_ms);
@@ -159,14 +174,10 @@ std::map<std::string, ModelHistory> ModelHistories(const std::vector<BuildSummar
       }
     }
   }
-  for (auto& [model, by_key] : series) {
-    ModelHistory& h = out[model];
-    for (auto& [key, s] : by_key) {
-      s.facet = key.first;
-      s.label = key.second;
-      h.series.push_back(std::move(s));
-    }
-  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return std::tie(a.model, a.series.facet, a.series.label) < std::tie(b.model, b.series.facet, b.series.label);
+  });
+  for (auto& e : entries) out[e.model].series.push_back(std::move(e.series));
   return out;
 }
 

@@ -8,6 +8,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +20,7 @@
 #include "core/shell.h"
 #include "reporter/charts.h"
 #include "reporter/paper_data.h"
+#include "reporter/parallel.h"
 #include "reporter/regressions.h"
 #include "reporter/site_figures.h"
 #include "reporter/site_fingerprint.h"
@@ -66,7 +71,9 @@ fs::path DefaultHelper() { return Installed("vl_render.py", TORCHGAUGE_REPORTER_
 
 namespace {
 
-std::string DumpJson(const json& j) { return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n"; }
+// Compact: the summaries are read back on every render (a year of them is
+// tens of megabytes), and only scripts read them.
+std::string DumpJson(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n"; }
 
 // Where the Vega bundle of kVegaLiteVersion is kept between sites: it takes
 // vl-convert seconds to make. Empty when there is no cache directory.
@@ -97,17 +104,39 @@ class SiteRender {
  private:
   void CheckSelection() const;
   void CheckReference() const;
-  std::optional<BuildSummary> CachedSummary(const BuildRef& ref) const;
-  std::optional<BuildChanges> CachedChanges(const BuildRef& ref) const;
-  BuildSummary Summary(size_t i, const BuildResults& b, const BuildView& view, std::optional<core::Comparison>* cmp);
+  std::optional<BuildSummary> CachedSummary(size_t i);
+  std::optional<BuildChanges> CachedChanges(size_t i);
+  void PrefetchCached();
+  std::optional<BuildSummary> ReadCachedSummary(const BuildRef& ref) const;
+  std::optional<BuildChanges> ReadCachedChanges(const BuildRef& ref) const;
+  BuildSummary Summary(size_t i, const BuildResults& b, const BuildView& view, RecentRuns& recent,
+                       std::optional<core::Comparison>* cmp);
   bool AddPublished(size_t i);
   void AddFromResults(size_t i);
   void CheckPrunedSelection() const;
   void AddPruned(size_t i, ChangeDetector& changes, bool full);
   void DeletePrunedSnapshots();
-  void Render(size_t i, const std::string& fp);
+  // A render thread's own comparison window and page writer.
+  struct Worker {
+    RecentRuns& recent;
+    PageWriter& pages;
+    int load_threads;
+  };
+  // What rendering one build reports, merged in build order.
+  struct Rendered {
+    std::vector<Problem> problems;
+    std::vector<std::string> skipped;
+    std::string fp;
+    bool rendered = false;
+  };
+  struct Queued {
+    size_t index, slot;
+    std::string fp;
+  };
+  void Render(size_t i, size_t slot, const std::string& fp, Worker& w, Rendered& out);
+  void RenderQueued();
   void RemoveRetired(const std::string& build);
-  bool WritePaperKitZip(const BuildView& v);
+  bool WritePaperKitZip(const BuildView& v, std::vector<std::string>* skipped);
   void WriteAssets();
   void WriteBundle();
   bool RenderSvgs();
@@ -128,6 +157,10 @@ class SiteRender {
   std::vector<BuildChanges> changes_;  // every build's flagged changes so far, oldest first
   std::vector<std::pair<std::string, std::string>> rendered_fps_;  // build id, fingerprint
   size_t pruned_ = 0;  // the retention policy prunes refs_[0, pruned_)
+  std::vector<Queued> queue_;  // builds to render, in order (RenderQueued)
+  bool prefetched_ = false;
+  std::vector<std::optional<BuildSummary>> prefetched_summaries_;  // PrefetchCached, taken once each
+  std::vector<std::optional<BuildChanges>> prefetched_changes_;
 };
 
 void SiteRender::CheckSelection() const {
@@ -150,8 +183,33 @@ void SiteRender::CheckReference() const {
                   o_.builds.empty() ? o_.results.string() : "the builds selected");
 }
 
+// The cached summaries and changes of every build that may reuse them, read
+// on all cores before the builds stream by (a year of summaries is tens of
+// megabytes of JSON). Pruned builds have their records instead.
+void SiteRender::PrefetchCached() {
+  prefetched_summaries_.assign(refs_.size(), std::nullopt);
+  prefetched_changes_.assign(refs_.size(), std::nullopt);
+  if (o_.force) return;
+  ParallelFor(refs_.size(), ThreadCount(o_.threads, refs_.size()), [&](size_t i, int) {
+    if (i < pruned_) return;
+    prefetched_summaries_[i] = ReadCachedSummary(refs_[i]);
+    prefetched_changes_[i] = ReadCachedChanges(refs_[i]);
+  });
+  prefetched_ = true;
+}
+
+std::optional<BuildSummary> SiteRender::CachedSummary(size_t i) {
+  if (prefetched_ && i >= pruned_) return std::exchange(prefetched_summaries_[i], std::nullopt);
+  return ReadCachedSummary(refs_[i]);
+}
+
+std::optional<BuildChanges> SiteRender::CachedChanges(size_t i) {
+  if (prefetched_ && i >= pruned_) return std::exchange(prefetched_changes_[i], std::nullopt);
+  return ReadCachedChanges(refs_[i]);
+}
+
 // The summary cached when the build was last rendered, if it is still its own.
-std::optional<BuildSummary> SiteRender::CachedSummary(const BuildRef& ref) const {
+std::optional<BuildSummary> SiteRender::ReadCachedSummary(const BuildRef& ref) const {
   try {
     BuildSummary s = BuildSummaryFromJson(core::ReadJsonFile(o_.out / SitePath({Kind::kData, ref.id, "summary", ""})));
     if (s.id == ref.id && s.started_at == ref.started_at) return s;
@@ -161,7 +219,7 @@ std::optional<BuildSummary> SiteRender::CachedSummary(const BuildRef& ref) const
 }
 
 // What the build's comparison flagged, as cached when it was last rendered.
-std::optional<BuildChanges> SiteRender::CachedChanges(const BuildRef& ref) const {
+std::optional<BuildChanges> SiteRender::ReadCachedChanges(const BuildRef& ref) const {
   try {
     BuildChanges c = BuildChangesFromJson(core::ReadJsonFile(o_.out / SitePath({Kind::kData, ref.id, "regressions", ""})));
     if (c.build == ref.id && c.started_at == ref.started_at) return c;
@@ -171,12 +229,12 @@ std::optional<BuildChanges> SiteRender::CachedChanges(const BuildRef& ref) const
 }
 
 // The build's summary, with what its comparison with earlier builds flagged.
-BuildSummary SiteRender::Summary(size_t i, const BuildResults& b, const BuildView& view,
+BuildSummary SiteRender::Summary(size_t i, const BuildResults& b, const BuildView& view, RecentRuns& recent,
                                  std::optional<core::Comparison>* cmp) {
   BuildSummary s = Summarize(view);
   if (o_.compare) {
-    recent_.Add(i, b);
-    *cmp = recent_.Compare(i);
+    recent.Add(i, b);
+    *cmp = recent.Compare(i);
     if (*cmp) s.flagged = Flagged(**cmp);
   }
   return s;
@@ -186,8 +244,8 @@ BuildSummary SiteRender::Summary(size_t i, const BuildResults& b, const BuildVie
 // the trends, else its summary from the results (then true). Its files are
 // left alone.
 bool SiteRender::AddPublished(size_t i) {
-  auto s = CachedSummary(refs_[i]);
-  auto c = CachedChanges(refs_[i]);
+  auto s = CachedSummary(i);
+  auto c = CachedChanges(i);
   if (s && c) {
     history_.push_back(std::move(*s));
     changes_.push_back(std::move(*c));
@@ -204,7 +262,7 @@ void SiteRender::AddFromResults(size_t i) {
   quiet.only_builds = {refs_[i].id};
   for (const auto& b : LoadResults(scan_, quiet).builds) {
     std::optional<core::Comparison> cmp;
-    history_.push_back(Summary(i, b, AggregateBuild(b, paper_, o_.reference_platform), &cmp));
+    history_.push_back(Summary(i, b, AggregateBuild(b, paper_, o_.reference_platform), recent_, &cmp));
     changes_.push_back(CollectChanges(b, refs_[i].started_at, cmp ? &*cmp : nullptr));
   }
 }
@@ -282,32 +340,85 @@ void SiteRender::RemoveRetired(const std::string& build) {
   }
 }
 
-void SiteRender::Render(size_t i, const std::string& fp) {
+// Renders build refs_[i] into history_/changes_[slot], with the worker's own
+// comparison window and page writer; what it reports goes to `out`.
+void SiteRender::Render(size_t i, size_t slot, const std::string& fp, Worker& w, Rendered& out) {
   LoadOptions lo;
   lo.strict = o_.strict;
-  lo.threads = o_.threads;
+  lo.threads = w.load_threads;
   lo.only_builds = {refs_[i].id};
   LoadedResults loaded = LoadResults(scan_, lo);
   for (const auto& b : loaded.builds) {
     BuildView view = AggregateBuild(b, paper_, o_.reference_platform);
     std::optional<core::Comparison> cmp;
-    BuildSummary summary = Summary(i, b, view, &cmp);
-    history_.push_back(summary);
-    changes_.push_back(CollectChanges(b, refs_[i].started_at, cmp ? &*cmp : nullptr));
-    writer_.Write(SitePath({Kind::kData, b.id, "regressions", ""}), DumpJson(ToJson(changes_.back())));
+    BuildSummary summary = Summary(i, b, view, w.recent, &cmp);
+    history_[slot] = summary;
+    changes_[slot] = CollectChanges(b, refs_[i].started_at, cmp ? &*cmp : nullptr);
+    writer_.Write(SitePath({Kind::kData, b.id, "regressions", ""}), DumpJson(ToJson(changes_[slot])));
     RemoveRetired(b.id);
-    pages_.WriteBuild(view, cmp ? &*cmp : nullptr, WritePaperKitZip(view));
+    w.pages.WriteBuild(view, cmp ? &*cmp : nullptr, WritePaperKitZip(view, &out.skipped));
     writer_.Write(SitePath({Kind::kData, b.id, "summary", ""}), DumpJson(ToJson(summary)));
-    report_.problems.insert(report_.problems.end(), b.problems.begin(), b.problems.end());
-    report_.builds_rendered++;
-    rendered_fps_.emplace_back(b.id, fp);
+    out.problems.insert(out.problems.end(), b.problems.begin(), b.problems.end());
+    out.rendered = true;
   }
-  report_.problems.insert(report_.problems.end(), loaded.problems.begin(), loaded.problems.end());
+  out.fp = fp;
+  out.problems.insert(out.problems.end(), loaded.problems.begin(), loaded.problems.end());
+}
+
+// Renders the queued builds. Builds are independent but for their
+// comparison windows, so the queue is cut into contiguous runs, one per
+// worker thread, each with its own comparison window (which loads the few
+// builds before its first on demand) and page writer. What each build
+// reports is merged in build order, so the site does not depend on the
+// thread count.
+void SiteRender::RenderQueued() {
+  const int workers = ThreadCount(o_.threads, queue_.size());
+  std::vector<Rendered> out(queue_.size());
+  std::vector<std::thread> threads;
+  const size_t per = (queue_.size() + workers - 1) / std::max(workers, 1);
+  std::exception_ptr error;
+  std::mutex error_mu;
+  for (int t = 0; t < workers; ++t) {
+    const size_t begin = t * per, end = std::min(queue_.size(), begin + per);
+    if (begin >= end) break;
+    auto run = [this, begin, end, workers, &out, &error, &error_mu] {
+      try {
+        RecentRuns recent(scan_, o_.compare_options, workers > 1 ? 1 : o_.threads, refs_);
+        PageWriter pages(o_, writer_, templates_, figures_, paper_);
+        Worker w{recent, pages, workers > 1 ? 1 : o_.threads};
+        for (size_t q = begin; q < end; ++q) Render(queue_[q].index, queue_[q].slot, queue_[q].fp, w, out[q]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu);
+        if (!error) error = std::current_exception();
+      }
+    };
+    if (workers == 1) {
+      run();
+    } else {
+      threads.emplace_back(run);
+    }
+  }
+  for (auto& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+  // A build whose results could not be read leaves no summary.
+  for (size_t q = queue_.size(); q-- > 0;) {
+    if (out[q].rendered) continue;
+    history_.erase(history_.begin() + static_cast<std::ptrdiff_t>(queue_[q].slot));
+    changes_.erase(changes_.begin() + static_cast<std::ptrdiff_t>(queue_[q].slot));
+  }
+  for (size_t q = 0; q < queue_.size(); ++q) {
+    report_.problems.insert(report_.problems.end(), out[q].problems.begin(), out[q].problems.end());
+    report_.skipped.insert(report_.skipped.end(), out[q].skipped.begin(), out[q].skipped.end());
+    if (!out[q].rendered) continue;
+    report_.builds_rendered++;
+    rendered_fps_.emplace_back(refs_[queue_[q].index].id, out[q].fp);
+  }
+  queue_.clear();
 }
 
 // builds/<id>/paper-kit-<id>.zip with --paper-kit (removed without it);
 // whether the build page may link it.
-bool SiteRender::WritePaperKitZip(const BuildView& v) {
+bool SiteRender::WritePaperKitZip(const BuildView& v, std::vector<std::string>* skipped) {
   const std::string rel = SitePath({Kind::kPaperKit, v.id, "", ""});
   std::error_code ec;
   if (!o_.paper_kit) {
@@ -317,11 +428,11 @@ bool SiteRender::WritePaperKitZip(const BuildView& v) {
   try {
     const SitePaperKit kit = MakeSitePaperKit(o_, v);
     writer_.Write(rel, kit.zip);
-    report_.skipped.insert(report_.skipped.end(), kit.notes.begin(), kit.notes.end());
+    skipped->insert(skipped->end(), kit.notes.begin(), kit.notes.end());
     return true;
   } catch (const std::exception& e) {
     fs::remove(writer_.Abs(rel), ec);
-    report_.skipped.push_back(rel + ": the paper kit could not be made: " + e.what());
+    skipped->push_back(rel + ": the paper kit could not be made: " + e.what());
     return false;
   }
 }
@@ -395,6 +506,7 @@ SiteReport SiteRender::Run() {
   ChangeDetector changes(o_, refs_, vl_ok_);
   const bool full = o_.builds.empty() && !o_.force;  // may skip unchanged builds
   if (full) changes.HashAllInputs();
+  PrefetchCached();
   for (size_t i = 0; i < refs_.size(); ++i) {
     const BuildRef& ref = refs_[i];
     if (i < pruned_) {
@@ -407,8 +519,8 @@ SiteReport SiteRender::Run() {
     }
     const std::string fp = changes.Fingerprint(i);
     if (full && changes.Unchanged(ref.id, fp)) {
-      auto s = CachedSummary(ref);
-      auto c = CachedChanges(ref);
+      auto s = CachedSummary(i);
+      auto c = CachedChanges(i);
       if (s && c) {
         history_.push_back(std::move(*s));
         changes_.push_back(std::move(*c));
@@ -417,8 +529,11 @@ SiteReport SiteRender::Run() {
       }
     }
     changes.Forget(ref.id);
-    Render(i, fp);
+    queue_.push_back({i, history_.size(), fp});
+    history_.emplace_back();
+    changes_.emplace_back();
   }
+  RenderQueued();
   const Pruned pruned = DescribePruned(refs_, pruned_, o_);
   pages_.WriteIndex(history_, &pruned);
   pages_.WriteModelPages(history_, &pruned);
