@@ -87,6 +87,18 @@ PageResult Load(const std::string& url, const fs::path& work, const std::string&
   MESSAGE("screenshot: " << shot.string());
   return {Read(dom), Read(log)};
 }
+// work/results rendered into work/site, without SVG (the browser draws the charts).
+SiteOptions BrowserSiteOptions(const fs::path& work) {
+  SiteOptions o;
+  o.results = work / "results";
+  o.out = work / "site";
+  o.templates = fs::path(TORCHGAUGE_SOURCE_DIR) / "templates";
+  o.static_dir = fs::path(TORCHGAUGE_SOURCE_DIR) / "site";
+  o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
+  o.python = TORCHGAUGE_PYTHON;
+  o.svg = false;
+  return o;
+}
 // Whether the site's history files name `build` (they were appended to).
 bool ReadHistoryMentions(const fs::path& site, const std::string& build) {
   return Read(site / "history" / "builds.js").find(build) != std::string::npos;
@@ -116,14 +128,7 @@ TEST_CASE("browser: charts render in headless Chromium with no console output") 
   spec.configs = 6;
   spec.plant_at = 1;  // a step regression that stays and a spike that recovers
   GenerateFixtureTree(work / "results", spec);
-  SiteOptions o;
-  o.results = work / "results";
-  o.out = work / "site";
-  o.templates = fs::path(TORCHGAUGE_SOURCE_DIR) / "templates";
-  o.static_dir = fs::path(TORCHGAUGE_SOURCE_DIR) / "site";
-  o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
-  o.python = TORCHGAUGE_PYTHON;
-  o.svg = false;
+  SiteOptions o = BrowserSiteOptions(work);
   SiteReport report = BuildSite(o);
   if (!fs::exists(o.out / "assets" / "vega-bundle.js")) {
     MESSAGE("skipped: no vega bundle (vl-convert-python not available to " << o.python << ")");
@@ -197,14 +202,7 @@ TEST_CASE("browser: the regressions page and the model grid, from serve and from
   spec.configs = 2;
   spec.plant_at = 1;
   GenerateFixtureTree(work / "results", spec);
-  SiteOptions o;
-  o.results = work / "results";
-  o.out = work / "site";
-  o.templates = fs::path(TORCHGAUGE_SOURCE_DIR) / "templates";
-  o.static_dir = fs::path(TORCHGAUGE_SOURCE_DIR) / "site";
-  o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
-  o.python = TORCHGAUGE_PYTHON;
-  o.svg = false;
+  SiteOptions o = BrowserSiteOptions(work);
   BuildSite(o);
   Server server(o.out);
   const std::string file = "file://" + fs::absolute(o.out).lexically_normal().string() + "/";
@@ -292,14 +290,7 @@ TEST_CASE("browser: a published build's model view keeps showing builds <= k aft
                fs::copy_options::recursive);
     }
   };
-  SiteOptions o;
-  o.results = work / "results";
-  o.out = work / "site";
-  o.templates = fs::path(TORCHGAUGE_SOURCE_DIR) / "templates";
-  o.static_dir = fs::path(TORCHGAUGE_SOURCE_DIR) / "site";
-  o.helper = fs::path(TORCHGAUGE_SOURCE_DIR) / "reporter" / "vl_render.py";
-  o.python = TORCHGAUGE_PYTHON;
-  o.svg = false;
+  SiteOptions o = BrowserSiteOptions(work);
   add_builds(0, k + 1);
   BuildSite(o);
   if (!fs::exists(o.out / "assets" / "vega-bundle.js")) {
