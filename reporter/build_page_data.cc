@@ -9,6 +9,7 @@
 
 #include "reporter/charts.h"
 #include "reporter/format.h"
+#include "reporter/model_page_data.h"
 #include "reporter/mustache_data.h"
 #include "reporter/page_data.h"
 #include "reporter/regressions_page.h"
@@ -157,16 +158,16 @@ mu::data TableLinks(const std::string& build, const PlatformView& p, const Targe
   return tables;
 }
 
+// The runs section: the HTML page draws the table from builds/<id>/data/models.js
+// (model_page_data.h), so a build's runs are written once; the Markdown (summary.md)
+// points to the page and the CSV table. The failures stay a table in both.
 void SetRuns(mu::data& pd, const std::string& build, const PlatformView& p, const Target& page,
              const std::string& base) {
-  mu::data runs = List();
-  for (const auto* r : p.runs) {
-    std::string href = base + Href(page, {Kind::kModelPage, build, r->model.id, "html"});
-    mu::data row = RunRow(*r, href);
-    SetPeakShare(row, *r, *p.manifest);
-    Append(runs, std::move(row));
-  }
-  Set(pd, "runs", std::move(runs));
+  Set(pd, "run_count", std::to_string(p.runs.size()));
+  Set(pd, "models_key", BuildModelsKey(build));
+  Set(pd, "html_page", base + Href(page, {Kind::kBuildPage, build, "", "html"}));
+  const std::string href = Href(page, {Kind::kModelPage, build, "MODEL", "html"});
+  Set(pd, "model_page", base + href.substr(0, href.find("MODEL")) + "{model}" + href.substr(href.find("MODEL") + 5));
   mu::data failures = List();
   for (const auto* r : p.failures) Append(failures, RunRow(*r, ""));
   Set(pd, "has_failures", !p.failures.empty());
@@ -304,6 +305,7 @@ mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::C
     Append(models, std::move(md));
   }
   Set(d, "models", std::move(models));
+  Set(d, "models_js", base + Href(page, {Kind::kBuildData, v.id, "models", ""}));
   Set(d, "has_paper_kit", paper_kit);
   if (paper_kit) Set(d, "paper_kit_zip", base + Href(page, {Kind::kPaperKit, v.id, "", ""}));
   return d;

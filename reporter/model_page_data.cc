@@ -31,11 +31,13 @@ const char* const kRunColumns[] = {"median", "min", "max", "cov", "throughput", 
                                    "gpu_mib", "gflops", "tflops", "kernels"};
 
 // [config, status, noise reason ("" when clean), median, min, max, CoV,
-// throughput, CPU MiB, GPU MiB, GFLOP/step, TFLOP/s, kernels/step]
-json RunCells(const core::RunResult& r) {
+// throughput, CPU MiB, GPU MiB, GFLOP/step, TFLOP/s, kernels/step, % of peak]
+json RunCells(const core::RunResult& r, const Manifest& m) {
   mu::data row = RunRow(r, "");
+  SetPeakShare(row, r, m);
   json cells = json::array({Cell(row, "config"), Cell(row, "status"), Cell(row, "noise_reason")});
   for (const char* key : kRunColumns) cells.push_back(Cell(row, key));
+  cells.push_back(Cell(row, "peak_pct"));
   return cells;
 }
 
@@ -57,7 +59,7 @@ double Round4(double v) { return std::round(v * 1e4) / 1e4; }
 json PlatformDetail(const PlatformView& p, const std::vector<const core::RunResult*>& runs) {
   json runs_rows = json::array(), measurement = json::array(), kernels = json::array(), samples = json::array();
   for (const auto* r : runs) {
-    runs_rows.push_back(RunCells(*r));
+    runs_rows.push_back(RunCells(*r, *p.manifest));
     if (r->timing) {
       measurement.push_back(MeasurementCells(*r));
       json ms = json::array();

@@ -31,7 +31,7 @@
 
   var RUN_COLUMNS = ["Configuration", "Status", "Median (ms)", "Min (ms)", "Max (ms)", "CoV (%)",
                      "Throughput (samples/s)", "CPU peak (MiB)", "GPU peak (MiB)", "GFLOP/step", "TFLOP/s",
-                     "Kernels/step"];
+                     "Kernels/step", "% of peak"];
   var MEASUREMENT_COLUMNS = ["Configuration", "Processes", "Samples", "Warm-up", "Threads",
                              "Process medians (ms)", "Noise band (%)"];
   var KERNEL_COLUMNS = ["Configuration", "Kernel", "Total (ms)", "Count"];
@@ -229,7 +229,47 @@
     embed(el, spec).then(function (r) { if (r && r.view) self.views.push(r.view); });
   };
 
+  // ------------------------------------------------------------ build page
+
+  // A build page's runs table per platform (<div class="tg-runs">), from the
+  // build's models.js: [config, status, noise reason, median, min, max, CoV,
+  // throughput, CPU MiB, GPU MiB, GFLOP/step, TFLOP/s, kernels, % of peak].
+  var BUILD_RUN_COLUMNS = ["Model", "Domain", "Configuration", "Median (ms)", "Throughput (samples/s)", "CoV (%)",
+                           "CPU peak (MiB)", "GPU peak (MiB)", "TFLOP/s", "% of peak", "Status"];
+  function buildRuns(div) {
+    var data = DATA[div.getAttribute("data-models-key")], platform = div.getAttribute("data-platform");
+    if (!data) return;
+    var rows = [], links = [], noisy = [];
+    Object.keys(data.models).forEach(function (model) {
+      var m = data.models[model];
+      m.platforms.forEach(function (p) {
+        if (p.id !== platform) return;
+        p.runs.forEach(function (r) {
+          rows.push([model, m.domain, r[0], r[3], r[7], r[6], r[8], r[9], r[11], r[13], r[1]]);
+          links.push(div.getAttribute("data-model-page").replace("{model}", encodeURIComponent(model)));
+          noisy.push(r[2]);
+        });
+      });
+    });
+    var t = table(BUILD_RUN_COLUMNS, rows);
+    var trs = t.querySelectorAll("tbody tr");
+    rows.forEach(function (row, i) {
+      var cell = trs[i].children[0], a = node("a", row[0]);
+      a.href = links[i];
+      cell.textContent = "";
+      cell.appendChild(a);
+      if (!noisy[i]) return;
+      var status = trs[i].children[10], badge = node("span", "noisy", "noisy");
+      badge.title = noisy[i];
+      status.appendChild(document.createTextNode(" "));
+      status.appendChild(badge);
+    });
+    div.textContent = "";
+    div.appendChild(t);
+  }
+
   function renderAll() {
+    document.querySelectorAll("div.tg-runs").forEach(buildRuns);
     if (typeof vegaEmbed !== "function") {
       document.querySelectorAll("div.vega-chart").forEach(function (el) {
         el.textContent = "Charts need assets/vega-bundle.js (vl-convert-python was not available when this site was built).";
