@@ -166,8 +166,7 @@ void SetRuns(mu::data& pd, const std::string& build, const PlatformView& p, cons
   Set(pd, "run_count", std::to_string(p.runs.size()));
   Set(pd, "models_key", BuildModelsKey(build));
   Set(pd, "html_page", base + Href(page, {Kind::kBuildPage, build, "", "html"}));
-  const std::string href = Href(page, {Kind::kModelPage, build, "MODEL", "html"});
-  Set(pd, "model_page", base + href.substr(0, href.find("MODEL")) + "{model}" + href.substr(href.find("MODEL") + 5));
+  Set(pd, "model_page", base + HrefPattern(page, {Kind::kModelPage, build, "", "html"}, "model"));
   mu::data failures = List();
   for (const auto* r : p.failures) Append(failures, RunRow(*r, ""));
   Set(pd, "has_failures", !p.failures.empty());

@@ -1,5 +1,7 @@
 #include "reporter/model_page_data.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -215,13 +217,9 @@ mu::data ModelPageData(const PageContext& ctx, const std::string& model, const M
   Set(d, "window", std::to_string(ctx.trend_builds));
   Set(d, "builds_js", Href(page, {Kind::kHistory, "", "builds", ""}));
   Set(d, "history_js", Href(page, {Kind::kHistory, "", model, ""}));
-  // The build's detail, with {build} for the page's script to fill in.
-  const std::string detail = Href(page, {Kind::kBuildData, "BUILD", "models", ""});
-  Set(d, "detail_js", detail.substr(0, detail.find("BUILD")) + "{build}" + detail.substr(detail.find("BUILD") + 5));
-  Set(d, "build_page", [&] {
-    const std::string b = Href(page, {Kind::kBuildPage, "BUILD", "", "html"});
-    return b.substr(0, b.find("BUILD")) + "{build}" + b.substr(b.find("BUILD") + 5);
-  }());
+  // The build's detail and page, with {build} for the page's script to fill in.
+  Set(d, "detail_js", HrefPattern(page, {Kind::kBuildData, "", "models", ""}, "build"));
+  Set(d, "build_page", HrefPattern(page, {Kind::kBuildPage, "", "", "html"}, "build"));
   bool faceted = false;
   json trend = TrendSpec(model, h, &faceted);
   Set(d, "faceted", faceted ? std::string("1") : std::string("0"));

@@ -87,6 +87,19 @@ std::string Href(const Target& from, const Target& to) {
   return up + b.substr(common);
 }
 
+std::string HrefPattern(const Target& from, Target to, const std::string& field) {
+  static const std::string kMark = "tg0pattern0id";  // a safe id that no path part contains
+  if (field == "build") {
+    to.build = kMark;
+  } else if (field == "model") {
+    to.name = kMark;
+  } else {
+    throw std::invalid_argument("unknown pattern field '" + field + "'");
+  }
+  std::string href = Href(from, to);
+  return href.replace(href.find(kMark), kMark.size(), "{" + field + "}");
+}
+
 std::string RootHref(const Target& from) {
   const std::string path = SitePath(from);
   std::string up;

@@ -59,6 +59,10 @@ struct Target {
 std::string SitePath(const Target& t);
 // Relative URL from page `from` to `to`.
 std::string Href(const Target& from, const Target& to);
+// Href with one id left for a page's script to fill in: `to`'s build id is
+// written "{build}" (field "build"), or its name "{model}" (field "model"),
+// as in "../builds/{build}/data/models.js".
+std::string HrefPattern(const Target& from, Target to, const std::string& field);
 // Relative URL from page `from` up to the site root, without a trailing
 // slash: "." for a top-level page, "../.." for builds/<build>/compare.html.
 std::string RootHref(const Target& from);

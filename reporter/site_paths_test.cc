@@ -53,6 +53,14 @@ TEST_CASE("Href is relative between pages") {
   CHECK(Href({Kind::kBuildPage, "b1", "", "md"}, {Kind::kFigure, "b1", "f", "svg"}) == "figures/f.svg");
 }
 
+TEST_CASE("HrefPattern leaves one id for a script to fill in") {
+  const Target model{Kind::kModelPage, "", "m", "html"};
+  CHECK(HrefPattern(model, {Kind::kBuildData, "", "models", ""}, "build") == "../builds/{build}/data/models.js");
+  CHECK(HrefPattern({Kind::kBuildPage, "b1", "", "html"}, {Kind::kModelPage, "b1", "", "html"}, "model") ==
+        "../../models/{model}.html#build=b1");
+  CHECK_THROWS_AS(HrefPattern(model, {Kind::kBuildPage, "", "", "html"}, "platform"), std::invalid_argument);
+}
+
 TEST_CASE("RootHref climbs from a page to the site root") {
   CHECK(RootHref({Kind::kIndexPage, "", "", "html"}) == ".");
   CHECK(RootHref({Kind::kComparePage, "b1", "", "html"}) == "../..");
