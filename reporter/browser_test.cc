@@ -1,6 +1,8 @@
 // Browser test: headless Chromium loads the index and a build page from the
 // `serve` server and checks that every chart rendered (an SVG with marks in
-// each chart container) and that the console stayed silent. Screenshots are
+// each chart container) and that the console stayed silent. The reader pages
+// (regressions, model grid, model page, compare.html) are checked from serve
+// and from file://. Screenshots are
 // kept in the build dir as artifacts:
 //   <build>/reporter/browser_test_index.png, browser_test_build.png
 #include <doctest/doctest.h>
@@ -16,8 +18,15 @@
 #include <string>
 #include <vector>
 #include <algorithm>
+#include <cmath>
 
+#include <nlohmann/json.hpp>
+
+#include "core/compare.h"
+#include "core/mann_whitney.h"
+#include "reporter/compare_report.h"
 #include "reporter/fixtures.h"
+#include "reporter/format.h"
 #include "reporter/site.h"
 
 namespace fs = std::filesystem;
@@ -334,4 +343,199 @@ TEST_CASE("browser: a published build's model view keeps showing builds <= k aft
   const PageResult newest = Load(page.substr(0, page.find('#')), work, "immutable-newest", false);
   CHECK(ChartedBuilds(newest.dom).ends_with(FixtureBuildId(spec, k + 10)));
   for (const auto* p : {&before, &after, &newest}) CHECK_MESSAGE(ConsoleLines(p->log).empty(), ConsoleLines(p->log));
+}
+
+namespace {
+// The text of the element with `id` (a <textarea> or a <script>) in a dumped DOM, unescaped.
+std::string ElementText(const std::string& dom, const std::string& id) {
+  const size_t at = dom.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return "";
+  const size_t start = dom.find('>', at) + 1;
+  const size_t end = dom.find("</", start);
+  std::string text = dom.substr(start, end - start);
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&nbsp;", "\xC2\xA0"},
+                                 {"&amp;", "&"}}) {
+    for (size_t pos = 0; (pos = text.find(from, pos)) != std::string::npos; pos += to.size()) text.replace(pos, from.size(), to);
+  }
+  return text;
+}
+
+// The browser's comparison (#tg-compare-result) against core::CompareBuilds
+// on the same pair: every change, status change, appearance and summary row.
+void CheckSameComparison(const nlohmann::json& js, const nlohmann::json& cpp) {
+  REQUIRE(js["platforms"].size() == cpp["platforms"].size());
+  CHECK(js["base"] == cpp["base"]);
+  CHECK(js["new"] == cpp["new"]);
+  auto close = [](const nlohmann::json& a, const nlohmann::json& b) {
+    if (a.is_null() || b.is_null()) return a.is_null() && b.is_null();
+    const double x = a.get<double>(), y = b.get<double>();
+    return std::abs(x - y) <= 1e-12 * std::max(1.0, std::abs(y));
+  };
+  for (size_t p = 0; p < cpp["platforms"].size(); ++p) {
+    const auto &jp = js["platforms"][p], &cp = cpp["platforms"][p];
+    INFO("platform " << cp["platform_id"]);
+    CHECK(jp["platform_id"] == cp["platform_id"]);
+    REQUIRE(jp["changes"].size() == cp["changes"].size());
+    for (size_t i = 0; i < cp["changes"].size(); ++i) {
+      const auto &a = jp["changes"][i], &b = cp["changes"][i];
+      INFO("change " << b["model"] << " " << b["mode"] << " " << b["metric"]);
+      for (const char* f : {"model", "mode", "backend", "precision", "metric", "unit", "verdict", "n_base", "n_new",
+                            "exact_test", "noisy", "confirmed", "seen_in", "threshold_percent"}) {
+        CHECK_MESSAGE(a[f] == b[f], f << ": browser " << a[f] << ", C++ " << b[f]);
+      }
+      for (const char* f : {"base", "new", "ratio", "delta_percent", "p_value", "noise_percent"}) {
+        CHECK_MESSAGE(close(a[f], b[f]), f << ": browser " << a[f] << ", C++ " << b[f]);
+      }
+    }
+    for (const char* list : {"status_changes", "presence"}) {
+      REQUIRE(jp[list].size() == cp[list].size());
+      for (size_t i = 0; i < cp[list].size(); ++i) {
+        for (auto it = cp[list][i].begin(); it != cp[list][i].end(); ++it) {
+          if (it.key() == "batch_size" || it.key() == "device") continue;
+          CHECK_MESSAGE(jp[list][i][it.key()] == it.value(), list << "." << it.key());
+        }
+      }
+    }
+    REQUIRE(jp["summary"].size() == cp["summary"].size());
+    for (size_t i = 0; i < cp["summary"].size(); ++i) {
+      CHECK(jp["summary"][i]["runs"] == cp["summary"][i]["runs"]);
+      CHECK(close(jp["summary"][i]["geomean_time_ratio"], cp["summary"][i]["geomean_time_ratio"]));
+    }
+  }
+}
+}  // namespace
+
+// compare.html: two builds picked in the page, compared by site/compare.js.
+// It must agree with `torchgauge-report compare --base A --new B` (the C++
+// rules and report) on every number and every line of its Markdown, which is
+// what keeps the JavaScript port from drifting.
+TEST_CASE("browser: compare any two builds in the page, as compare --json and its Markdown do") {
+  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
+    MESSAGE("skipped: chromium not installed");
+    return;
+  }
+  fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_compare";
+  fs::remove_all(work);
+  FixtureSpec spec;
+  spec.builds = 4;
+  spec.models = 6;
+  spec.configs = 3;
+  spec.plant_at = 1;  // hf_bert's step regression from build 1 on; dlrm's spike in build 1 only
+  GenerateFixtureTree(work / "results", spec);
+  SiteOptions o = BrowserSiteOptions(work);
+  BuildSite(o);
+  Server server(o.out);
+  const std::string file = "file://" + fs::absolute(o.out).lexically_normal().string() + "/";
+  struct Pair {
+    int base, next;
+    std::string via;
+  };
+  for (const Pair& pair : {Pair{0, 1, "serve"}, Pair{0, 3, "file"}, Pair{3, 1, "file"}}) {
+    const std::string base = FixtureBuildId(spec, pair.base), next = FixtureBuildId(spec, pair.next);
+    SUBCASE((base + " -> " + next + " via " + pair.via).c_str()) {
+      const std::string url = (pair.via == "serve" ? server.url() : file) + "compare.html#base=" + base + "&new=" + next;
+      const PageResult r = Load(url, work, "compare-" + std::to_string(pair.base) + "-" + std::to_string(pair.next),
+                                pair.via == "serve");
+      CHECK_MESSAGE(ConsoleLines(r.log).empty(), "console output:\n" << ConsoleLines(r.log));
+      torchgauge::core::CompareRequest req;
+      req.results = o.results;
+      req.base = base;
+      req.new_build = next;
+      const torchgauge::core::Comparison cmp = torchgauge::core::CompareBuilds(req);
+      const std::string result = ElementText(r.dom, "tg-compare-result");
+      REQUIRE_MESSAGE(!result.empty(), "the page wrote no result");
+      CheckSameComparison(nlohmann::json::parse(result), torchgauge::core::ToJson(cmp));
+      // The Markdown the "Copy as Markdown" button copies is compare's, byte for byte.
+      const std::string md = RenderCompareMarkdown(cmp, ReportOptions{});
+      CHECK(ElementText(r.dom, "tg-compare-md") == md);
+      if (pair.base == 0 && pair.next == 1) {
+        // The planted step: hf_bert's time regression is in the page's Regressions table.
+        CHECK(cmp.CountVerdict(torchgauge::core::Verdict::kRegression) > 0);
+        std::string listed;  // the Regressions sections of every platform
+        for (size_t at = 0; (at = r.dom.find("<h3>Regressions (", at)) != std::string::npos; ++at) {
+          listed += r.dom.substr(at, r.dom.find("<h3>", at + 1) - at);
+        }
+        CHECK(listed.find(">hf_bert</a>") != std::string::npos);
+        CHECK(listed.find(">resnet50</a>") == std::string::npos);  // nothing planted there
+        CHECK(Count(r.dom, "class=\"marks\"") == 2);  // a ratio chart per platform
+        CHECK(r.dom.find("\xE2\x80\xA6</text>") == std::string::npos);
+      }
+    }
+  }
+}
+
+namespace {
+// Mann-Whitney cases the fixture lacks (ties, all tied, complete separation,
+// 70 vs 70 samples: the normal approximation), with core's answers.
+nlohmann::json MannWhitneyCases() {
+  nlohmann::json cases = nlohmann::json::array();
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> samples = {
+      {{1, 2, 2, 3}, {2, 3, 3, 4}}, {{5, 5, 5}, {5, 5, 5}}, {{1, 2, 3}, {4, 5, 6}}, {{1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}}};
+  std::vector<double> big_a, big_b;
+  uint64_t state = 42;
+  auto next = [&state] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 40) / 1e6;
+  };
+  for (int i = 0; i < 70; ++i) {
+    big_a.push_back(10 + next());
+    big_b.push_back(10.5 + next());
+  }
+  samples.push_back({big_a, big_b});
+  for (const auto& [a, b] : samples) {
+    const auto t = torchgauge::core::MannWhitneyU(a, b);
+    cases.push_back({{"a", a}, {"b", b}, {"p", t.p_value}, {"exact", t.exact},
+                     {"min_p", torchgauge::core::MinAchievablePValue(a.size(), b.size())}});
+  }
+  return cases;
+}
+// printf formats as format.cc's Num writes them, rounding ties included.
+nlohmann::json FormatCases() {
+  nlohmann::json formats = nlohmann::json::array();
+  for (double v : {0.125, 2.5, 3.5, -2.5, -0.04, 0.0, 1234.5, 12.3456, 99.95}) {
+    for (const char* f : {"%.0f", "%.1f", "%.2f", "%.3f"}) {
+      formats.push_back({{"v", v}, {"fn", "fixed"}, {"d", f[2] - '0'}, {"want", Num(v, f)}});
+    }
+  }
+  for (double v : {1.5e-5, 2.25e-7, 9.96e-5}) formats.push_back({{"v", v}, {"fn", "expo"}, {"d", 1}, {"want", Num(v, "%.1e")}});
+  for (double v : {7.0, 0.05, 1.0, 12.5, 0.00001234, 1234567.0, 100000.0, 0.1}) {
+    formats.push_back({{"v", v}, {"fn", "general"}, {"d", 0}, {"want", Num(v, "%g")}});
+  }
+  return formats;
+}
+}  // namespace
+
+TEST_CASE("browser: compare.js's test and formats against core's, on cases the fixture lacks") {
+  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
+    MESSAGE("skipped: chromium not installed");
+    return;
+  }
+  fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_compare_rules";
+  fs::remove_all(work);
+  fs::create_directories(work);
+  fs::copy_file(fs::path(TORCHGAUGE_SOURCE_DIR) / "site" / "compare.js", work / "compare.js");
+  const nlohmann::json cases = MannWhitneyCases(), formats = FormatCases();
+  std::ofstream(work / "rules.html")
+      << "<!doctype html><html><body><pre id=\"out\"></pre>\n<script src=\"compare.js\"></script>\n<script>\n"
+      << "var R = window.TorchGaugeCompare, cases = " << cases.dump() << ", formats = " << formats.dump() << ";\n"
+      << "var out = {p: cases.map(function (c) { var t = R.mannWhitney(c.a, c.b); "
+      << "return [t.p_value, t.exact, R.minAchievableP(c.a.length, c.b.length)]; }),\n"
+      << "  f: formats.map(function (f) { return R[f.fn](f.v, f.d); })};\n"
+      << "document.getElementById('out').textContent = JSON.stringify(out);\n</script></body></html>\n";
+  const PageResult r = Load("file://" + fs::absolute(work / "rules.html").string(), work, "compare-rules", false);
+  CHECK_MESSAGE(ConsoleLines(r.log).empty(), ConsoleLines(r.log));
+  const std::string text = ElementText(r.dom, "out");
+  REQUIRE(!text.empty());
+  const nlohmann::json got = nlohmann::json::parse(text);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    INFO("Mann-Whitney case " << i);
+    const double want = cases[i]["p"].get<double>(), p = got["p"][i][0].get<double>();
+    CHECK(std::abs(p - want) <= 1e-9 * std::max(want, 1e-300));
+    CHECK(got["p"][i][1] == cases[i]["exact"]);
+    const double min_p = cases[i]["min_p"].get<double>();
+    CHECK(std::abs(got["p"][i][2].get<double>() - min_p) <= 1e-9 * min_p);
+  }
+  for (size_t i = 0; i < formats.size(); ++i) {
+    CHECK_MESSAGE(got["f"][i] == formats[i]["want"], formats[i]["fn"] << "(" << formats[i]["v"] << ", " << formats[i]["d"] << ")");
+  }
 }

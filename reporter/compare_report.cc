@@ -86,13 +86,47 @@ std::string Joined(std::initializer_list<std::string> parts, const char* sep = "
   return out.empty() ? "-" : out;
 }
 
+}  // namespace
+
+std::string SafeSiteUrl(const std::string& url) { return SafeHref(url); }
+
+std::vector<std::string> EnvironmentValues(const json& m) {
+  auto collector = [&] {
+    const std::string sha = Str(m, {"collector", "git_sha"});
+    return Joined({Str(m, {"collector", "version"}), sha.empty() ? "" : "(" + sha + ")"});
+  };
+  auto runtime = [&] {
+    std::string cuda = Str(m, {"libtorch", "cuda_runtime"}), cudnn = Str(m, {"libtorch", "cudnn"});
+    std::string hip = Str(m, {"libtorch", "hip_runtime"}), miopen = Str(m, {"libtorch", "miopen"});
+    return Joined({cuda.empty() ? "" : "CUDA " + cuda, cudnn.empty() ? "" : "cuDNN " + cudnn,
+                   hip.empty() ? "" : "HIP " + hip, miopen.empty() ? "" : "MIOpen " + miopen},
+                  ", ");
+  };
+  auto device = [&] {
+    std::string cc = Str(m, {"device", "compute_capability"});
+    return Joined({Str(m, {"device", "vendor"}), Str(m, {"device", "name"}), cc.empty() ? "" : "(sm " + cc + ")"});
+  };
+  auto cpu = [&] {
+    std::string cores = Str(m, {"cpu", "logical_cores"});
+    return Joined({Str(m, {"cpu", "model"}), cores.empty() ? "" : "(" + cores + " cores)"});
+  };
+  return {Str(m, {"started_at"}), collector(),         Str(m, {"libtorch", "version"}), runtime(), device(),
+          Str(m, {"device", "driver"}), cpu(), Joined({Str(m, {"host", "hostname"}), Str(m, {"host", "os"})}, ", ")};
+}
+
+const std::vector<std::string>& EnvironmentNames() {
+  static const std::vector<std::string> names = {"started", "collector", "LibTorch", "runtime",
+                                                 "device",  "driver",    "CPU",      "host"};
+  return names;
+}
+
+namespace {
+
 Section EnvironmentSection(const PlatformComparison& p) {
   Section s;
   s.level = 3;
   s.title = "Builds and environments";
   s.header = {"", "baseline", "new"};
-  const json& b = p.base_manifest;
-  const json& n = p.new_manifest;
   std::string base_builds = p.base_builds.size() == 1 ? p.base_builds[0]
                                                       : "median of " + std::to_string(p.base_builds.size()) +
                                                             " builds: " + p.base_builds.front() + ".." + p.base_builds.back();
@@ -100,35 +134,8 @@ Section EnvironmentSection(const PlatformComparison& p) {
     s.rows.push_back({{name}, {bv.empty() ? "-" : bv, "", code}, {nv.empty() ? "-" : nv, "", code}});
   };
   row("build", base_builds, p.new_build, true);
-  row("started", Str(b, {"started_at"}), Str(n, {"started_at"}));
-  auto collector = [](const json& m) {
-    return Joined({Str(m, {"collector", "version"}), Str(m, {"collector", "git_sha"}).empty()
-                                                         ? ""
-                                                         : "(" + Str(m, {"collector", "git_sha"}) + ")"});
-  };
-  row("collector", collector(b), collector(n));
-  row("LibTorch", Str(b, {"libtorch", "version"}), Str(n, {"libtorch", "version"}));
-  auto runtime = [](const json& m) {
-    std::string cuda = Str(m, {"libtorch", "cuda_runtime"}), cudnn = Str(m, {"libtorch", "cudnn"});
-    std::string hip = Str(m, {"libtorch", "hip_runtime"}), miopen = Str(m, {"libtorch", "miopen"});
-    return Joined({cuda.empty() ? "" : "CUDA " + cuda, cudnn.empty() ? "" : "cuDNN " + cudnn,
-                   hip.empty() ? "" : "HIP " + hip, miopen.empty() ? "" : "MIOpen " + miopen},
-                  ", ");
-  };
-  row("runtime", runtime(b), runtime(n));
-  auto device = [](const json& m) {
-    std::string cc = Str(m, {"device", "compute_capability"});
-    return Joined({Str(m, {"device", "vendor"}), Str(m, {"device", "name"}), cc.empty() ? "" : "(sm " + cc + ")"});
-  };
-  row("device", device(b), device(n));
-  row("driver", Str(b, {"device", "driver"}), Str(n, {"device", "driver"}));
-  auto cpu = [](const json& m) {
-    std::string cores = Str(m, {"cpu", "logical_cores"});
-    return Joined({Str(m, {"cpu", "model"}), cores.empty() ? "" : "(" + cores + " cores)"});
-  };
-  row("CPU", cpu(b), cpu(n));
-  row("host", Joined({Str(b, {"host", "hostname"}), Str(b, {"host", "os"})}, ", "),
-      Joined({Str(n, {"host", "hostname"}), Str(n, {"host", "os"})}, ", "));
+  const std::vector<std::string> b = EnvironmentValues(p.base_manifest), n = EnvironmentValues(p.new_manifest);
+  for (std::size_t i = 0; i < EnvironmentNames().size(); ++i) row(EnvironmentNames()[i], b[i], n[i]);
   return s;
 }
 

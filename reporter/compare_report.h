@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/compare.h"
 #include "reporter/site_paths.h"
@@ -25,6 +26,10 @@ struct ReportOptions {
   std::size_t max_markdown_chars = 65536 - 536;  // headroom under GitHub's limit
 };
 
+// The site URL a report links under: `url` when it is http(s) or a path
+// ("/...", "./..."), else "" (no links; a javascript: URL never becomes one).
+std::string SafeSiteUrl(const std::string& url);
+
 // One line, no markup: "[TorchGauge] 2 regressions in b2 vs b1 (cpu-x86_64-2c)".
 std::string ComparisonTitle(const core::Comparison& c);
 
@@ -34,6 +39,14 @@ std::string ComparisonTitle(const core::Comparison& c);
 // settings (suite sizes, warm-up, repetitions, processes, threads).
 std::string ReproduceCommand(const core::RunKey& key, int64_t batch_size, const std::string& device,
                              const std::optional<core::RunSettings>& settings);
+
+// The "Builds and environments" rows of a platform's manifest (ToJson of the
+// typed manifest), in the order of EnvironmentNames(): started, collector,
+// LibTorch, runtime, device, driver, CPU, host; "" where unknown. The site's
+// compare page (compare_page_data.h) carries them, so its report reads the
+// same as this one.
+std::vector<std::string> EnvironmentValues(const nlohmann::json& manifest);
+const std::vector<std::string>& EnvironmentNames();
 
 std::string RenderCompareMarkdown(const core::Comparison& c, const ReportOptions& options);
 std::string RenderCompareHtml(const core::Comparison& c, const ReportOptions& options);

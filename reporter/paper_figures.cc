@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/vocabulary.h"
+#include "reporter/charts.h"
 
 using nlohmann::json;
 
@@ -13,7 +14,6 @@ namespace torchgauge::reporter {
 
 namespace {
 
-inline constexpr const char* kVlSchema = "https://vega.github.io/schema/vega-lite/v6.json";
 // Room for the x axis, its title and a one-line legend on top, beside the
 // rows; the breakdown's legend takes three lines.
 inline constexpr double kOverheadPt = 55;
@@ -91,7 +91,7 @@ json PaperBreakdownFigure(const std::vector<BreakdownBar>& bars, BreakdownSource
       values.push_back({{"model", b.label}, {"part", parts[i]}, {"k", i}, {"share", Round(shares[i] * 100, 10)}});
     }
   }
-  json spec = {{"$schema", kVlSchema}, {"data", {{"values", values}}}};
+  json spec = {{"$schema", kVegaLiteSchema}, {"data", {{"values", values}}}};
   spec["mark"] = {{"type", "bar"}, {"stroke", "#000000"}, {"strokeWidth", 0.25}};
   const PaperLabelAxis axis = PaperModelAxis(order, width);
   spec["encoding"] = {
@@ -153,7 +153,7 @@ json PaperCompilerFigure(const std::vector<BackendRatio>& ratios, PaperWidth wid
   enc["x"] = LogRatioAxis("Backend / eager (log scale)", values);
   enc["yOffset"] = {{"field", "metric"}, {"scale", {{"domain", metrics}}}};
   json points = {{"mark", {{"type", "point"}, {"filled", true}, {"size", 14}, {"opacity", 1}}}, {"encoding", enc}};
-  json spec = {{"$schema", kVlSchema}, {"data", {{"values", values}}}, {"layer", {points, RuleAtOne()}}};
+  json spec = {{"$schema", kVegaLiteSchema}, {"data", {{"values", values}}}, {"layer", {points, RuleAtOne()}}};
   ApplyPaperTheme(spec, width, kOverheadPt + 1.2 * RowPt(axis) * static_cast<double>(order.size()));
   return spec;
 }
@@ -208,7 +208,7 @@ json PaperRatioFigure(const PlatformRatios& p, PaperWidth width) {
                       {"encoding", ring}});
   }
   layers.push_back(RuleAtOne());
-  json spec = {{"$schema", kVlSchema}, {"data", {{"values", values}}}, {"layer", layers}};
+  json spec = {{"$schema", kVegaLiteSchema}, {"data", {{"values", values}}}, {"layer", layers}};
   ApplyPaperTheme(spec, width, kOverheadPt + 1.1 * RowPt(axis) * static_cast<double>(order.size()));
   return spec;
 }

@@ -1,9 +1,11 @@
 // The pages over the whole history for readers: the regressions page and
-// feed (regressions_page.h) and the model grid (model_grid.h). They are
+// feed (regressions_page.h), the model grid (model_grid.h) and the page
+// comparing any two builds (compare_page_data.h). They are
 // assembled on every render from the per-build caches, so they need no
 // build's results.
 #include <map>
 
+#include "reporter/compare_page_data.h"
 #include "reporter/model_grid.h"
 #include "reporter/mustache_data.h"
 #include "reporter/regressions_page.h"
@@ -28,6 +30,9 @@ void PageWriter::WriteReaderPages(const std::vector<BuildSummary>& history, cons
   mu::data g = ModelGridPageData(BuildModelGrid(history, domains, o_.trend_builds));
   r_.Page(w_, PageKind::kModelGrid, g, {Kind::kModelGridPage, "", "", "md"}, {Kind::kModelGridPage, "", "", "html"},
           "Models · TorchGauge");
+  mu::data c = ComparePageData(o_.compare_options, o_.site_url);
+  r_.HtmlPage(w_, PageKind::kCompare, c, {Kind::kCompareBuildsPage, "", "", "html"}, "Compare builds · TorchGauge",
+              nullptr, "");
 }
 
 }  // namespace torchgauge::reporter

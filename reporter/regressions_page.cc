@@ -151,6 +151,7 @@ void SetReaderLinks(mu::data& d, const Target& page, const std::string& base) {
   Set(d, "regressions_href", base + Href(page, {Kind::kRegressionsPage, "", "", ext}));
   Set(d, "regressions_feed", base + Href(page, kFeed));
   Set(d, "models_href", base + Href(page, {Kind::kModelGridPage, "", "", ext}));
+  Set(d, "compare_href", base + Href(page, {Kind::kCompareBuildsPage, "", "", "html"}));
 }
 
 std::string NameUuid(const std::string& name) {

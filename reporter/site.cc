@@ -467,7 +467,7 @@ void SiteRender::WriteBundle() {
 
 // Static files: CSS and JS from site/, and the Vega bundle.
 void SiteRender::WriteAssets() {
-  for (const char* name : {"torchgauge.css", "torchgauge.js", "readers.js"}) {
+  for (const char* name : {"torchgauge.css", "torchgauge.js", "readers.js", "compare.js"}) {
     writer_.Write(SitePath({Kind::kAsset, "", name, ""}), ReadText(o_.static_dir / name));
   }
   WriteBundle();

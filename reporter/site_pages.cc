@@ -1,5 +1,7 @@
 #include "reporter/site_pages.h"
 
+#include "reporter/compare_page_data.h"
+
 #include <nlohmann/json.hpp>
 
 #include "reporter/compare_report.h"
@@ -85,6 +87,7 @@ void PageWriter::WriteBuild(const BuildView& v, const core::Comparison* cmp, boo
   WriteSummary(v, cmp, markdown, paper_kit);
   WriteTables(w_, v, ctx_.paper);
   w_.Write(SitePath({Kind::kBuildData, v.id, "models", ""}), DataScript(BuildModelsKey(v.id), BuildModelsData(v)));
+  w_.Write(SitePath({Kind::kBuildData, v.id, "compare", ""}), DataScript(BuildCompareKey(v.id), BuildCompareData(v)));
 }
 
 void PageWriter::WriteIndex(const std::vector<BuildSummary>& history, const Pruned* pruned) {

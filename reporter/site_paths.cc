@@ -36,6 +36,9 @@ std::string SitePath(const Target& t) {
     case Kind::kIndexPage: return "index" + Ext(t, "html");
     case Kind::kRegressionsPage: return "regressions" + Ext(t, "html");
     case Kind::kModelGridPage: return "models" + Ext(t, "html");
+    case Kind::kCompareBuildsPage:
+      if (!t.ext.empty() && t.ext != "html") throw std::invalid_argument("the compare page is HTML only, not '" + t.ext + "'");
+      return "compare.html";
     // A figure's spec is inlined in its HTML page; the spec file is the SVG's
     // input and change detection, kept in the cache beside the site.
     case Kind::kIndexFigure:
@@ -87,8 +90,12 @@ std::string Href(const Target& from, const Target& to) {
   return up + b.substr(common);
 }
 
+namespace {
+const std::string kMark = "tg0pattern0id";  // a safe id that no path part contains
+const std::string kMark2 = "tg0pattern1id";
+}  // namespace
+
 std::string HrefPattern(const Target& from, Target to, const std::string& field) {
-  static const std::string kMark = "tg0pattern0id";  // a safe id that no path part contains
   if (field == "build") {
     to.build = kMark;
   } else if (field == "model") {
@@ -114,6 +121,16 @@ std::string SiteUrl(const std::string& base, const Target& to) {
   std::string root = base;
   while (!root.empty() && root.back() == '/') root.pop_back();
   return root + "/" + SitePath(to) + Fragment(to);
+}
+
+std::string SiteUrlPattern(const std::string& base, Target to) {
+  to.build = kMark;
+  to.name = kMark2;
+  std::string url = SiteUrl(base, to);
+  for (const auto& [mark, field] : {std::pair{kMark, "{build}"}, std::pair{kMark2, "{model}"}}) {
+    for (size_t at; (at = url.find(mark)) != std::string::npos;) url.replace(at, mark.size(), field);
+  }
+  return url;
 }
 
 }  // namespace torchgauge::reporter

@@ -5,6 +5,7 @@
 //
 //   index.{html,md}                        figures/index-*.svg
 //   regressions.{html,md,atom}             models.{html,md}
+//   compare.html                           (any two builds: #base=<a>&new=<b>)
 //   builds/<build>/index.{html,md}         builds/<build>/summary.md
 //   builds/<build>/compare.{html,md}       (comparison with the previous build)
 //   models/<model>.html                    (one page per model across builds;
@@ -31,6 +32,7 @@ enum class Kind {
   kIndexFigure,   // name, ext: vl.json (under .torchgauge/specs/) | svg
   kRegressionsPage,  // ext: html | md | atom (the regressions history and its feed)
   kModelGridPage,    // ext: html | md (models x platforms)
+  kCompareBuildsPage,  // compare.html: any two builds, compared in the browser (compare_page_data.h)
   kBuildPage,     // build, ext: html | md
   kBuildSummary,  // build (Markdown summary for pasting in issues)
   kComparePage,   // build, ext: html | md (the comparison with the previous build)
@@ -70,5 +72,8 @@ std::string RootHref(const Target& from);
 // ("https://host/site"; trailing slashes are ignored) or a RootHref. ""
 // when `base` is empty, so a report without a site has no links.
 std::string SiteUrl(const std::string& base, const Target& to);
+// SiteUrl with the ids left for a page's script to fill in: `to`'s build id
+// is written "{build}" and its name "{model}" ("" when `base` is empty).
+std::string SiteUrlPattern(const std::string& base, Target to);
 
 }  // namespace torchgauge::reporter

@@ -78,6 +78,17 @@ TEST_CASE("SiteUrl puts a target under a public URL or a relative root") {
   CHECK_THROWS_AS(SiteUrl("https://x.example", {Kind::kModelPage, "b1", "../m", "html"}), std::invalid_argument);
 }
 
+TEST_CASE("compare.html sits at the root; SiteUrlPattern leaves the build and the model to its script") {
+  const Target page{Kind::kCompareBuildsPage, "", "", "html"};
+  CHECK(SitePath(page) == "compare.html");
+  CHECK_THROWS_AS(SitePath({Kind::kCompareBuildsPage, "", "", "md"}), std::invalid_argument);
+  CHECK(Href({Kind::kBuildPage, "b1", "", "html"}, page) == "../../compare.html");
+  CHECK(SiteUrlPattern("https://x.example/site/", {Kind::kModelPage, "", "", "html"}) ==
+        "https://x.example/site/models/{model}.html#build={build}");
+  CHECK(SiteUrlPattern(RootHref(page), {Kind::kBuildPage, "", "", "html"}) == "./builds/{build}/index.html");
+  CHECK(SiteUrlPattern("", {Kind::kModelPage, "", "", "html"}).empty());
+}
+
 TEST_CASE("HtmlLinks leads .md links to their HTML twins, except summary.md, which has none") {
   CHECK(HtmlLinks(R"(<a href="compare.md">c</a>)") == R"(<a href="compare.html">c</a>)");
   CHECK(HtmlLinks(R"(<a href="../../index.md#x">i</a>)") == R"(<a href="../../index.html#x">i</a>)");

@@ -20,13 +20,14 @@ Templates Templates::Load(const fs::path& dir) {
   t.chart = ReadText(dir / "chart.mustache");
   t.regressions = ReadText(dir / "regressions.md.mustache");
   t.models = ReadText(dir / "models.md.mustache");
+  t.compare = ReadText(dir / "compare.md.mustache");
   return t;
 }
 
 struct Renderer::Impl {
   explicit Impl(const Templates& t)
       : chart_partial(t.chart), layout(t.layout), index(t.index), build(t.build), model(t.model),
-        regressions(t.regressions), models(t.models) {}
+        regressions(t.regressions), models(t.models), compare(t.compare) {}
   mu::mustache& Of(PageKind kind) {
     switch (kind) {
       case PageKind::kIndex: return index;
@@ -34,6 +35,7 @@ struct Renderer::Impl {
       case PageKind::kModel: return model;
       case PageKind::kRegressions: return regressions;
       case PageKind::kModelGrid: return models;
+      case PageKind::kCompare: return compare;
     }
     throw std::logic_error("unknown page kind");
   }
@@ -48,15 +50,16 @@ struct Renderer::Impl {
     return text;
   }
   std::string chart_partial;
-  mu::mustache layout, index, build, model, regressions, models;
+  mu::mustache layout, index, build, model, regressions, models, compare;
 };
 
 Renderer::Renderer(const Templates& t) : impl_(std::make_unique<Impl>(t)) {
-  for (auto* m : {&impl_->index, &impl_->build, &impl_->model, &impl_->regressions, &impl_->models}) {
+  for (auto* m : {&impl_->index, &impl_->build, &impl_->model, &impl_->regressions, &impl_->models, &impl_->compare}) {
     m->set_custom_escape([](const std::string& s) { return MarkdownEscape(s); });
   }
   impl_->layout.set_custom_escape([](const std::string& s) { return HtmlEscape(s); });
-  for (auto* m : {&impl_->layout, &impl_->index, &impl_->build, &impl_->model, &impl_->regressions, &impl_->models}) {
+  for (auto* m : {&impl_->layout, &impl_->index, &impl_->build, &impl_->model, &impl_->regressions, &impl_->models,
+                  &impl_->compare}) {
     if (!m->is_valid()) throw std::runtime_error("template error: " + m->error_message());
   }
 }

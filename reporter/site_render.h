@@ -17,11 +17,11 @@ class SiteWriter;
 
 // The template texts, read once per site render.
 struct Templates {
-  std::string layout, index, build, model, chart, regressions, models;
+  std::string layout, index, build, model, chart, regressions, models, compare;
   static Templates Load(const std::filesystem::path& dir);
 };
 
-enum class PageKind { kIndex, kBuild, kModel, kRegressions, kModelGrid };
+enum class PageKind { kIndex, kBuild, kModel, kRegressions, kModelGrid, kCompare };
 
 class Renderer {
  public:

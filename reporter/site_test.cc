@@ -327,9 +327,12 @@ TEST_CASE("hostile strings are escaped in every context and ids cannot escape th
       size_t specs = 0;
       for (size_t pos = 0; (pos = text.find("<script type=\"application/json\"", pos)) != std::string::npos; ++pos) ++specs;
       // Model pages also load their history files (history/builds.js and
-      // history/<model>.js), build pages their data (data/models.js).
+      // history/<model>.js), build pages their data (data/models.js), the
+      // compare page history/builds.js and assets/compare.js.
       CHECK(scripts == specs + 2 + (text.find("assets/readers.js\"") != std::string::npos ? 1 : 0) +
-                           (rel.starts_with("models/") ? 2 : 0) + (text.find("data/models.js\"></script>") != std::string::npos ? 1 : 0));
+                           (rel.starts_with("models/") ? 2 : 0) +
+                           (text.find("data/models.js\"></script>") != std::string::npos ? 1 : 0) +
+                           (rel == "compare.html" ? 2 : 0));
       CHECK(text.find("<img") == std::string::npos);
       CHECK(text.find("href=\"javascript:") == std::string::npos);
       CHECK(text.find("<em>em</em>") == std::string::npos);
