@@ -129,6 +129,7 @@ mu::data BackendSection(const PageContext& ctx, const Target& page, const std::s
                           base));
   }
   Set(d, "rows", BackendRatioRows(p));
+  Set(d, "row_count", std::to_string(p.backend_ratios.size()));
   return d;
 }
 
@@ -264,6 +265,7 @@ void SetPlatformRatios(mu::data& d, const PageContext& ctx, const BuildView& v, 
                                       "Figure 5: median step time on " + p.other + " over " + p.reference, base));
     }
     Set(c, "rows", PlatformRatioRows(p));
+    Set(c, "row_count", std::to_string(p.rows.size()));
     Set(c, "only_reference", std::to_string(p.only_reference));
     Set(c, "only_other", std::to_string(p.only_other));
     Set(c, "has_unmatched", p.only_reference + p.only_other > 0);
@@ -283,6 +285,7 @@ mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::C
   Set(d, "home", base.empty() ? Href(page, {Kind::kIndexPage, "", "", page.ext})
                               : base + Href(page, {Kind::kIndexPage, "", "", "html"}));
   Set(d, "summary_md", base + Href(page, {Kind::kBuildSummary, v.id, "", ""}));
+  Set(d, "build_html", base + Href(page, {Kind::kBuildPage, v.id, "", "html"}));
   SetReaderLinks(d, page, base);
   Set(d, "citation", ctx.paper.citation);
   Set(d, "has_problems", !v.problems.empty());

@@ -611,8 +611,12 @@
       return { model: c.run.model, config: c.run.mode + " " + c.run.backend + "/" + c.run.precision, ratio: c.ratio,
                verdict: c.verdict, delta: deltaPercent(c.delta_percent) };
     });
-    var models = {};
-    values.forEach(function (v) { models[v.model] = true; });
+    var models = {}, lo = 1, hi = 1;
+    values.forEach(function (v) {
+      models[v.model] = true;
+      lo = Math.min(lo, v.ratio);
+      hi = Math.max(hi, v.ratio);
+    });
     var domain = Object.keys(VERDICT_COLORS);
     return {
       $schema: schema,
@@ -624,7 +628,8 @@
         { mark: { type: "point", filled: true, size: 60 },
           encoding: {
             y: { field: "model", type: "nominal", sort: "ascending", title: null, axis: { labelLimit: 0 } },
-            x: { field: "ratio", type: "quantitative", scale: { type: "log" }, title: "new / base (below 1 is faster)" },
+            x: { field: "ratio", type: "quantitative", scale: { type: "log", domain: [lo / 1.05, hi * 1.05], nice: false },
+                 title: "new / base (below 1 is faster)" },
             color: { field: "verdict", type: "nominal", scale: { domain: domain, range: domain.map(function (v) { return VERDICT_COLORS[v]; }) },
                      legend: { title: "verdict", labelLimit: 0 } },
             shape: { field: "config", type: "nominal", legend: { title: "configuration", labelLimit: 0 } },
