@@ -216,7 +216,27 @@ void DefaultsStep(const fs::path& work, const SiteOptions& base) {
 }
 }  // namespace
 
-int main() {
+namespace {
+// The header comment, as the bench's --help: it takes no arguments, only the
+// environment variables named there.
+const char* const kUsage =
+    "reporter_bench: times the site renderer on a synthetic history and prints the figures\n"
+    "(issue 17's acceptance: cold render beside asv publish, +1 build, unchanged re-render, site size).\n"
+    "Takes no arguments. Environment:\n"
+    "  TORCHGAUGE_BENCH_BUILDS / _MODELS / _CONFIGS  fixture size (default 365 x 50 x 8, 2 platforms)\n"
+    "  TORCHGAUGE_BENCH_NO_ASV=1   leave out the asv publish comparison\n"
+    "  TORCHGAUGE_BENCH_NO_SVG=1   stop before the cold render with the defaults (SVG on)\n"
+    "  TORCHGAUGE_BENCH_KEEP=1     keep the work directory (<build>/reporter_bench)\n";
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1) {
+    const std::string a = argv[1];
+    std::cout << kUsage;
+    if (a == "-h" || a == "--help") return 0;
+    std::cerr << "reporter_bench: unknown argument '" << a << "'\n";
+    return 2;
+  }
   FixtureSpec spec;
   spec.builds = Env("TORCHGAUGE_BENCH_BUILDS", 365);
   spec.models = Env("TORCHGAUGE_BENCH_MODELS", 50);
