@@ -112,6 +112,12 @@ SiteOptions BrowserSiteOptions(const fs::path& work) {
 bool ReadHistoryMentions(const fs::path& site, const std::string& build) {
   return Read(site / "history" / "builds.js").find(build) != std::string::npos;
 }
+// Whether chromium is installed; says so when it is not (the test is then skipped).
+bool HaveChromium() {
+  if (std::system("command -v chromium >/dev/null 2>&1") == 0) return true;
+  MESSAGE("skipped: chromium not installed");
+  return false;
+}
 // Console messages (including uncaught exceptions) appear in Chromium's log
 // as "CONSOLE" lines; the pages are expected to log nothing at all.
 std::string ConsoleLines(const std::string& log) {
@@ -125,10 +131,7 @@ std::string ConsoleLines(const std::string& log) {
 }  // namespace
 
 TEST_CASE("browser: charts render in headless Chromium with no console output") {
-  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
-    MESSAGE("skipped: chromium not installed");
-    return;
-  }
+  if (!HaveChromium()) return;
   fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser";
   fs::remove_all(work);
   FixtureSpec spec;
@@ -199,10 +202,7 @@ std::vector<double> Changes(const std::string& dom) {
 }  // namespace
 
 TEST_CASE("browser: the regressions page and the model grid, from serve and from file://") {
-  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
-    MESSAGE("skipped: chromium not installed");
-    return;
-  }
+  if (!HaveChromium()) return;
   fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_readers";
   fs::remove_all(work);
   FixtureSpec spec;
@@ -280,10 +280,7 @@ std::string ChartedBuilds(const std::string& dom) {
 // the builds up to k only, and the same ones, after 10 later builds have
 // appended to the shared history files.
 TEST_CASE("browser: a published build's model view keeps showing builds <= k after 10 more builds") {
-  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
-    MESSAGE("skipped: chromium not installed");
-    return;
-  }
+  if (!HaveChromium()) return;
   fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_immutable";
   fs::remove_all(work);
   FixtureSpec spec;
@@ -410,10 +407,7 @@ void CheckSameComparison(const nlohmann::json& js, const nlohmann::json& cpp) {
 // rules and report) on every number and every line of its Markdown, which is
 // what keeps the JavaScript port from drifting.
 TEST_CASE("browser: compare any two builds in the page, as compare --json and its Markdown do") {
-  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
-    MESSAGE("skipped: chromium not installed");
-    return;
-  }
+  if (!HaveChromium()) return;
   fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_compare";
   fs::remove_all(work);
   FixtureSpec spec;
@@ -506,10 +500,7 @@ nlohmann::json FormatCases() {
 }  // namespace
 
 TEST_CASE("browser: compare.js's test and formats against core's, on cases the fixture lacks") {
-  if (std::system("command -v chromium >/dev/null 2>&1") != 0) {
-    MESSAGE("skipped: chromium not installed");
-    return;
-  }
+  if (!HaveChromium()) return;
   fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_compare_rules";
   fs::remove_all(work);
   fs::create_directories(work);

@@ -166,7 +166,6 @@ void SetRuns(mu::data& pd, const std::string& build, const PlatformView& p, cons
              const std::string& base) {
   Set(pd, "run_count", std::to_string(p.runs.size()));
   Set(pd, "models_key", BuildModelsKey(build));
-  Set(pd, "html_page", base + Href(page, {Kind::kBuildPage, build, "", "html"}));
   Set(pd, "model_page", base + HrefPattern(page, {Kind::kModelPage, build, "", "html"}, "model"));
   mu::data failures = List();
   for (const auto* r : p.failures) Append(failures, RunRow(*r, ""));

@@ -22,7 +22,7 @@ json OrNull(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullpt
 // per step (null: no throughput), CPU peak (bytes), GPU peak (bytes), noise
 // reason (null: clean), settings ([smoke, warm-up, repeat, processes,
 // threads]; null: unknown)].
-json RunRow(const core::RunResult& r) {
+json RuleInputs(const core::RunResult& r) {
   json samples = nullptr, medians = nullptr, per_step = nullptr;
   if (r.timing) {
     samples = r.timing->samples_ms;
@@ -55,7 +55,7 @@ json BuildCompareData(const BuildView& v) {
     // its manifest is not compared.
     if (!p.manifest || !p.manifest->present) continue;
     json runs = json::array();
-    for (const auto* r : p.runs) runs.push_back(RunRow(*r));
+    for (const auto* r : p.runs) runs.push_back(RuleInputs(*r));
     platforms[p.id] = {{"env", EnvironmentValues(core::ToJson(*p.manifest))}, {"runs", std::move(runs)}};
   }
   return {{"build", v.id}, {"started_at", v.started_at}, {"platforms", std::move(platforms)}};

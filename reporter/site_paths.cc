@@ -91,20 +91,26 @@ std::string Href(const Target& from, const Target& to) {
 }
 
 namespace {
-const std::string kMark = "tg0pattern0id";  // a safe id that no path part contains
-const std::string kMark2 = "tg0pattern1id";
+// Safe ids that no path part contains, standing for the ids a page's script fills in.
+const std::string kBuildMark = "tg0pattern0id";
+const std::string kModelMark = "tg0pattern1id";
+std::string FillMarks(std::string url) {
+  for (const auto& [mark, field] : {std::pair{kBuildMark, "{build}"}, std::pair{kModelMark, "{model}"}}) {
+    for (size_t at; (at = url.find(mark)) != std::string::npos;) url.replace(at, mark.size(), field);
+  }
+  return url;
+}
 }  // namespace
 
 std::string HrefPattern(const Target& from, Target to, const std::string& field) {
   if (field == "build") {
-    to.build = kMark;
+    to.build = kBuildMark;
   } else if (field == "model") {
-    to.name = kMark;
+    to.name = kModelMark;
   } else {
     throw std::invalid_argument("unknown pattern field '" + field + "'");
   }
-  std::string href = Href(from, to);
-  return href.replace(href.find(kMark), kMark.size(), "{" + field + "}");
+  return FillMarks(Href(from, to));
 }
 
 std::string RootHref(const Target& from) {
@@ -124,13 +130,9 @@ std::string SiteUrl(const std::string& base, const Target& to) {
 }
 
 std::string SiteUrlPattern(const std::string& base, Target to) {
-  to.build = kMark;
-  to.name = kMark2;
-  std::string url = SiteUrl(base, to);
-  for (const auto& [mark, field] : {std::pair{kMark, "{build}"}, std::pair{kMark2, "{model}"}}) {
-    for (size_t at; (at = url.find(mark)) != std::string::npos;) url.replace(at, mark.size(), field);
-  }
-  return url;
+  to.build = kBuildMark;
+  to.name = kModelMark;
+  return FillMarks(SiteUrl(base, to));
 }
 
 }  // namespace torchgauge::reporter

@@ -127,7 +127,7 @@
 
   // ------------------------------------------------------------ the rules
 
-  // A run row of compare.js (BuildCompareData's RunRow) as an object.
+  // A run row of compare.js (BuildCompareData's RuleInputs) as an object.
   function Run(row) {
     return { model: row[0], mode: row[1], backend: row[2], precision: row[3], status: row[4], reason: row[5],
              batch: row[6], device: row[7], samples: row[8], medians: row[9], perStep: row[10], cpu: row[11],
@@ -140,11 +140,9 @@
   function runSet(build, platform) {
     var byKey = {};
     platform.runs.forEach(function (row) { var r = Run(row); byKey[keyString(r)] = r; });
-    var keys = Object.keys(byKey).sort(function (a, b) {
-      var x = a.split("\u0000"), y = b.split("\u0000");
-      for (var i = 0; i < 4; i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
-      return 0;
-    });
+    // "\u0000" sorts below every character of an id, so the joined keys
+    // sort as the tuples do (std::map<RunKey> order).
+    var keys = Object.keys(byKey).sort();
     return { build: build, env: platform.env, keys: keys, runs: byKey };
   }
   function metricSamples(r, m) {
@@ -206,10 +204,12 @@
           var s = logBand(v);
           if (s !== null) band = Math.max(band === null ? 0 : band, s);
         }
+        // The per-process medians of both runs; the spread of the window's
+        // per-build medians (C++'s per_build) needs two builds, and this
+        // window has one.
         if (hasNoiseBand(m)) {
           widen(r.medians);
           widen(b.medians);
-          widen([median(pooled)]);
         }
         var c = { run: r, metric: m, base: median(pooled), "new": median(fresh), n_base: pooled.length,
                   n_new: fresh.length, threshold_percent: thresholdFor(options, m, r.model), p_value: null,
@@ -243,7 +243,7 @@
         pc.changes.push(c);
       });
     });
-    ratioKeys.sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; }).forEach(function (rk) {
+    ratioKeys.sort().forEach(function (rk) {
       var parts = rk.split("\u0000");
       pc.summary.push({ mode: parts[0], backend: parts[1], precision: parts[2], runs: ratios[rk].length,
                         geomean_time_ratio: geomean(ratios[rk]) });
