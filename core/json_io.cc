@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 namespace torchgauge::core {
 
@@ -99,9 +100,59 @@ std::string ReadCapped(const std::filesystem::path& path, JsonKind kind) {
 
 }  // namespace
 
+namespace {
+// simdjson's DOM as nlohmann's: nlohmann stores a non-negative integer as
+// unsigned, and its object is a map in which a repeated key keeps the last value.
+nlohmann::json FromSimdjson(simdjson::dom::element e) {
+  using Type = simdjson::dom::element_type;
+  switch (e.type()) {
+    case Type::ARRAY: {
+      const simdjson::dom::array items = e.get_array().value_unsafe();
+      nlohmann::json out = nlohmann::json::array();
+      auto& v = out.get_ref<nlohmann::json::array_t&>();
+      v.reserve(items.size());
+      for (simdjson::dom::element item : items) v.push_back(FromSimdjson(item));
+      return out;
+    }
+    case Type::OBJECT: {
+      const simdjson::dom::object fields = e.get_object().value_unsafe();
+      nlohmann::json out = nlohmann::json::object();
+      auto& m = out.get_ref<nlohmann::json::object_t&>();
+      for (simdjson::dom::key_value_pair field : fields) m[std::string(field.key)] = FromSimdjson(field.value);
+      return out;
+    }
+    case Type::INT64: {
+      const int64_t v = e.get_int64().value_unsafe();
+      return v >= 0 ? nlohmann::json(static_cast<uint64_t>(v)) : nlohmann::json(v);
+    }
+    case Type::UINT64: return nlohmann::json(e.get_uint64().value_unsafe());
+    case Type::DOUBLE: return nlohmann::json(e.get_double().value_unsafe());
+    case Type::STRING: return nlohmann::json(std::string(e.get_string().value_unsafe()));
+    case Type::BOOL: return nlohmann::json(e.get_bool().value_unsafe());
+    case Type::NULL_VALUE: return nlohmann::json(nullptr);
+  }
+  return nlohmann::json(nlohmann::json::value_t::discarded);
+}
+
+// Texts up to this size share one parser per thread (its buffers grow to the
+// largest text it saw and stay); a larger one gets a parser of its own.
+constexpr size_t kSharedParserBytes = 4 * kMiB;
+}  // namespace
+
+nlohmann::json ParseJsonText(const std::string& text) {
+  {
+    thread_local simdjson::dom::parser shared;
+    simdjson::dom::parser own;
+    simdjson::dom::parser& parser = text.size() <= kSharedParserBytes ? shared : own;
+    simdjson::dom::element root;
+    if (parser.parse(text).get(root) == simdjson::SUCCESS) return FromSimdjson(root);
+  }
+  return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+}
+
 nlohmann::json ReadJsonFile(const std::filesystem::path& path, JsonKind kind) {
   const std::string text = ReadCapped(path, kind);
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  nlohmann::json j = ParseJsonText(text);
   if (!j.is_discarded()) return j;
   // Parse again with exceptions for the position and the reason.
   try {

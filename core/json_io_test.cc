@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -79,4 +80,37 @@ TEST_CASE("a file over its kind's size cap is refused with its size and the cap"
   // A directory is not a file.
   fs::create_directories("dir.json");
   CHECK_THROWS_WITH_AS(ReadJsonFile("dir.json"), doctest::Contains("dir.json"), FileError);
+}
+
+// ParseJsonText reads with simdjson and falls back to nlohmann for what
+// simdjson refuses; either way it must accept exactly what
+// nlohmann::json::parse accepts and give the same tree, number types
+// included (dump() shows 1 and 1.0 apart, and -0.0).
+TEST_CASE("ParseJsonText accepts what nlohmann accepts and gives the same tree") {
+  const std::vector<std::string> texts = {
+      R"({"b": [1, -1, 0, -0, 1.0, -0.0, 0.1e1, 1E-400, 4.9e-324, 1.7976931348623157e308], "a": null})",
+      R"({"a": 1, "a": 2, "b": {"x": true, "x": false}})",                 // a repeated key: the last wins
+      "9223372036854775808", "18446744073709551615",                       // unsigned beyond int64
+      "18446744073709551616", "-9223372036854775809",                      // beyond 64 bits: a double in nlohmann
+      R"("\u0000 \u00e9 \ud83d\ude00 \" \\ \/ \b\f\n\r\t")", "\"\xc3\xa9\"",  // escapes, a surrogate pair, UTF-8
+      " \n\t[ ] ", "{}", "[[[[[[[[[[]]]]]]]]]]", "true", "false", "null", "\"\"",
+      std::string(1100, '[') + std::string(1100, ']'),                     // deeper than simdjson's 1024
+      // Refused by both:
+      "", " ", "1e999", "[1,]", "{\"a\" 1}", "1 2", "tru", "\"\\ud800\"", "\"\\udc00\"", "\"\xc3\x28\"",
+      "\"a\tb\"", "01", "{\"a\":1", "[\"a\"]]", "NaN", "-", "1.", ".5", "\"\\x41\""};
+  for (const std::string& text : texts) {
+    CAPTURE(text.substr(0, 60));
+    const nlohmann::json want = nlohmann::json::parse(text, nullptr, false);
+    const nlohmann::json got = ParseJsonText(text);
+    CHECK(got.is_discarded() == want.is_discarded());
+    if (want.is_discarded() || got.is_discarded()) continue;
+    CHECK(got == want);
+    CHECK(got.dump() == want.dump());
+    CHECK(got.type() == want.type());
+  }
+  // A real run result file, nested objects and arrays of every type.
+  const std::string run = R"({"kind":"torchgauge.run","schema_version":1,"timing":{"samples_ms":[2032.656,2026.6372],
+    "process_medians_ms":[2032.656],"repetitions":10,"cov":0.009},"operators":{"count":2,"names":["aten::mm","aten::t"]},
+    "memory":{"cpu_peak_rss_bytes":790976437,"gpu_peak_allocated_bytes":null},"settings":{"smoke":false,"seed":0}})";
+  CHECK(ParseJsonText(run).dump() == nlohmann::json::parse(run).dump());
 }

@@ -29,29 +29,37 @@ class Reader {
   Reader(const json& j, const std::filesystem::path& file, std::string path)
       : j_(j), file_(file), path_(std::move(path)) {}
 
-  bool Has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
+  // One lookup per field: every read below finds its key once (a run file
+  // has ~90 fields, and a cold site render reads every run file).
+  const json* Find(const char* key) const {
+    const auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  bool Has(const char* key) const {
+    const json* v = Find(key);
+    return v && !v->is_null();
+  }
   Reader Child(const char* key) const {
-    if (!Has(key) || !j_.at(key).is_object()) Fail(key, "expected an object");
-    return Reader(j_.at(key), file_, Name(key));
+    const json* v = Find(key);
+    if (!v || !v->is_object()) Fail(key, "expected an object");
+    return Reader(*v, file_, Name(key));
   }
   template <typename T>
   T Get(const char* key) const {
-    if (!j_.contains(key)) Fail(key, "missing required field");
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) CheckInteger<T>(key);
-    try {
-      return j_.at(key).get<T>();
-    } catch (const json::exception&) {
-      Fail(key, "has the wrong type (" + std::string(j_.at(key).type_name()) + ")");
-    }
+    const json* v = Find(key);
+    if (!v) Fail(key, "missing required field");
+    return As<T>(*v, key);
   }
   template <typename T>
   T GetOr(const char* key, T fallback) const {
-    return Has(key) ? Get<T>(key) : fallback;
+    const json* v = Find(key);
+    return v && !v->is_null() ? As<T>(*v, key) : fallback;
   }
   template <typename T>
   std::optional<T> GetOpt(const char* key) const {
-    if (!Has(key)) return std::nullopt;
-    return Get<T>(key);
+    const json* v = Find(key);
+    if (!v || v->is_null()) return std::nullopt;
+    return As<T>(*v, key);
   }
   std::string OneOf(const char* key, std::span<const char* const> allowed) const {
     auto v = Get<std::string>(key);
@@ -65,8 +73,7 @@ class Reader {
   // nlohmann converts a float (1e30) to an integer with a plain cast,
   // undefined behaviour when out of range (found by the run_result fuzzer).
   template <typename T>
-  void CheckInteger(const char* key) const {
-    const json& v = j_.at(key);
+  void CheckInteger(const json& v, const char* key) const {
     if (!v.is_number_integer()) Fail(key, "has the wrong type (" + std::string(v.type_name()) + ")");
     const bool fits = v.is_number_unsigned()
                           ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
@@ -81,6 +88,15 @@ class Reader {
   const json& raw() const { return j_; }
 
  private:
+  template <typename T>
+  T As(const json& v, const char* key) const {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) CheckInteger<T>(v, key);
+    try {
+      return v.get<T>();
+    } catch (const json::exception&) {
+      Fail(key, "has the wrong type (" + std::string(v.type_name()) + ")");
+    }
+  }
   std::string Name(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
   const json& j_;
   const std::filesystem::path& file_;

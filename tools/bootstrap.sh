@@ -25,6 +25,8 @@ tg_apt_packages=(
   clang libclang-rt-dev llvm
   poppler-utils texlive-latex-base  # the paper kit: pdfinfo, pdftoppm and pdflatex check it (reporter_paper_kit_test)
   libzip-dev libssl-dev unzip  # the paper kit's zip and SHA-256 (reporter); unzip -t checks the zip in its test
+  libsimdjson-dev  # ReadJsonFile's parser (core/json_io.cc)
+  libjemalloc-dev  # the reporter's allocator (reporter/CMakeLists.txt): a cold render ~22% faster
 )
 
 tg_install_debian() {
