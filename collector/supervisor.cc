@@ -88,6 +88,7 @@ ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesyste
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const std::optional<int64_t> oom_before = KernelOomKills();
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
@@ -106,12 +107,17 @@ ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesyste
   }
   setpgid(pid, pid);
   ChildOutcome out;
+  auto count_oom_kills = [&] {
+    const std::optional<int64_t> after = KernelOomKills();
+    if (oom_before && after) out.oom_kills = *after - *oom_before;
+  };
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
     int status = 0;
     pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) {
       out.status = status;
+      count_oom_kills();
       return out;
     }
     if (g_interrupted || Clock::now() >= deadline) {
@@ -119,10 +125,26 @@ ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesyste
       kill(-pid, SIGKILL);
       waitpid(pid, &status, 0);
       out.status = status;
+      out.oom_kills.reset();  // our own SIGKILL: never the OOM killer's
       return out;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+}
+
+std::optional<int64_t> KernelOomKills() {
+  std::ifstream in("/proc/vmstat");
+  std::string name;
+  int64_t value = 0;
+  while (in >> name >> value) {
+    if (name == "oom_kill") return value;
+  }
+  return std::nullopt;
+}
+
+bool KilledByOomKiller(const ChildOutcome& child) {
+  return !child.timed_out && WIFSIGNALED(child.status) && WTERMSIG(child.status) == SIGKILL && child.oom_kills &&
+         *child.oom_kills > 0;
 }
 
 namespace {
@@ -135,6 +157,13 @@ core::RunResult FailedProcessResult(const RunSpec& spec, const ChildOutcome& chi
   if (child.timed_out) {
     r.status = "timeout";
     r.reason = "exceeded the timeout of " + FormatDuration(spec.settings.timeout_s) + " and was killed";
+  } else if (KilledByOomKiller(child)) {
+    r.status = "oom";
+    r.signal = SIGKILL;
+    r.reason = "worker killed by the kernel's out-of-memory killer (SIGKILL while /proc/vmstat oom_kill rose by " +
+               std::to_string(*child.oom_kills) + "): the run needs more memory than the machine has";
+    const auto tail = Tail(log_file, 600);
+    if (!tail.empty()) *r.reason += "; log tail: " + tail;
   } else if (WIFSIGNALED(child.status)) {
     const int sig = WTERMSIG(child.status);
     r.status = "crashed";

@@ -6,7 +6,9 @@
 // finished result. Progress goes to a Progress (collector/progress.h).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <map>
 #include <string>
 #include <vector>
@@ -35,9 +37,21 @@ struct SuiteOutcome {
 SuiteOutcome RunPlan(const std::vector<RunSpec>& plan, const SupervisorOptions& options);
 
 struct ChildOutcome {
-  bool timed_out = false;
-  int status = 0;  // waitpid status
+  bool timed_out = false;  // killed by us at the timeout (or on interrupt: see RunChild)
+  int status = 0;          // waitpid status
+  // How many processes the kernel's out-of-memory killer killed, machine-wide
+  // (/proc/vmstat oom_kill), while the child ran; nullopt where unreadable.
+  std::optional<int64_t> oom_kills;
 };
+// /proc/vmstat's oom_kill: processes the kernel's OOM killer has killed
+// since boot (Linux 4.13+); nullopt where the counter is not there.
+std::optional<int64_t> KernelOomKills();
+// Whether a child that died by SIGKILL was killed by the kernel's OOM killer
+// rather than by itself, by us (timeout, interrupt) or by a person: the OOM
+// killer sends SIGKILL, and the machine-wide count rose while it ran. Linux
+// overcommits memory, so a CPU run that outgrows RAM ends this way, not with
+// a failed allocation the worker could report as oom itself.
+bool KilledByOomKiller(const ChildOutcome& child);
 // Runs `argv` (argv[0]: the executable's path) as a child in its own process
 // group, stdout and stderr to `log_file`, killed (the whole group) after
 // `timeout_s` or when a running plan is interrupted. The workers and the
