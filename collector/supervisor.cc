@@ -107,25 +107,21 @@ ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesyste
   }
   setpgid(pid, pid);
   ChildOutcome out;
-  auto count_oom_kills = [&] {
-    const std::optional<int64_t> after = KernelOomKills();
-    if (oom_before && after) out.oom_kills = *after - *oom_before;
-  };
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
     int status = 0;
     pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) {
       out.status = status;
-      count_oom_kills();
+      const std::optional<int64_t> oom_after = KernelOomKills();
+      if (oom_before && oom_after) out.oom_kills = *oom_after - *oom_before;
       return out;
     }
     if (g_interrupted || Clock::now() >= deadline) {
       out.timed_out = !g_interrupted;
       kill(-pid, SIGKILL);
       waitpid(pid, &status, 0);
-      out.status = status;
-      out.oom_kills.reset();  // our own SIGKILL: never the OOM killer's
+      out.status = status;  // our own SIGKILL: oom_kills stays unset
       return out;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -157,18 +153,17 @@ core::RunResult FailedProcessResult(const RunSpec& spec, const ChildOutcome& chi
   if (child.timed_out) {
     r.status = "timeout";
     r.reason = "exceeded the timeout of " + FormatDuration(spec.settings.timeout_s) + " and was killed";
-  } else if (KilledByOomKiller(child)) {
-    r.status = "oom";
-    r.signal = SIGKILL;
-    r.reason = "worker killed by the kernel's out-of-memory killer (SIGKILL while /proc/vmstat oom_kill rose by " +
-               std::to_string(*child.oom_kills) + "): the run needs more memory than the machine has";
-    const auto tail = Tail(log_file, 600);
-    if (!tail.empty()) *r.reason += "; log tail: " + tail;
   } else if (WIFSIGNALED(child.status)) {
     const int sig = WTERMSIG(child.status);
-    r.status = "crashed";
     r.signal = sig;
-    r.reason = "worker killed by " + SignalName(sig) + " (" + strsignal(sig) + ")";
+    if (KilledByOomKiller(child)) {
+      r.status = "oom";
+      r.reason = "worker killed by the kernel's out-of-memory killer (SIGKILL while /proc/vmstat oom_kill rose by " +
+                 std::to_string(*child.oom_kills) + "): the run needs more memory than the machine has";
+    } else {
+      r.status = "crashed";
+      r.reason = "worker killed by " + SignalName(sig) + " (" + strsignal(sig) + ")";
+    }
     const auto tail = Tail(log_file, 600);
     if (!tail.empty()) *r.reason += "; log tail: " + tail;
   } else {

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
@@ -142,8 +143,8 @@ constexpr size_t kSharedParserBytes = 4 * kMiB;
 nlohmann::json ParseJsonText(const std::string& text) {
   {
     thread_local simdjson::dom::parser shared;
-    simdjson::dom::parser own;
-    simdjson::dom::parser& parser = text.size() <= kSharedParserBytes ? shared : own;
+    std::optional<simdjson::dom::parser> own;
+    simdjson::dom::parser& parser = text.size() <= kSharedParserBytes ? shared : own.emplace();
     simdjson::dom::element root;
     if (parser.parse(text).get(root) == simdjson::SUCCESS) return FromSimdjson(root);
   }

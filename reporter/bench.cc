@@ -292,7 +292,8 @@ int main(int argc, char** argv) {
     ::sync();
   }
   if (!asv) {
-    std::cout << "asv comparison skipped: " << no_asv << std::endl;
+    std::cout << "best of " << rounds << " cold renders (no SVG): " << ours_best << " s, " << Describe(ours)
+              << "; asv comparison skipped: " << no_asv << std::endl;
   } else if (asv_ok) {
     std::cout << "best of " << rounds << " rounds, run alternately: TorchGauge cold render (no SVG) " << ours_best
               << " s, " << Describe(ours) << "; asv publish " << theirs_best << " s, " << Describe(theirs) << std::endl;
