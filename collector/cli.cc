@@ -10,6 +10,7 @@
 
 #include "collector/bisect_command.h"
 #include "collector/environment.h"
+#include "collector/paper_list.h"
 #include "collector/probe.h"
 #include "collector/shard_command.h"
 #include "collector/worker.h"
@@ -49,6 +50,7 @@ json ModelJson(const models::ModelInfo& m) {
   return {{"id", m.id}, {"paper_name", m.paper_name}, {"domain", core::Name(m.domain)},
           {"task", m.task}, {"reference", m.reference},
           {"default_batch", {{"train", m.default_batch.train}, {"eval", m.default_batch.eval}}},
+          {"cpu_batch", m.cpu_batch ? json{{"train", m.cpu_batch->train}, {"eval", m.cpu_batch->eval}} : json(nullptr)},
           {"smoke_batch", {{"train", m.smoke_batch.train}, {"eval", m.smoke_batch.eval}}},
           {"supports_train", m.supports_train}, {"supports_eval", m.supports_eval}};
 }
@@ -56,8 +58,8 @@ json ModelJson(const models::ModelInfo& m) {
 int ListModels(bool all, bool as_json) {
   json out = json::array();
   if (!as_json) {
-    std::printf("%-34s %-15s %-28s %-34s %-11s %-9s %s\n", "MODEL", "DOMAIN", "TASK", "PAPER NAME", "BATCH T/E",
-                "SMOKE", "REFERENCE");
+    std::printf("%-34s %-15s %-28s %-34s %-11s %-11s %-9s %s\n", "MODEL", "DOMAIN", "TASK", "PAPER NAME",
+                "BATCH T/E", "CPU T/E", "SMOKE", "REFERENCE");
   }
   std::vector<const models::ModelInfo*> sorted;
   for (const auto& m : models::Registry()) sorted.push_back(&m);
@@ -72,8 +74,9 @@ int ListModels(bool all, bool as_json) {
       continue;
     }
     std::string modes = m.supports_train && m.supports_eval ? "" : (m.supports_train ? " (train only)" : " (eval only)");
-    std::printf("%-34s %-15s %-28s %-34s %-11s %-9s %s%s\n", m.id.c_str(), core::Name(m.domain), m.task.c_str(),
-                m.paper_name.c_str(), Batches(m.default_batch).c_str(), Batches(m.smoke_batch).c_str(),
+    std::printf("%-34s %-15s %-28s %-34s %-11s %-11s %-9s %s%s\n", m.id.c_str(), core::Name(m.domain),
+                m.task.c_str(), m.paper_name.c_str(), Batches(m.default_batch).c_str(),
+                Batches(m.cpu_batch.value_or(m.default_batch)).c_str(), Batches(m.smoke_batch).c_str(),
                 m.reference.c_str(), modes.c_str());
   }
   if (as_json) std::cout << out.dump(2) << "\n";
@@ -98,12 +101,33 @@ int PrintCoverage(const std::string& dir, bool list) {
 
 }  // namespace
 
+// The paper's Table 1 with our state per model; exit 1 when the table and the
+// registry disagree (each disagreement on stderr).
+int ListPaper(bool as_json) {
+  const auto& table = core::EmbeddedPaperTable1();
+  if (as_json) {
+    std::cout << PaperTableJson(table).dump(2) << "\n";
+  } else {
+    std::cout << PaperTableText(table);
+  }
+  const auto problems = PaperTableProblems(table, models::Registry());
+  for (const auto& p : problems) std::cerr << "error: models/paper_table1.json: " << p << "\n";
+  return problems.empty() ? 0 : 1;
+}
+
 void AddListCommand(CLI::App& app, CliState& state) {
   auto* sub = app.add_subcommand("list", "List the models with domain, task, paper name, batch sizes and reference.");
-  auto all = std::make_shared<bool>(false), as_json = std::make_shared<bool>(false);
+  auto all = std::make_shared<bool>(false), as_json = std::make_shared<bool>(false),
+       paper = std::make_shared<bool>(false);
   sub->add_flag("--all", *all, "Include the harness's hidden test models.");
   sub->add_flag("--json", *as_json, "Print JSON.");
-  sub->callback([&state, all, as_json] { Guard(state, [&] { return ListModels(*all, *as_json); }); });
+  sub->add_flag("--paper", *paper,
+                "List the paper's Table 1 instead: every model with its domain, task and our state (native, "
+                "planned, not possible here, with the reason), and counts per domain.")
+      ->excludes(sub->get_option("--all"));
+  sub->callback([&state, all, as_json, paper] {
+    Guard(state, [&] { return *paper ? ListPaper(*as_json) : ListModels(*all, *as_json); });
+  });
 }
 
 void AddEnvCommand(CLI::App& app, CliState& state) {

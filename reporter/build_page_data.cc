@@ -285,6 +285,7 @@ mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::C
                               : base + Href(page, {Kind::kIndexPage, "", "", "html"}));
   Set(d, "summary_md", base + Href(page, {Kind::kBuildSummary, v.id, "", ""}));
   Set(d, "build_html", base + Href(page, {Kind::kBuildPage, v.id, "", "html"}));
+  Set(d, "table1_href", base + Href(page, {Kind::kTable1Page, v.id, "", base.empty() ? page.ext : "html"}));
   SetReaderLinks(d, page, base);
   Set(d, "citation", ctx.paper.citation);
   Set(d, "has_problems", !v.problems.empty());

@@ -188,6 +188,7 @@ mu::data FlaggedRows(const std::vector<BuildSummary>& history, const Target& md,
 void SetLatest(mu::data& d, const BuildSummary& latest, const Target& md) {
   Set(d, "latest_id", latest.id);
   Set(d, "latest_href", Href(md, {Kind::kBuildPage, latest.id, "", "html"}));
+  Set(d, "latest_table1_href", Href(md, {Kind::kTable1Page, latest.id, "", "md"}));
   mu::data plats = List();
   for (const auto& p : latest.platforms) {
     mu::data pd;

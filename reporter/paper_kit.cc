@@ -264,7 +264,7 @@ void PlanRatioFigures(const KitContext& c, KitPlan& plan) {
 namespace {
 
 void PlanTables(const KitContext& c, KitPlan& plan, const PaperTable2& paper) {
-  const PaperModels models = EmbeddedPaperModels();
+  const PaperModels& models = core::EmbeddedPaperTable1();
   int native = 0;
   for (const auto& m : models.models) native += m.ours ? 1 : 0;
   std::string all = " Build " + c.view->id + ", platforms ";

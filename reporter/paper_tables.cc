@@ -17,40 +17,6 @@ namespace torchgauge::reporter {
 
 namespace {
 
-std::string Field(const json& e, const char* key, const std::string& where) {
-  if (!e.contains(key) || !e.at(key).is_string()) {
-    throw std::runtime_error("paper_models.json: " + where + ": field '" + key + "' must be a string");
-  }
-  return e.at(key).get<std::string>();
-}
-
-std::string Note(const json& e) { return e.contains("note") ? e.at("note").get<std::string>() : ""; }
-
-}  // namespace
-
-PaperModels PaperModelsFromJson(const json& j) {
-  PaperModels m;
-  m.citation = Field(j, "citation", "top level");
-  m.note = Field(j, "note", "top level");
-  for (size_t i = 0; i < j.at("models").size(); ++i) {
-    const json& e = j.at("models")[i];
-    const std::string where = "models[" + std::to_string(i) + "]";
-    PaperModel p{Field(e, "paper_name", where), Field(e, "domain", where), Field(e, "task", where), {}, Note(e)};
-    if (e.contains("ours") && !e.at("ours").is_null()) p.ours = Field(e, "ours", where);
-    m.models.push_back(std::move(p));
-  }
-  for (size_t i = 0; i < j.at("ours_only").size(); ++i) {
-    const json& e = j.at("ours_only")[i];
-    const std::string where = "ours_only[" + std::to_string(i) + "]";
-    m.ours_only.push_back({Field(e, "id", where), Field(e, "domain", where), Field(e, "task", where), Note(e)});
-  }
-  return m;
-}
-
-PaperModels EmbeddedPaperModels() { return PaperModelsFromJson(json::parse(kPaperModelsJson)); }
-
-namespace {
-
 struct ModelState {
   int runs = 0, ok = 0;
   std::string domain, task;
@@ -70,9 +36,10 @@ std::map<std::string, ModelState> StatesOf(const std::vector<const PlatformView*
   return states;
 }
 
-// "not yet" (no implementation), "not run", or "3/4 ok".
-std::string StateText(const std::optional<std::string>& ours, const std::map<std::string, ModelState>& states) {
-  if (!ours) return "not yet";
+// "planned" or "not possible here" (no implementation), "not run", or "3/4 ok".
+std::string StateText(const std::optional<std::string>& ours, const std::map<std::string, ModelState>& states,
+                      core::PaperModelState paper_state = core::PaperModelState::kNative) {
+  if (!ours) return core::Name(paper_state);
   auto it = states.find(*ours);
   if (it == states.end()) return "not run";
   return std::to_string(it->second.ok) + "/" + std::to_string(it->second.runs) + " ok";
@@ -110,7 +77,7 @@ CsvTex PaperTable1(const PaperModels& models, const std::vector<const PlatformVi
           "Domain & Task & Model (paper) & Ours & This build \\\\\n\\hline\n\\endhead\n\\hline\n\\endfoot\n";
   std::set<std::string> listed;
   for (const auto& m : models.models) {
-    AddTable1Row(t, {DomainText(m.domain, paper), m.task, m.paper_name, m.ours.value_or(""), StateText(m.ours, states)},
+    AddTable1Row(t, {DomainText(m.domain, paper), m.task, m.paper_name, m.ours.value_or(""), StateText(m.ours, states, m.state)},
                  states);
     if (m.ours) listed.insert(*m.ours);
   }

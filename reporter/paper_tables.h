@@ -1,6 +1,6 @@
 // The paper kit's tables, each as CSV (full precision, for scripts) and as
 // LaTeX (rounded as the pages round them; every string through TexEscape):
-//   Table 1: the paper's models (reporter/data/paper_models.json) with our
+//   Table 1: the paper's models (models/paper_table1.json) with our
 //            implementation and what the build ran of it;
 //   Table 2: the breakdown by domain from the platform's BreakdownSource,
 //            beside the paper's A100 columns, labelled as the paper's GPU
@@ -17,28 +17,14 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "core/paper_table1.h"
 #include "reporter/aggregate.h"
 #include "reporter/site_tables.h"
 
 namespace torchgauge::reporter {
 
-struct PaperModel {
-  std::string paper_name, domain, task;
-  std::optional<std::string> ours;  // our model id; unset: not implemented yet
-  std::string note;
-};
-struct OursOnlyModel {
-  std::string id, domain, task, note;
-};
-struct PaperModels {
-  std::string citation, note;
-  std::vector<PaperModel> models;
-  std::vector<OursOnlyModel> ours_only;  // ours, not in the paper's list as extracted
-};
-// Throws std::runtime_error naming the entry and field.
-PaperModels PaperModelsFromJson(const nlohmann::json& j);
-// The list embedded at build time (reporter/data/paper_models.json).
-PaperModels EmbeddedPaperModels();
+// Table 1's model list is core's (core/paper_table1.h).
+using PaperModels = core::PaperTable1;
 
 // `platforms`: the kit's platforms, whose runs give each model's state.
 // `caption` goes into the longtable.

@@ -11,6 +11,7 @@
 #include "reporter/parallel.h"
 #include "reporter/site_tables.h"
 #include "reporter/site_writer.h"
+#include "reporter/table1_page.h"
 
 using nlohmann::json;
 
@@ -86,6 +87,9 @@ void PageWriter::WriteBuild(const BuildView& v, const core::Comparison* cmp, boo
               &markdown);
   WriteSummary(v, cmp, markdown, paper_kit);
   WriteTables(w_, v, ctx_.paper);
+  mu::data t1 = Table1PageData(v, core::EmbeddedPaperTable1(), ctx_.paper);
+  r_.Page(w_, PageKind::kTable1, t1, {Kind::kTable1Page, v.id, "", "md"}, {Kind::kTable1Page, v.id, "", "html"},
+          "Table 1 coverage · build " + v.id + " · TorchGauge");
   w_.Write(SitePath({Kind::kBuildData, v.id, "models", ""}), DataScript(BuildModelsKey(v.id), BuildModelsData(v)));
   w_.Write(SitePath({Kind::kBuildData, v.id, "compare", ""}), DataScript(BuildCompareKey(v.id), BuildCompareData(v)));
 }

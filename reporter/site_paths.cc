@@ -47,6 +47,7 @@ std::string SitePath(const Target& t) {
     case Kind::kBuildPage: return Build(t) + "index" + Ext(t, "html");
     case Kind::kBuildSummary: return Build(t) + "summary.md";
     case Kind::kComparePage: return Build(t) + "compare" + Ext(t, "html");
+    case Kind::kTable1Page: return Build(t) + "table1" + Ext(t, "html");
     case Kind::kModelPage:
       // One HTML page per model across builds; the build, if any, is the
       // URL's fragment (ModelFragment), not part of the path.

@@ -8,6 +8,7 @@
 //   compare.html                           (any two builds: #base=<a>&new=<b>)
 //   builds/<build>/index.{html,md}         builds/<build>/summary.md
 //   builds/<build>/compare.{html,md}       (comparison with the previous build)
+//   builds/<build>/table1.{html,md}        (the paper's Table 1 with our state)
 //   models/<model>.html                    (one page per model across builds;
 //                                          #build=<build> picks the build)
 //   history/<model>.js, history/builds.js  (every build's medians, for trends)
@@ -36,6 +37,7 @@ enum class Kind {
   kBuildPage,     // build, ext: html | md
   kBuildSummary,  // build (Markdown summary for pasting in issues)
   kComparePage,   // build, ext: html | md (the comparison with the previous build)
+  kTable1Page,    // build, ext: html | md (the paper's Table 1 with our state: table1_page.h)
   kModelPage,     // name = model id; build (optional): the URL fragment #build=<build>; ext html or empty
   kHistory,       // name: a model id or "builds" (history/<name>.js, rewritten with every build, append-only in content)
   kBuildData,     // build, name (builds/<build>/data/<name>.js)

@@ -21,13 +21,14 @@ Templates Templates::Load(const fs::path& dir) {
   t.regressions = ReadText(dir / "regressions.md.mustache");
   t.models = ReadText(dir / "models.md.mustache");
   t.compare = ReadText(dir / "compare.md.mustache");
+  t.table1 = ReadText(dir / "table1.md.mustache");
   return t;
 }
 
 struct Renderer::Impl {
   explicit Impl(const Templates& t)
       : chart_partial(t.chart), layout(t.layout), index(t.index), build(t.build), model(t.model),
-        regressions(t.regressions), models(t.models), compare(t.compare) {}
+        regressions(t.regressions), models(t.models), compare(t.compare), table1(t.table1) {}
   mu::mustache& Of(PageKind kind) {
     switch (kind) {
       case PageKind::kIndex: return index;
@@ -36,6 +37,7 @@ struct Renderer::Impl {
       case PageKind::kRegressions: return regressions;
       case PageKind::kModelGrid: return models;
       case PageKind::kCompare: return compare;
+      case PageKind::kTable1: return table1;
     }
     throw std::logic_error("unknown page kind");
   }
@@ -50,16 +52,17 @@ struct Renderer::Impl {
     return text;
   }
   std::string chart_partial;
-  mu::mustache layout, index, build, model, regressions, models, compare;
+  mu::mustache layout, index, build, model, regressions, models, compare, table1;
 };
 
 Renderer::Renderer(const Templates& t) : impl_(std::make_unique<Impl>(t)) {
-  for (auto* m : {&impl_->index, &impl_->build, &impl_->model, &impl_->regressions, &impl_->models, &impl_->compare}) {
+  for (auto* m : {&impl_->index, &impl_->build, &impl_->model, &impl_->regressions, &impl_->models, &impl_->compare,
+                  &impl_->table1}) {
     m->set_custom_escape([](const std::string& s) { return MarkdownEscape(s); });
   }
   impl_->layout.set_custom_escape([](const std::string& s) { return HtmlEscape(s); });
   for (auto* m : {&impl_->layout, &impl_->index, &impl_->build, &impl_->model, &impl_->regressions, &impl_->models,
-                  &impl_->compare}) {
+                  &impl_->compare, &impl_->table1}) {
     if (!m->is_valid()) throw std::runtime_error("template error: " + m->error_message());
   }
 }

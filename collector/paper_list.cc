@@ -1,0 +1,130 @@
+#include "collector/paper_list.h"
+
+#include <cstdio>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "core/vocabulary.h"
+
+namespace torchgauge::collector {
+
+using nlohmann::json;
+
+std::vector<std::string> PaperTableProblems(const core::PaperTable1& table,
+                                            const std::vector<models::ModelInfo>& registry) {
+  std::map<std::string, const models::ModelInfo*> by_id;
+  for (const auto& m : registry) by_id[m.id] = &m;
+  std::vector<std::string> problems;
+  std::map<std::string, bool> listed;
+  auto check_ours = [&](const std::string& id, const std::string& domain, const std::string& entry) {
+    listed[id] = true;
+    auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      problems.push_back(entry + ": our id '" + id + "' is not a registered model");
+      return static_cast<const models::ModelInfo*>(nullptr);
+    }
+    const models::ModelInfo& m = *it->second;
+    if (m.hidden) problems.push_back(entry + ": '" + id + "' is a hidden test model");
+    if (domain != core::Name(m.domain)) {
+      problems.push_back(entry + ": domain '" + domain + "', but '" + id + "' is registered in '" +
+                         core::Name(m.domain) + "'");
+    }
+    return &m;
+  };
+  for (const auto& p : table.models) {
+    const std::string entry = "paper model " + p.paper_name;
+    if (p.ours) {
+      const auto* m = check_ours(*p.ours, p.domain, entry);
+      // The registry's paper name may add a gloss: "hf_ptg1 (GPT-2)".
+      if (m && m->paper_name.rfind(p.paper_name, 0) != 0) {
+        problems.push_back(entry + ": '" + *p.ours + "' is registered with paper name '" + m->paper_name + "'");
+      }
+      continue;
+    }
+    for (const auto& m : registry) {
+      if (!m.hidden && !m.paper_name.empty() && m.paper_name.rfind(p.paper_name, 0) == 0 &&
+          (m.paper_name.size() == p.paper_name.size() || m.paper_name[p.paper_name.size()] == ' ')) {
+        problems.push_back(entry + " is '" + core::Name(p.state) + "', but '" + m.id +
+                           "' is registered with that paper name: mark it native");
+      }
+    }
+  }
+  for (const auto& o : table.ours_only) check_ours(o.id, o.domain, "ours_only " + o.id);
+  for (const auto& m : registry) {
+    if (!m.hidden && !listed.count(m.id)) {
+      problems.push_back("registered model '" + m.id +
+                         "' is not in models/paper_table1.json: add it as a paper model's 'ours' or to ours_only");
+    }
+  }
+  return problems;
+}
+
+namespace {
+
+struct DomainCounts {
+  int paper = 0, native = 0, planned = 0, not_possible = 0, ours_only = 0;
+};
+
+std::map<std::string, DomainCounts> CountByDomain(const core::PaperTable1& table) {
+  std::map<std::string, DomainCounts> c;
+  for (const auto& m : table.models) {
+    DomainCounts& d = c[m.domain];
+    ++d.paper;
+    if (m.state == core::PaperModelState::kNative) ++d.native;
+    if (m.state == core::PaperModelState::kPlanned) ++d.planned;
+    if (m.state == core::PaperModelState::kNotPossible) ++d.not_possible;
+  }
+  for (const auto& o : table.ours_only) ++c[o.domain].ours_only;
+  return c;
+}
+
+std::string Line(const char* fmt, auto... args) {
+  char buf[1024];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  return buf;
+}
+
+}  // namespace
+
+std::string PaperTableText(const core::PaperTable1& table) {
+  std::string out = Line("%-34s %-15s %-26s %-18s %-34s %s\n", "PAPER MODEL", "DOMAIN", "TASK", "STATE", "OURS",
+                         "REASON / NOTE");
+  for (const auto& m : table.models) {
+    const std::string why = m.reason.empty() ? m.note : m.reason;
+    out += Line("%-34s %-15s %-26s %-18s %-34s %s\n", m.paper_name.c_str(), m.domain.c_str(), m.task.c_str(),
+                core::Name(m.state), m.ours.value_or("-").c_str(), why.c_str());
+  }
+  for (const auto& o : table.ours_only) {
+    out += Line("%-34s %-15s %-26s %-18s %-34s %s\n", "(beyond the paper's list)", o.domain.c_str(), o.task.c_str(),
+                "native", o.id.c_str(), o.note.c_str());
+  }
+  out += Line("\n%-15s %6s %7s %8s %13s %10s\n", "DOMAIN", "PAPER", "NATIVE", "PLANNED", "NOT POSSIBLE", "BEYOND");
+  DomainCounts all;
+  for (const auto& [domain, d] : CountByDomain(table)) {
+    out += Line("%-15s %6d %7d %8d %13d %10d\n", domain.c_str(), d.paper, d.native, d.planned, d.not_possible,
+                d.ours_only);
+    all.paper += d.paper, all.native += d.native, all.planned += d.planned, all.not_possible += d.not_possible,
+        all.ours_only += d.ours_only;
+  }
+  out += Line("%-15s %6d %7d %8d %13d %10d\n", "all", all.paper, all.native, all.planned, all.not_possible,
+              all.ours_only);
+  out += Line("(%d names recovered of the 84 the paper counts; %d native models in all, %d beyond its list)\n",
+              all.paper, all.native + all.ours_only, all.ours_only);
+  return out;
+}
+
+json PaperTableJson(const core::PaperTable1& table) {
+  json models = json::array(), only = json::array();
+  for (const auto& m : table.models) {
+    json e = {{"paper_name", m.paper_name}, {"domain", m.domain}, {"task", m.task}, {"state", core::Name(m.state)},
+              {"ours", m.ours ? json(*m.ours) : json(nullptr)}};
+    if (!m.reason.empty()) e["reason"] = m.reason;
+    if (!m.note.empty()) e["note"] = m.note;
+    models.push_back(std::move(e));
+  }
+  for (const auto& o : table.ours_only) only.push_back({{"id", o.id}, {"domain", o.domain}, {"task", o.task}, {"note", o.note}});
+  return {{"citation", table.citation}, {"models", std::move(models)}, {"ours_only", std::move(only)}};
+}
+
+}  // namespace torchgauge::collector

@@ -1,0 +1,44 @@
+// The paper's Table 1 (models/paper_table1.json, embedded at build time): the
+// 84 models of TorchBench as the paper lists them, each with our state. The
+// one reader of that file, shared by `torchgauge-collect list --paper` (which
+// checks it against the model registry) and the reporter's Table 1 pages.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace torchgauge::core {
+
+enum class PaperModelState { kNative, kPlanned, kNotPossible };
+// "native" | "planned" | "not possible here", as the file spells them.
+const char* Name(PaperModelState s);
+
+struct PaperModel {
+  std::string paper_name, domain, task;
+  PaperModelState state = PaperModelState::kPlanned;
+  std::optional<std::string> ours;  // our model id; set exactly when native
+  std::string reason;               // why not possible here (required then)
+  std::string note;
+};
+struct OursOnlyModel {
+  std::string id, domain, task, note;
+};
+struct PaperTable1 {
+  std::string citation, note;
+  std::vector<PaperModel> models;
+  std::vector<OursOnlyModel> ours_only;  // ours, not in the paper's list as extracted
+  int CountIn(PaperModelState s) const;
+};
+
+// Throws std::runtime_error naming `source`, the entry and the field. Checks
+// the invariants: a known state, `ours` exactly for native models, a reason
+// for models not possible here, no paper name or our id listed twice.
+PaperTable1 PaperTable1FromJson(const nlohmann::json& j, std::string_view source = "paper_table1.json");
+// The table embedded at build time.
+const PaperTable1& EmbeddedPaperTable1();
+
+}  // namespace torchgauge::core

@@ -1,0 +1,68 @@
+#include "core/paper_table1.h"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+using namespace torchgauge::core;
+using nlohmann::json;
+
+namespace {
+
+json Table(json models, json ours_only = json::array()) {
+  return {{"citation", "c"}, {"note", "n"}, {"models", std::move(models)}, {"ours_only", std::move(ours_only)}};
+}
+json Entry(const std::string& name, const std::string& state, json ours = nullptr) {
+  return {{"paper_name", name}, {"domain", "vision"}, {"task", "t"}, {"state", state}, {"ours", std::move(ours)}};
+}
+
+}  // namespace
+
+TEST_CASE("paper table 1: the three states read with their invariants") {
+  json np = Entry("pig1", "not possible here");
+  np["reason"] = "renamed";
+  const PaperTable1 t = PaperTable1FromJson(Table({Entry("alexnet", "native", "alexnet"), Entry("mnasnet1_0", "planned"), np},
+                                                  {{{"id", "dqn"}, {"domain", "rl"}, {"task", "rl"}}}));
+  REQUIRE(t.models.size() == 3);
+  CHECK(t.models[0].ours == "alexnet");
+  CHECK(t.models[1].state == PaperModelState::kPlanned);
+  CHECK(t.models[2].reason == "renamed");
+  CHECK(t.CountIn(PaperModelState::kNative) == 1);
+  CHECK(t.ours_only.at(0).id == "dqn");
+  CHECK(std::string(Name(PaperModelState::kNotPossible)) == "not possible here");
+}
+
+TEST_CASE("paper table 1: bad entries are refused naming the file, the entry and the field") {
+  auto fails = [](const json& j, const std::string& what) {
+    std::string message;
+    try {
+      PaperTable1FromJson(j, "t.json");
+    } catch (const std::runtime_error& e) {
+      message = e.what();
+    }
+    CHECK_MESSAGE(message.find(what) != std::string::npos, "got: '", message, "', expected: ", what);
+  };
+  fails(Table({Entry("a", "native")}), "t.json: models[0] (a): field 'ours' must name our model id");
+  fails(Table({Entry("a", "planned", "a")}), "models[0] (a): field 'ours' must be null unless state is native");
+  fails(Table({Entry("a", "not possible here")}), "models[0] (a): field 'reason' is missing");
+  fails(Table({Entry("a", "maybe")}), "field 'state' must be 'native', 'planned' or 'not possible here', got 'maybe'");
+  fails(Table({Entry("a", "planned"), Entry("a", "planned")}), "models[1] (a): field 'paper_name' 'a' is listed twice");
+  fails(Table({Entry("a", "native", "x"), Entry("b", "native", "x")}), "'x' is listed for two paper models");
+  fails(Table({Entry("a", "native", "x")}, {{{"id", "x"}, {"domain", "d"}, {"task", "t"}}}), "ours_only[0]: field 'id' 'x' is listed twice");
+  json bad = Entry("a", "planned");
+  bad["paper_name"] = 3;
+  fails(Table({bad}), "models[0]: field 'paper_name' must be a string");
+  fails(json{{"citation", "c"}, {"note", "n"}}, "top level: field 'models' must be an array");
+}
+
+TEST_CASE("paper table 1: the embedded table reads and accounts for every model") {
+  const PaperTable1& t = EmbeddedPaperTable1();
+  CHECK(t.models.size() == 83);  // the names the extracted text recovers of the paper's 84
+  const int states = t.CountIn(PaperModelState::kNative) + t.CountIn(PaperModelState::kPlanned) +
+                     t.CountIn(PaperModelState::kNotPossible);
+  CHECK(states == static_cast<int>(t.models.size()));
+  for (const auto& m : t.models) {
+    const bool explained = m.state != PaperModelState::kNotPossible || !m.reason.empty();
+    CHECK_MESSAGE(explained, m.paper_name);
+  }
+}
