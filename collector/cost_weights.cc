@@ -29,6 +29,7 @@ std::optional<double> ForwardGflopsPerSample(const std::string& model_id) {
       // recommendation: small MLPs; embedding lookups are memory-bound and cheap in FLOPs
       {"dlrm", 0.01},
       {"nvidia_deeprecommender", 0.04},
+      {"torchrec_dlrm", 0.014},  // the 3-layer low-rank (512) cross net over 1728 features
       // rl: the drq pixel encoder, the sac MLPs
       {"drq", 0.2},
       {"soft_actor_critic", 0.0002},

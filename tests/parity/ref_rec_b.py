@@ -1,0 +1,181 @@
+"""Plain-torch references for the recommendation models beyond the paper's 84
+(torchrec_dlrm, ncf, deepfm). None has a pip reference that this project may
+install (torchrec needs fbgemm_gpu; NeuMF and DeepFM live in training repos),
+so each is re-stated here from its published source, with the module
+structure of that source so that the state-dict names are the reference's:
+
+  torchrec_dlrm  torchrec.models.dlrm.DLRM_DCN with the layers of
+                 torchrec.modules (MLP/Perceptron, LowRankCrossNet,
+                 EmbeddingBagCollection), configured as TorchBench's
+                 torchrec_dlrm (args.py defaults), trained as DLRMTrain
+                 (BCEWithLogitsLoss) with Adagrad at MLPerf DLRMv2's lr 0.005
+                 (TorchBench's 15.0 diverges; see models/torchrec_dlrm.h).
+  ncf            NeuMF of mlcommons/training recommendation/pytorch/neumf.py
+                 with MLPerf v0.5's configuration (-f 64, --layers 256 256
+                 128 64), BCEWithLogitsLoss, Adam(lr=0.0005).
+  deepfm         DeepFM-D of Guo et al. 2017 (the paper publishes no code;
+                 re-stated from its section 2.1 equations) with its Criteo
+                 settings, binary cross-entropy on the sigmoid, Adam.
+
+Dataset dimensions (table rows) are the smoke sizes the C++ test builds; the
+architecture is the full one. The driver is parity_common.main.
+"""
+import math
+
+import torch
+from torch import nn
+
+from parity_common import main
+
+
+# ------------------------------------------------------------ torchrec_dlrm
+
+DLRM_TABLES, DLRM_SMOKE_ROWS, DLRM_DIM, DLRM_DENSE_IN = 26, 1_000, 64, 13
+
+
+class Perceptron(nn.Module):
+    def __init__(self, in_size, out_size):
+        super().__init__()
+        self._linear = nn.Linear(in_size, out_size)
+
+    def forward(self, x):
+        return torch.relu(self._linear(x))
+
+
+class MLP(nn.Module):
+    def __init__(self, in_size, layer_sizes):
+        super().__init__()
+        self._mlp = nn.Sequential(
+            *[Perceptron(layer_sizes[i - 1] if i > 0 else in_size, layer_sizes[i]) for i in range(len(layer_sizes))]
+        )
+
+    def forward(self, x):
+        return self._mlp(x)
+
+
+class EmbeddingBagCollection(nn.Module):
+    def __init__(self, rows):
+        super().__init__()
+        self.embedding_bags = nn.ModuleDict()
+        for k in range(DLRM_TABLES):
+            # sparse=True stands for the fused FBGEMM update TorchBench uses;
+            # torchrec's unsharded module has dense gradients, same numbers.
+            self.embedding_bags[f"t_cat_{k}"] = nn.EmbeddingBag(
+                rows, DLRM_DIM, mode="sum", include_last_offset=True, sparse=True
+            )
+        bound = math.sqrt(1.0 / rows)
+        with torch.no_grad():
+            for bag in self.embedding_bags.values():
+                bag.weight.uniform_(-bound, bound)
+
+
+class SparseArch(nn.Module):
+    def __init__(self, rows):
+        super().__init__()
+        self.embedding_bag_collection = EmbeddingBagCollection(rows)
+
+    def forward(self, values, offsets):
+        pooled = [bag(values[k], offsets[k]) for k, bag in enumerate(self.embedding_bag_collection.embedding_bags.values())]
+        return torch.cat(pooled, dim=1).reshape(-1, DLRM_TABLES, DLRM_DIM)
+
+
+class DenseArch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = MLP(DLRM_DENSE_IN, [512, 256, DLRM_DIM])
+
+    def forward(self, x):
+        return self.model(x)
+
+
+class LowRankCrossNet(nn.Module):
+    def __init__(self, in_features, num_layers, low_rank):
+        super().__init__()
+        self.W_kernels = nn.ParameterList(
+            [nn.Parameter(nn.init.xavier_normal_(torch.empty(in_features, low_rank))) for _ in range(num_layers)]
+        )
+        self.V_kernels = nn.ParameterList(
+            [nn.Parameter(nn.init.xavier_normal_(torch.empty(low_rank, in_features))) for _ in range(num_layers)]
+        )
+        self.bias = nn.ParameterList([nn.Parameter(torch.zeros(in_features)) for _ in range(num_layers)])
+
+    def forward(self, x0):
+        xl = x0
+        for layer in range(len(self.W_kernels)):
+            xv = nn.functional.linear(xl, self.V_kernels[layer])
+            xw = nn.functional.linear(xv, self.W_kernels[layer])
+            xl = x0 * (xw + self.bias[layer]) + xl
+        return xl
+
+
+class InteractionDCNArch(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.crossnet = LowRankCrossNet((DLRM_TABLES + 1) * DLRM_DIM, 3, 512)
+
+    def forward(self, dense, sparse):
+        combined = torch.cat((dense.unsqueeze(1), sparse), dim=1)
+        return self.crossnet(combined.reshape(dense.shape[0], -1))
+
+
+class OverArch(nn.Module):
+    def __init__(self, in_features, layer_sizes):
+        super().__init__()
+        self.model = nn.Sequential(MLP(in_features, layer_sizes[:-1]), nn.Linear(layer_sizes[-2], layer_sizes[-1]))
+
+    def forward(self, x):
+        return self.model(x)
+
+
+class DLRM_DCN(nn.Module):
+    def __init__(self, rows):
+        super().__init__()
+        self.sparse_arch = SparseArch(rows)
+        self.dense_arch = DenseArch()
+        self.inter_arch = InteractionDCNArch()
+        self.over_arch = OverArch((DLRM_TABLES + 1) * DLRM_DIM, [512, 512, 256, 1])
+
+    def forward(self, dense, values, offsets):
+        embedded_dense = self.dense_arch(dense)
+        embedded_sparse = self.sparse_arch(values, offsets)
+        return self.over_arch(self.inter_arch(embedded_dense, embedded_sparse)).squeeze(-1)
+
+
+def build_torchrec_dlrm():
+    batch = 2
+    model = DLRM_DCN(DLRM_SMOKE_ROWS)
+    inputs = {
+        "dense_features": torch.randn(batch, DLRM_DENSE_IN),
+        "sparse_values": torch.randint(0, DLRM_SMOKE_ROWS, (DLRM_TABLES, batch)),
+        "sparse_offsets": torch.arange(batch + 1).repeat(DLRM_TABLES, 1),
+        "labels": torch.randint(0, 2, (batch,)).float(),
+    }
+
+    def forward(m, x):
+        return m(x["dense_features"], x["sparse_values"], x["sparse_offsets"])
+
+    def loss(m, x):
+        return nn.functional.binary_cross_entropy_with_logits(forward(m, x), x["labels"])
+
+    return {
+        "module": model,
+        "inputs": inputs,
+        "forward": forward,
+        "loss": loss,
+        "optimizer": lambda m: torch.optim.Adagrad(m.parameters(), lr=0.005),
+    }
+
+
+BUILDERS = {
+    "torchrec_dlrm": build_torchrec_dlrm,
+}
+
+
+def build(model_id):
+    if model_id not in BUILDERS:
+        raise SystemExit(f"ref_rec_b.py: unknown model {model_id}")
+    return BUILDERS[model_id]()
+
+
+if __name__ == "__main__":
+    main(build)
