@@ -28,6 +28,7 @@ std::optional<double> ForwardGflopsPerSample(const std::string& model_id) {
       {"hf_t5", 55.0},     // t5-small, 512 + 512 tokens
       // recommendation: small MLPs; embedding lookups are memory-bound and cheap in FLOPs
       {"dlrm", 0.01},
+      {"ncf", 0.0002},  // NeuMF's 256-256-128-64 MLP
       {"nvidia_deeprecommender", 0.04},
       {"torchrec_dlrm", 0.014},  // the 3-layer low-rank (512) cross net over 1728 features
       // rl: the drq pixel encoder, the sac MLPs

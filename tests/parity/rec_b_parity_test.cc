@@ -160,3 +160,38 @@ TEST_CASE("parity torchrec_dlrm tables get sparse gradients on looked-up rows on
 }
 
 TEST_CASE("smoke torchrec_dlrm") { Smoke("torchrec_dlrm"); }
+
+// ------------------------------------------------------------------- ncf
+
+TEST_CASE("parity ncf") { SmokeShapedParity("ncf"); }
+
+TEST_CASE("parity ncf parameter count") {
+  // MLPerf v0.5 NeuMF on ML-20m (138,493 users, 26,744 items), -f 64,
+  // --layers 256 256 128 64: GMF tables of width 64, MLP tables of width 128,
+  // Linear 256-256-128-64 and final Linear(64 + 64, 1).
+  const int64_t rows = 138493 + 26744;
+  const int64_t expected = rows * 64 + rows * 128 + LinearParams(256, 256) + LinearParams(256, 128) +
+                           LinearParams(128, 64) + LinearParams(128, 1);
+  REQUIRE(expected == 31832577);
+  auto w = Build("ncf", models::Mode::kEval, 5, /*smoke=*/false);
+  const int64_t got = parity::ParameterCount(w->net());
+  std::cout << "parity ncf: params " << got << " (published configuration: " << expected << ")" << std::endl;
+  CHECK(got == expected);
+  auto shapes = parity::NamedShapes(w->net());
+  CHECK((shapes.at("mf_user_embed.weight") == std::vector<int64_t>{138493, 64}));
+  CHECK((shapes.at("mlp_item_embed.weight") == std::vector<int64_t>{26744, 128}));
+  CHECK((shapes.at("final.weight") == std::vector<int64_t>{1, 128}));
+  // Inputs follow dataset.py: each positive is followed by four negatives of
+  // the same user; the eval output is a probability (predict's sigmoid).
+  auto& label = w->inputs()["label"];
+  CHECK(label.sum().item<double>() == 1.0);
+  CHECK(label[0].item<double>() == 1.0);
+  CHECK((w->inputs()["user"] == w->inputs()["user"][0]).all().item<bool>());
+  w->net().eval();
+  torch::NoGradGuard g;
+  auto p = w->Forward();
+  CHECK(p.sizes() == torch::IntArrayRef({5, 1}));
+  CHECK(((p > 0) & (p < 1)).all().item<bool>());
+}
+
+TEST_CASE("smoke ncf") { Smoke("ncf"); }

@@ -166,8 +166,69 @@ def build_torchrec_dlrm():
     }
 
 
+# ------------------------------------------------------------------- ncf
+
+NCF_SMOKE_USERS, NCF_SMOKE_ITEMS, NCF_NEG = 2_000, 1_000, 4
+
+
+class NeuMF(nn.Module):
+    """mlcommons/training recommendation/pytorch/neumf.py (MLPerf v0.5)."""
+
+    def __init__(self, nb_users, nb_items, mf_dim, mlp_layer_sizes):
+        super().__init__()
+        self.mf_user_embed = nn.Embedding(nb_users, mf_dim)
+        self.mf_item_embed = nn.Embedding(nb_items, mf_dim)
+        self.mlp_user_embed = nn.Embedding(nb_users, mlp_layer_sizes[0] // 2)
+        self.mlp_item_embed = nn.Embedding(nb_items, mlp_layer_sizes[0] // 2)
+        self.mlp = nn.ModuleList(
+            [nn.Linear(mlp_layer_sizes[i - 1], mlp_layer_sizes[i]) for i in range(1, len(mlp_layer_sizes))]
+        )
+        self.final = nn.Linear(mlp_layer_sizes[-1] + mf_dim, 1)
+        for e in (self.mf_user_embed, self.mf_item_embed, self.mlp_user_embed, self.mlp_item_embed):
+            e.weight.data.normal_(0.0, 0.01)
+        for layer in self.mlp:
+            limit = math.sqrt(6.0 / (layer.in_features + layer.out_features))
+            layer.weight.data.uniform_(-limit, limit)
+        limit = math.sqrt(3.0 / self.final.in_features)
+        self.final.weight.data.uniform_(-limit, limit)
+
+    def forward(self, user, item, sigmoid=False):
+        xmf = self.mf_user_embed(user) * self.mf_item_embed(item)
+        xmlp = torch.cat((self.mlp_user_embed(user), self.mlp_item_embed(item)), dim=1)
+        for layer in self.mlp:
+            xmlp = nn.functional.relu(layer(xmlp))
+        x = self.final(torch.cat((xmf, xmlp), dim=1))
+        return torch.sigmoid(x) if sigmoid else x
+
+
+def build_ncf():
+    batch = 1 + NCF_NEG  # one positive and its four negatives
+    model = NeuMF(NCF_SMOKE_USERS, NCF_SMOKE_ITEMS, 64, [256, 256, 128, 64])
+    user = torch.randint(0, NCF_SMOKE_USERS, (1,))
+    inputs = {
+        "user": user.repeat(batch),
+        "item": torch.randint(0, NCF_SMOKE_ITEMS, (batch,)),
+        "label": torch.tensor([1.0] + [0.0] * NCF_NEG).unsqueeze(1),
+    }
+
+    def forward(m, x):
+        return m(x["user"], x["item"], sigmoid=not m.training)
+
+    def loss(m, x):
+        return nn.functional.binary_cross_entropy_with_logits(forward(m, x), x["label"])
+
+    return {
+        "module": model,
+        "inputs": inputs,
+        "forward": forward,
+        "loss": loss,
+        "optimizer": lambda m: torch.optim.Adam(m.parameters(), lr=0.0005, betas=(0.9, 0.999), eps=1e-8),
+    }
+
+
 BUILDERS = {
     "torchrec_dlrm": build_torchrec_dlrm,
+    "ncf": build_ncf,
 }
 
 
