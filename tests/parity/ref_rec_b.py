@@ -226,9 +226,73 @@ def build_ncf():
     }
 
 
+# ---------------------------------------------------------------- deepfm
+
+# Criteo Kaggle cardinalities, capped at the smoke size the C++ test builds.
+DEEPFM_VOCAB = [1460, 583, 10131227, 2202608, 305, 24, 12517, 633, 3, 93145, 5683, 8351593, 3194, 27, 14992,
+                5461306, 10, 5652, 2173, 4, 7046547, 18, 15, 286181, 105, 142572]
+DEEPFM_SMOKE_VOCAB = [min(n, 1_000) for n in DEEPFM_VOCAB]
+DEEPFM_DENSE, DEEPFM_K = 13, 10
+
+
+class DeepFM(nn.Module):
+    """DeepFM-D of Guo et al. 2017 (section 2.1) with the paper's Criteo settings."""
+
+    def __init__(self, vocab, k=DEEPFM_K, hidden=(400, 400, 400), dropout=0.5):
+        super().__init__()
+        self.embeddings = nn.ModuleList([nn.Embedding(n, k) for n in vocab])
+        self.first_order = nn.ModuleList([nn.Embedding(n, 1) for n in vocab])
+        with torch.no_grad():
+            for e in list(self.embeddings) + list(self.first_order):
+                e.weight.normal_(0.0, 0.01)
+        self.dense_embedding = nn.Parameter(torch.empty(DEEPFM_DENSE, k).normal_(0.0, 0.01))
+        self.dense_first_order = nn.Linear(DEEPFM_DENSE, 1)
+        layers, width = [], (DEEPFM_DENSE + len(vocab)) * k
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU(), nn.Dropout(dropout)]
+            width = h
+        layers.append(nn.Linear(width, 1))
+        self.dnn = nn.Sequential(*layers)
+
+    def forward(self, dense, sparse):
+        vectors = torch.stack([emb(sparse[f]) for f, emb in enumerate(self.embeddings)], dim=1)
+        dense_vectors = dense.unsqueeze(2) * self.dense_embedding.unsqueeze(0)
+        e = torch.cat((dense_vectors, vectors), dim=1)  # [B, 39, k]
+        first = torch.cat([w(sparse[f]) for f, w in enumerate(self.first_order)], dim=1)
+        y_first = self.dense_first_order(dense) + first.sum(dim=1, keepdim=True)
+        y_pair = 0.5 * (e.sum(dim=1) ** 2 - (e ** 2).sum(dim=1)).sum(dim=1, keepdim=True)
+        y_dnn = self.dnn(e.flatten(1))
+        return torch.sigmoid(y_first + y_pair + y_dnn)
+
+
+def build_deepfm():
+    batch = 2
+    model = DeepFM(DEEPFM_SMOKE_VOCAB)
+    inputs = {
+        "dense": torch.rand(batch, DEEPFM_DENSE),
+        "sparse": torch.stack([torch.randint(0, n, (batch,)) for n in DEEPFM_SMOKE_VOCAB]),
+        "label": torch.tensor([[1.0], [0.0]]),
+    }
+
+    def forward(m, x):
+        return m(x["dense"], x["sparse"])
+
+    def loss(m, x):
+        return nn.functional.binary_cross_entropy(forward(m, x), x["label"])
+
+    return {
+        "module": model,
+        "inputs": inputs,
+        "forward": forward,
+        "loss": loss,
+        "optimizer": lambda m: torch.optim.Adam(m.parameters(), lr=0.001),
+    }
+
+
 BUILDERS = {
     "torchrec_dlrm": build_torchrec_dlrm,
     "ncf": build_ncf,
+    "deepfm": build_deepfm,
 }
 
 
