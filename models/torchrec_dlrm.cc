@@ -243,7 +243,7 @@ void AddTorchrecDlrmModels(std::vector<ModelInfo>& out) {
   info.task = "recommendation";
   info.reference =
       "TorchRec DLRM_DCN (DLRM with a DCN-v2 low-rank cross interaction, MLPerf DLRMv2 architecture) as "
-      "TorchBench's torchrec_dlrm configures it; beyond the paper's 84 models";
+      "TorchBench's torchrec_dlrm configures it, with MLPerf DLRMv2's Adagrad rate; beyond the paper's 84 models";
   // TorchBench torchrec_dlrm/__init__.py: DEFAULT_TRAIN_BSIZE = 1024,
   // DEFAULT_EVAL_BSIZE = 1024.
   info.default_batch = {1024, 1024};
