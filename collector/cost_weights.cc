@@ -27,8 +27,11 @@ std::optional<double> ForwardGflopsPerSample(const std::string& model_id) {
       {"hf_gpt2", 135.0},  // GPT-2 small, 512 tokens, with the 50k-word head
       {"hf_t5", 55.0},     // t5-small, 512 + 512 tokens
       // recommendation: small MLPs; embedding lookups are memory-bound and cheap in FLOPs
+      {"deepfm", 0.001},  // DNN 390-400-400-400-1 and the FM over 39 x 10
       {"dlrm", 0.01},
+      {"ncf", 0.0002},  // NeuMF's 256-256-128-64 MLP
       {"nvidia_deeprecommender", 0.04},
+      {"torchrec_dlrm", 0.014},  // the 3-layer low-rank (512) cross net over 1728 features
       // rl: the drq pixel encoder, the sac MLPs
       {"drq", 0.2},
       {"soft_actor_critic", 0.0002},
