@@ -111,6 +111,8 @@ TEST_CASE("parity timm_efficientnet drop_path_rate 0.2") {
 
 TEST_CASE("smoke timm_efficientnet") { Smoke("timm_efficientnet"); }
 
+TEST_CASE("parity timm_regnet") { parity::CheckModelParity("timm_regnet", "ref_timm.py"); }
+TEST_CASE("smoke timm_regnet") { Smoke("timm_regnet"); }
 
 
 
