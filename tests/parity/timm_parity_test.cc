@@ -114,5 +114,7 @@ TEST_CASE("smoke timm_efficientnet") { Smoke("timm_efficientnet"); }
 TEST_CASE("parity timm_regnet") { parity::CheckModelParity("timm_regnet", "ref_timm.py"); }
 TEST_CASE("smoke timm_regnet") { Smoke("timm_regnet"); }
 
+TEST_CASE("parity timm_resnest") { parity::CheckModelParity("timm_resnest", "ref_timm.py"); }
+TEST_CASE("smoke timm_resnest") { Smoke("timm_resnest"); }
 
 
