@@ -39,6 +39,7 @@ MODELS = {
     "timm_efficientnet_drop_path": ("efficientnet_b0", {"drop_path_rate": 0.2}, 128, 4),
     "timm_regnet": ("regnety_120", {}, 64, 2),
     "timm_resnest": ("resnest14d", {}, 96, 2),
+    "timm_vovnet": ("vovnet39a", {}, 96, 2),
 }
 
 

@@ -117,4 +117,6 @@ TEST_CASE("smoke timm_regnet") { Smoke("timm_regnet"); }
 TEST_CASE("parity timm_resnest") { parity::CheckModelParity("timm_resnest", "ref_timm.py"); }
 TEST_CASE("smoke timm_resnest") { Smoke("timm_resnest"); }
 
+TEST_CASE("parity timm_vovnet") { parity::CheckModelParity("timm_vovnet", "ref_timm.py"); }
+TEST_CASE("smoke timm_vovnet") { Smoke("timm_vovnet"); }
 
