@@ -40,6 +40,7 @@ MODELS = {
     "timm_regnet": ("regnety_120", {}, 64, 2),
     "timm_resnest": ("resnest14d", {}, 96, 2),
     "timm_vovnet": ("vovnet39a", {}, 96, 2),
+    "timm_nfnet": ("dm_nfnet_f0", {}, 67, 2),  # odd size: exercises the asymmetric dynamic SAME padding
 }
 
 

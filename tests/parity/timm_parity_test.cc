@@ -120,3 +120,5 @@ TEST_CASE("smoke timm_resnest") { Smoke("timm_resnest"); }
 TEST_CASE("parity timm_vovnet") { parity::CheckModelParity("timm_vovnet", "ref_timm.py"); }
 TEST_CASE("smoke timm_vovnet") { Smoke("timm_vovnet"); }
 
+TEST_CASE("parity timm_nfnet") { parity::CheckModelParity("timm_nfnet", "ref_timm.py"); }
+TEST_CASE("smoke timm_nfnet") { Smoke("timm_nfnet"); }
