@@ -41,6 +41,7 @@ MODELS = {
     "timm_resnest": ("resnest14d", {}, 96, 2),
     "timm_vovnet": ("vovnet39a", {}, 96, 2),
     "timm_nfnet": ("dm_nfnet_f0", {}, 67, 2),  # odd size: exercises the asymmetric dynamic SAME padding
+    "timm_vision_transformer_large": ("vit_giant_patch14_224", {"depth": 2}, 224, 1),
 }
 
 
