@@ -2,10 +2,22 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
 #include <string>
 
 namespace torchgauge::models {
 namespace {
+
+// timm's trunc_normal_(std, a=-2, b=2) (inverse-CDF sampling, as
+// timm.layers.weight_init does it), mean 0.
+void TruncNormal(torch::Tensor t, double std) {
+  auto norm_cdf = [](double x) { return (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0; };
+  const double l = norm_cdf(-2.0 / std), u = norm_cdf(2.0 / std);
+  t.uniform_(2 * l - 1, 2 * u - 1);
+  t.erfinv_();
+  t.mul_(std * std::sqrt(2.0));
+  t.clamp_(-2.0, 2.0);
+}
 
 // Multi-head self-attention laid out like torch.nn.MultiheadAttention (one
 // packed in_proj for q, k, v and an out_proj Linear) so that the state dict
@@ -17,8 +29,6 @@ struct SelfAttentionImpl : torch::nn::Module {
     in_proj_weight = register_parameter("in_proj_weight", torch::empty({3 * dim, dim}));
     in_proj_bias = register_parameter("in_proj_bias", torch::zeros({3 * dim}));
     out_proj = register_module("out_proj", torch::nn::Linear(dim, dim));
-    torch::nn::init::xavier_uniform_(in_proj_weight);
-    torch::nn::init::zeros_(out_proj->bias);
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -101,6 +111,23 @@ struct VisionTransformerImpl : torch::nn::Module {
     heads = register_module("heads", torch::nn::ModuleDict());
     head = torch::nn::Linear(c.hidden_dim, c.num_classes);
     heads->update({{"head", head.ptr()}});
+
+    // timm's VisionTransformer.init_weights (mode ""): pos_embed
+    // trunc_normal(0.02), cls_token normal(1e-6), every Linear (the packed
+    // qkv included) trunc_normal(0.02) with zero bias; the patch conv and
+    // LayerNorms keep PyTorch's defaults.
+    torch::NoGradGuard no_grad;
+    TruncNormal(encoder->pos_embedding, 0.02);
+    class_token.normal_(0.0, 1e-6);
+    for (auto& m : modules(/*include_self=*/false)) {
+      if (auto* attn = m->as<SelfAttentionImpl>()) {
+        TruncNormal(attn->in_proj_weight, 0.02);
+        attn->in_proj_bias.zero_();
+      } else if (auto* lin = m->as<torch::nn::Linear>()) {
+        TruncNormal(lin->weight, 0.02);
+        lin->bias.zero_();
+      }
+    }
   }
 
   torch::Tensor forward(const torch::Tensor& images) {
@@ -193,6 +220,20 @@ VitConfig VitBasePatch16Config() {
   return c;
 }
 
+VitConfig VitGiantPatch14Config() {
+  VitConfig c;
+  c.patch_size = 14;
+  c.num_layers = 40;
+  c.num_heads = 16;
+  c.hidden_dim = 1408;
+  c.mlp_dim = 6144;  // timm: int(1408 * 48 / 11)
+  return c;
+}
+
+std::shared_ptr<torch::nn::Module> MakeVisionTransformer(const VitConfig& config) {
+  return std::make_shared<VisionTransformerImpl>(config);
+}
+
 std::unique_ptr<Workload> MakeVisionTransformerWorkload(const WorkloadOptions& opt, const VitConfig& config) {
   return std::make_unique<VitWorkload>(opt, config);
 }
@@ -212,6 +253,24 @@ void AddVisionTransformerModels(std::vector<ModelInfo>& out) {
   info.smoke_batch = {1, 1};
   info.create = [](const WorkloadOptions& opt) { return MakeVisionTransformerWorkload(opt, VitSmallPatch16Config()); };
   out.push_back(std::move(info));
+
+  ModelInfo large;
+  large.id = "timm_vision_transformer_large";
+  large.paper_name = "timm_vision_transformer_large";
+  large.domain = Domain::kVision;
+  large.task = "image classification";
+  large.reference =
+      "timm vit_giant_patch14_224 (as TorchBench builds it); parity against torchvision VisionTransformer with "
+      "ViT-g/14 hyperparameters and fewer layers, itself checked against timm's model with the same weights";
+  // torchbenchmark/models/timm_vision_transformer_large/__init__.py:
+  // DEFAULT_TRAIN_BSIZE = 32, DEFAULT_EVAL_BSIZE = 32.
+  large.default_batch = {32, 32};
+  // About 1.5 TFLOP per training image: even batch 1 takes far more than 2 s
+  // on a CPU.
+  large.cpu_batch = BatchSizes{1, 1};
+  large.smoke_batch = {1, 1};
+  large.create = [](const WorkloadOptions& opt) { return MakeVisionTransformerWorkload(opt, VitGiantPatch14Config()); };
+  out.push_back(std::move(large));
 }
 
 }  // namespace torchgauge::models
