@@ -1,0 +1,78 @@
+// Parity of resnet152 with torchvision 0.26 through
+// ref_torchvision_c.py, and a smoke run of each at its smoke batch sizes.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <string>
+
+#include "tests/parity/parity.h"
+
+using namespace torchgauge;
+
+namespace {
+
+bool AllFinite(const torch::Tensor& t) { return torch::isfinite(t).all().item<bool>(); }
+
+// Process CPU time: on a shared machine the wall time says more about the
+// neighbours than about the model.
+double CpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+// Runs Step() twice at the smoke batch size in every supported mode, checks
+// that the loss, the parameters and the logits ([batch, num_classes]) stay
+// finite and prints the time of each step. `published_params` is the
+// architecture's published parameter count, a check that needs no Python.
+void SmokeRun(const std::string& id, int64_t published_params, int64_t num_classes = 1000) {
+  const auto* info = models::FindModel(id);
+  REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
+  CHECK(info->domain == models::Domain::kVision);
+  CHECK(info->task == "image classification");
+  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
+    REQUIRE((mode == models::Mode::kTrain ? info->supports_train : info->supports_eval));
+    models::WorkloadOptions opt;
+    opt.mode = mode;
+    opt.batch_size = info->smoke_batch.For(mode);
+    opt.smoke = true;
+    models::SeedAll(0);
+    auto w = info->create(opt);
+    CHECK(parity::ParameterCount(w->net()) == published_params);
+    CHECK(w->samples_per_step() == opt.batch_size);
+    // The first step pays one-off costs (allocator warm-up, optimizer state),
+    // so each of the two steps is reported.
+    double wall_ms[2], cpu_ms[2];
+    for (int i = 0; i < 2; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      const double cpu_start = CpuMs();
+      w->Step(mode);
+      cpu_ms[i] = CpuMs() - cpu_start;
+      wall_ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    if (mode == models::Mode::kTrain) {
+      auto loss = w->TrainStep();
+      CHECK(loss.numel() == 1);
+      CHECK(AllFinite(loss));
+      for (const auto& p : w->net().parameters()) CHECK(AllFinite(p));
+    } else {
+      c10::InferenceMode guard;
+      auto out = w->Forward();
+      CHECK(out.sizes() == torch::IntArrayRef({opt.batch_size, num_classes}));
+      CHECK(AllFinite(out));
+    }
+    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size << ": steps 1, 2: "
+              << wall_ms[0] << ", " << wall_ms[1] << " ms wall; " << cpu_ms[0] << ", " << cpu_ms[1]
+              << " ms CPU (all threads)" << std::endl;
+  }
+}
+
+}  // namespace
+
+// resnet152 in full (all 36 blocks of stage 3) on 64x64 images, batch 2.
+TEST_CASE("parity resnet152") { parity::CheckModelParity("resnet152", "ref_torchvision_c.py"); }
+
+// Published parameter counts: torchvision's weight metadata (num_params).
+TEST_CASE("smoke resnet152") { SmokeRun("resnet152", 60192808); }
