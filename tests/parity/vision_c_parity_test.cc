@@ -1,4 +1,4 @@
-// Parity of resnet152 with torchvision 0.26 through
+// Parity of resnet152 and mnasnet1_0 with torchvision 0.26 through
 // ref_torchvision_c.py, and a smoke run of each at its smoke batch sizes.
 #include <doctest/doctest.h>
 
@@ -74,5 +74,32 @@ void SmokeRun(const std::string& id, int64_t published_params, int64_t num_class
 // resnet152 in full (all 36 blocks of stage 3) on 64x64 images, batch 2.
 TEST_CASE("parity resnet152") { parity::CheckModelParity("resnet152", "ref_torchvision_c.py"); }
 
+// mnasnet1_0 trains with its classifier dropout active (p 0.2, in place on
+// both sides): both reseed the CPU generator with TRAIN_SEED and dropout is
+// the only random op in the step, so the masks are identical.
+TEST_CASE("parity mnasnet1_0") { parity::CheckModelParity("mnasnet1_0", "ref_torchvision_c.py"); }
+
+// The train-step parity above is only meaningful if the dropout is active: two
+// train-mode forwards under different seeds differ, under the same seed they
+// agree exactly.
+TEST_CASE("parity mnasnet1_0 dropout is active and seeded") {
+  models::WorkloadOptions opt;
+  opt.mode = models::Mode::kTrain;
+  opt.batch_size = 2;
+  opt.smoke = true;
+  models::SeedAll(0);
+  auto w = models::FindModel("mnasnet1_0")->create(opt);
+  w->net().train();
+  torch::NoGradGuard no_grad;
+  auto run = [&](uint64_t seed) {
+    torch::manual_seed(seed);
+    return w->Forward();
+  };
+  auto a = run(1234), b = run(1234), c = run(4321);
+  CHECK(torch::equal(a, b));
+  CHECK_FALSE(torch::equal(a, c));
+}
+
 // Published parameter counts: torchvision's weight metadata (num_params).
 TEST_CASE("smoke resnet152") { SmokeRun("resnet152", 60192808); }
+TEST_CASE("smoke mnasnet1_0") { SmokeRun("mnasnet1_0", 4383312); }
