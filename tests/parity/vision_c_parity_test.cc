@@ -1,5 +1,7 @@
 // Parity of resnet152 and mnasnet1_0 with torchvision 0.26 through
-// ref_torchvision_c.py, and a smoke run of each at its smoke batch sizes.
+// ref_torchvision_c.py, of phlippe_resnet and phlippe_densenet with a plain
+// torch re-statement of TorchBench's classes through ref_phlippe.py, and a
+// smoke run of each at its smoke batch sizes.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -100,6 +102,15 @@ TEST_CASE("parity mnasnet1_0 dropout is active and seeded") {
   CHECK_FALSE(torch::equal(a, c));
 }
 
-// Published parameter counts: torchvision's weight metadata (num_params).
+// TorchBench's phlippe models: the reference script also asserts the
+// tutorial's published parameter counts for its re-statement.
+TEST_CASE("parity phlippe_resnet") { parity::CheckModelParity("phlippe_resnet", "ref_phlippe.py"); }
+TEST_CASE("parity phlippe_densenet") { parity::CheckModelParity("phlippe_densenet", "ref_phlippe.py"); }
+
+// Published parameter counts: torchvision's weight metadata (num_params);
+// for the phlippe models the tutorial's results table (CIFAR-10: ResNet
+// 272,378, DenseNet 239,146).
 TEST_CASE("smoke resnet152") { SmokeRun("resnet152", 60192808); }
 TEST_CASE("smoke mnasnet1_0") { SmokeRun("mnasnet1_0", 4383312); }
+TEST_CASE("smoke phlippe_resnet") { SmokeRun("phlippe_resnet", 272378, 10); }
+TEST_CASE("smoke phlippe_densenet") { SmokeRun("phlippe_densenet", 239146, 10); }
