@@ -4,11 +4,14 @@
 // smoke run of each at its smoke batch sizes.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <iostream>
 #include <string>
 
+#include "models/quantized_qat.h"
+#include "models/resnet.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;
@@ -34,8 +37,12 @@ void SmokeRun(const std::string& id, int64_t published_params, int64_t num_class
   REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
   CHECK(info->domain == models::Domain::kVision);
   CHECK(info->task == "image classification");
+  REQUIRE(info->supports_eval);
   for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    REQUIRE((mode == models::Mode::kTrain ? info->supports_train : info->supports_eval));
+    if (mode == models::Mode::kTrain && !info->supports_train) {
+      CHECK_FALSE(info->unsupported_reason.empty());
+      continue;
+    }
     models::WorkloadOptions opt;
     opt.mode = mode;
     opt.batch_size = info->smoke_batch.For(mode);
@@ -107,6 +114,71 @@ TEST_CASE("parity mnasnet1_0 dropout is active and seeded") {
 TEST_CASE("parity phlippe_resnet") { parity::CheckModelParity("phlippe_resnet", "ref_phlippe.py"); }
 TEST_CASE("parity phlippe_densenet") { parity::CheckModelParity("phlippe_densenet", "ref_phlippe.py"); }
 
+// The quantized model, eval only: the C++ side converts the reference's
+// float weights itself (BN folding, per-channel qint8 weights) and must
+// reproduce the Python-converted weights exactly, then its quantized forward
+// must give the converted model's logits. `float_net` is the float model the
+// conversion starts from, `quantize` converts it, `extra(q, ref)` checks more
+// (under inference mode).
+template <typename FloatNet, typename Convert, typename Extra>
+void CheckQuantizedParity(const std::string& id, FloatNet float_net, Convert quantize, int64_t modules, Extra extra) {
+  const auto* info = models::FindModel(id);
+  REQUIRE(info != nullptr);
+  CHECK_FALSE(info->supports_train);
+  auto ref = parity::RunReference("ref_quantized_qat.py", id);
+  parity::LoadWeights(*float_net, ref);  // every float parameter and BN buffer, by name
+  float_net->eval();
+  auto q = quantize(*float_net);
+  // Like the converted Python model, no trainable parameters.
+  CHECK(parity::ParameterCount(*q) == ref.param_count);
+  CHECK(ref.param_count == 0);
+
+  auto buffers = q->named_buffers();
+  int64_t converted = 0, mismatched_ints = 0;
+  double worst_scale = 0, worst_bias = 0;
+  for (const auto& [key, t] : ref.updated) {
+    const std::string suffix = "_weight_int";
+    if (key.size() <= suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+    const std::string base = key.substr(0, key.size() - suffix.size());
+    INFO("converted module ", base);
+    auto* w = buffers.find(base + "_weight");
+    auto* b = buffers.find(base + "_bias");
+    REQUIRE(w != nullptr);
+    REQUIRE(b != nullptr);
+    ++converted;
+    CHECK((w->qscheme() == torch::kPerChannelAffine));
+    CHECK(torch::equal(w->q_per_channel_zero_points(), torch::zeros_like(w->q_per_channel_zero_points())));
+    mismatched_ints += w->int_repr().ne(t).sum().template item<int64_t>();
+    worst_scale = std::max(worst_scale, parity::RelError(w->q_per_channel_scales(), ref.updated.at(base + "_weight_scale")));
+    worst_bias = std::max(worst_bias, parity::RelError(*b, ref.updated.at(base + "_bias")));
+  }
+  CHECK(converted == modules);
+  CHECK(static_cast<size_t>(converted) * 2 == buffers.size());
+  CHECK(mismatched_ints == 0);
+  CHECK(worst_scale <= 1e-6);
+  CHECK(worst_bias <= 1e-6);
+
+  c10::InferenceMode guard;
+  auto out = q->forward(ref.inputs.at("images"));
+  const double err = parity::RelError(out, ref.output);
+  CHECK(err <= 1e-4);
+  extra(q, ref);
+  std::cout << "parity " << id << ": " << converted << " converted modules, " << mismatched_ints
+            << " differing int8 weights, scale rel err " << worst_scale << ", bias rel err " << worst_bias
+            << ", output rel err " << err << " (" << ref.output.ne(0).sum().item<int64_t>() << " of "
+            << ref.output.numel() << " logits non-zero)" << std::endl;
+}
+
+TEST_CASE("parity resnet50_quantized_qat") {
+  // 53 convolutions and the classifier.
+  CheckQuantizedParity("resnet50_quantized_qat", models::ResNet(models::ResNet50Config()),
+                       [](models::ResNetImpl& f) { return models::QuantizedResNet50(f); }, 54,
+                       [](models::QuantizedResNet50&, const parity::Reference& ref) {
+                         // Not vacuous: the logits are not all zero.
+                         CHECK(ref.output.abs().max().item<double>() > 0);
+                       });
+}
+
 // Published parameter counts: torchvision's weight metadata (num_params);
 // for the phlippe models the tutorial's results table (CIFAR-10: ResNet
 // 272,378, DenseNet 239,146).
@@ -114,3 +186,5 @@ TEST_CASE("smoke resnet152") { SmokeRun("resnet152", 60192808); }
 TEST_CASE("smoke mnasnet1_0") { SmokeRun("mnasnet1_0", 4383312); }
 TEST_CASE("smoke phlippe_resnet") { SmokeRun("phlippe_resnet", 272378, 10); }
 TEST_CASE("smoke phlippe_densenet") { SmokeRun("phlippe_densenet", 239146, 10); }
+// The converted int8 model has no trainable parameters (as in Python).
+TEST_CASE("smoke resnet50_quantized_qat") { SmokeRun("resnet50_quantized_qat", 0); }
