@@ -3,8 +3,9 @@
 // Transformations"), laid out like torchvision.models.resnet so that
 // state-dict keys ("layer1.0.conv1.weight", "layer2.0.downsample.1.running_mean")
 // match torchvision 0.26 one for one. Variants registered here: resnet18
-// (BasicBlock, [2,2,2,2]), resnet50 (Bottleneck, [3,4,6,3]) and
-// resnext50_32x4d (Bottleneck, [3,4,6,3], 32 groups of width 4). Like
+// (BasicBlock, [2,2,2,2]), resnet50 (Bottleneck, [3,4,6,3]), resnet152
+// (Bottleneck, [3,8,36,3]) and resnext50_32x4d (Bottleneck, [3,4,6,3], 32
+// groups of width 4). Like
 // torchvision (ResNet v1.5), a Bottleneck strides in its 3x3 convolution.
 #pragma once
 
@@ -77,9 +78,10 @@ TORCH_MODULE(ResNet);
 
 ResNetConfig ResNet18Config();
 ResNetConfig ResNet50Config();
+ResNetConfig ResNet152Config();
 ResNetConfig ResNeXt50_32x4dConfig();
 
-// Registers resnet18, resnet50 and resnext50_32x4d.
+// Registers resnet18, resnet50, resnet152 and resnext50_32x4d.
 void AddResNetModels(std::vector<ModelInfo>& out);
 
 }  // namespace torchgauge::models
