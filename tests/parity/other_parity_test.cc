@@ -1,0 +1,257 @@
+// Parity and smoke tests for the "other" group added in wave 15:
+// pyhpc_turbulent_kinetic_energy (element-wise against a NumPy re-statement
+// of the kernel, ref_pyhpc_tke.py, which also checks its tridiagonal solves
+// against the systems they solve), and the meta-learning models maml,
+// maml_omniglot (CheckModelParity's protocol against plain-torch
+// re-statements in ref_other.py: fine-tuning accuracies or eval logits, the
+// meta-loss and every parameter after one meta step), with parameter counts
+// worked out from the published layer shapes.
+#include <doctest/doctest.h>
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "models/maml.h"
+#include "models/pyhpc_turbulent_kinetic_energy.h"
+#include "tests/parity/parity.h"
+
+using namespace torchgauge;
+
+namespace {
+
+constexpr double kTol = 1e-4;
+
+std::filesystem::path ParityDir() {
+  auto dir = std::filesystem::path(TORCHGAUGE_BINARY_DIR) / "parity";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string SaveInputs(const std::string& model_id, const std::map<std::string, torch::Tensor>& tensors) {
+  c10::Dict<std::string, torch::Tensor> dict;
+  for (const auto& [name, t] : tensors) dict.insert(name, t.detach().cpu().contiguous());
+  auto bytes = torch::pickle_save(c10::IValue(dict));
+  auto path = (ParityDir() / (model_id + "_inputs.pt")).string();
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+std::map<std::string, torch::Tensor> LoadNumpyOutputs(const std::string& model_id) {
+  std::ifstream in(ParityDir() / (model_id + ".pt"), std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto dict = torch::pickle_load(bytes).toGenericDict();
+  std::map<std::string, torch::Tensor> out;
+  for (const auto& e : dict.at("outputs").toGenericDict()) out[e.key().toStringRef()] = e.value().toTensor();
+  return out;
+}
+
+// Element-wise relative error with the denominator floored at 1e-6 of the
+// array's largest magnitude (the kernel's values span many decades: divisions
+// by random grid spacings near zero), besides the normwise error.
+double ElementwiseRelError(const torch::Tensor& actual, const torch::Tensor& expected) {
+  REQUIRE(actual.sizes() == expected.sizes());
+  auto a = actual.detach().to(torch::kCPU, torch::kDouble);
+  auto b = expected.detach().to(torch::kCPU, torch::kDouble);
+  const double floor = std::max(b.abs().max().item<double>() * 1e-6, 1e-300);
+  return ((a - b).abs() / b.abs().clamp_min(floor)).max().item<double>();
+}
+
+std::unique_ptr<models::Workload> MakeWorkload(const std::string& id, models::Mode mode, int64_t batch) {
+  const auto* info = models::FindModel(id);
+  REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
+  models::WorkloadOptions opt;
+  opt.mode = mode;
+  opt.batch_size = batch;
+  models::SeedAll(0);
+  return info->create(opt);
+}
+
+// Builds the workload at its smoke sizes for each supported mode, runs
+// Step() twice, checks the result is finite and prints ms per step.
+void Smoke(const std::string& id) {
+  const auto* info = models::FindModel(id);
+  REQUIRE(info != nullptr);
+  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
+    const bool supported = mode == models::Mode::kTrain ? info->supports_train : info->supports_eval;
+    if (!supported) {
+      CHECK_FALSE(info->unsupported_reason.empty());
+      std::cout << "smoke " << id << " " << models::ModeName(mode) << ": unsupported (" << info->unsupported_reason
+                << ")" << std::endl;
+      continue;
+    }
+    auto w = MakeWorkload(id, mode, info->smoke_batch.For(mode));
+    double ms[2], cpu_ms[2];
+    for (int i = 0; i < 2; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      const std::clock_t c0 = std::clock();
+      w->Step(mode);
+      cpu_ms[i] = 1000.0 * static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+      ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    }
+    torch::Tensor result;
+    if (mode == models::Mode::kTrain) {
+      result = w->TrainStep();
+    } else {
+      torch::NoGradGuard no_grad;
+      result = w->Forward();
+    }
+    CHECK(result.defined());
+    CHECK(torch::isfinite(result).all().item<bool>());
+    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << info->smoke_batch.For(mode)
+              << ": " << ms[0] << " ms (first), " << ms[1] << " ms (second) per step; CPU " << cpu_ms[0] << " / "
+              << cpu_ms[1] << " ms" << std::endl;
+  }
+}
+
+int64_t TrainableCount(torch::nn::Module& net) {
+  int64_t n = 0;
+  for (const auto& p : net.parameters()) n += p.requires_grad() ? p.numel() : 0;
+  return n;
+}
+
+int64_t ConvParams(int64_t out, int64_t in, int64_t k) { return out * in * k * k + out; }
+
+}  // namespace
+
+// ---------------------------------------------------------------- pyhpc TKE
+
+TEST_CASE("parity pyhpc_turbulent_kinetic_energy") {
+  const std::string id = "pyhpc_turbulent_kinetic_energy";
+  auto w = MakeWorkload(id, models::Mode::kEval, 32768);
+  CHECK(parity::ParameterCount(w->net()) == 0);  // a parameterless module, as in TorchBench
+  CHECK(w->inputs().size() == models::kTkeArgumentNames.size());
+  CHECK(w->inputs().at("tke").sizes() == torch::IntArrayRef({64, 64, 8, 3}));
+  CHECK((w->inputs().at("kbot").scalar_type() == torch::kLong));
+  CHECK(w->inputs().at("kbot").max().item<int64_t>() <= 7);
+  // Some columns are land (kbot = 0), or the masking goes untested.
+  CHECK((w->inputs().at("kbot") == 0).any().item<bool>());
+  auto path = SaveInputs(id, w->inputs());  // before the kernel updates tke/dtke
+  parity::RunReference("ref_pyhpc_tke.py", id, {"--inputs", path});
+  auto expected = LoadNumpyOutputs(id);
+  {
+    c10::InferenceMode guard;
+    w->Forward();
+  }
+  std::cout << "parity " << id << " (grid 64x64x8):" << std::endl;
+  for (const char* name : {"tke", "dtke", "tke_surf_corr"}) {
+    const auto& actual = w->inputs().at(name);
+    const auto& want = expected.at(name);
+    // tke_surf_corr is float32 in the reference (torch.zeros without dtype).
+    const auto want_dtype = std::string(name) == "tke_surf_corr" ? torch::kFloat : torch::kDouble;
+    CHECK((actual.scalar_type() == want_dtype));
+    const double normwise = parity::RelError(actual.to(torch::kDouble), want.to(torch::kDouble));
+    const double elementwise = ElementwiseRelError(actual, want);
+    std::cout << "  " << name << ": normwise rel err " << normwise << ", element-wise rel err " << elementwise
+              << std::endl;
+    CHECK_MESSAGE(normwise <= kTol, name);
+    CHECK_MESSAGE(elementwise <= kTol, name);
+    CHECK(torch::isfinite(actual).all().item<bool>());
+  }
+  // The surface correction is not trivially zero here, so it is compared.
+  CHECK(expected.at("tke_surf_corr").abs().max().item<double>() > 0);
+  // The comparison can fail: a 1% change of one level's spacing shows up.
+  auto inputs2 = MakeWorkload(id, models::Mode::kEval, 32768);
+  inputs2->inputs()["dzw"].index({3}).mul_(1.01);
+  {
+    c10::InferenceMode guard;
+    inputs2->Forward();
+  }
+  CHECK(ElementwiseRelError(inputs2->inputs().at("tke"), expected.at("tke")) > kTol);
+}
+
+TEST_CASE("smoke pyhpc_turbulent_kinetic_energy") { Smoke("pyhpc_turbulent_kinetic_energy"); }
+
+// --------------------------------------------------------------------- MAML
+
+TEST_CASE("parity maml") { parity::CheckModelParity("maml", "ref_other.py"); }
+
+TEST_CASE("parity maml parameter count") {
+  // TorchBench's Learner config: conv 1->64 3x3, 64->64 3x3 (x2), 64->64 2x2,
+  // each with a BN (weight, bias; running mean/var as frozen Parameters),
+  // and linear 64 -> 5.
+  const int64_t convs = ConvParams(64, 1, 3) + 2 * ConvParams(64, 64, 3) + ConvParams(64, 64, 2);
+  const int64_t trainable = convs + 4 * 2 * 64 + (64 * 5 + 5);
+  CHECK(trainable == 91781);
+  auto w = MakeWorkload("maml", models::Mode::kTrain, 2);
+  std::cout << "parity maml: trainable params " << TrainableCount(w->net()) << " (expected " << trainable << ")"
+            << std::endl;
+  CHECK(TrainableCount(w->net()) == trainable);
+  CHECK(parity::ParameterCount(w->net()) == trainable + 4 * 2 * 64);  // + vars_bn
+  auto names = parity::NamedShapes(w->net());
+  CHECK(names.count("net.vars.17") == 1);
+  CHECK(names.count("net.vars_bn.7") == 1);
+}
+
+// CheckModelParity's protocol for the Omniglot nets, with one exception: the
+// biases of the convolutions that feed batch norm (0.bias, 4.bias, 8.bias)
+// have an exactly zero gradient (batch norm subtracts the batch mean), so
+// what the meta-gradient holds there is rounding noise, and Adam's first
+// step (TorchBench builds the optimizer anew each step) turns any noise into
+// a step of about +-lr. For them we check that bound on both sides instead.
+static void CheckOmniglotParity(const std::string& id) {
+  const std::set<std::string> zero_grad = {"0.bias", "4.bias", "8.bias"};
+  constexpr double kLr = 1e-3;
+  auto ref = parity::RunReference("ref_other.py", id);
+  auto w = MakeWorkload(id, models::Mode::kTrain, ref.output.size(0));
+  auto& net = w->net();
+  parity::CheckSameStructure(net, ref);
+  parity::LoadWeights(net, ref);
+  parity::UseReferenceInputs(*w, ref);
+  double out_err = 0, worst = 0, worst_bound = 0;
+  std::string worst_name;
+  {
+    net.eval();
+    torch::NoGradGuard g;
+    out_err = parity::RelError(w->Forward(), ref.output);
+  }
+  net.train();
+  torch::manual_seed(1234);
+  const double loss_err = parity::RelError(w->TrainStep(), ref.loss);
+  auto ours = net.named_parameters();
+  for (const auto& [name, t] : ref.updated) {
+    auto* p = ours.find(name);
+    REQUIRE_MESSAGE(p != nullptr, name);
+    if (zero_grad.count(name)) {
+      const auto& before = ref.params.at(name);
+      const double step = std::max((*p - before).abs().max().item<double>(), (t - before).abs().max().item<double>());
+      worst_bound = std::max(worst_bound, step);
+      continue;
+    }
+    const double err = parity::RelError(*p, t);
+    if (err > worst) {
+      worst = err;
+      worst_name = name;
+    }
+  }
+  std::cout << "parity " << id << ": params " << ref.param_count << ", output rel err " << out_err
+            << ", loss rel err " << loss_err << ", updated params max rel err " << worst << " (" << worst_name
+            << "); pre-BN conv biases moved at most " << worst_bound << " (bound lr = " << kLr << ")" << std::endl;
+  CHECK(out_err <= kTol);
+  CHECK(loss_err <= kTol);
+  CHECK(worst <= kTol);
+  CHECK(worst_bound <= 1.01 * kLr);
+}
+
+TEST_CASE("parity maml_omniglot") { CheckOmniglotParity("maml_omniglot"); }
+
+TEST_CASE("parity maml_omniglot parameter count") {
+  // higher's Omniglot net: conv 1->64 3x3, 64->64 3x3 (x2), three BN(64),
+  // linear 64 -> 5.
+  const int64_t expected = ConvParams(64, 1, 3) + 2 * ConvParams(64, 64, 3) + 3 * 2 * 64 + (64 * 5 + 5);
+  CHECK(expected == 75205);
+  auto w = MakeWorkload("maml_omniglot", models::Mode::kTrain, 2);
+  std::cout << "parity maml_omniglot: params " << parity::ParameterCount(w->net()) << " (expected " << expected << ")"
+            << std::endl;
+  CHECK(parity::ParameterCount(w->net()) == expected);
+  CHECK(parity::NamedShapes(w->net()).count("1.running_mean") == 1);
+}
+
+TEST_CASE("smoke maml") { Smoke("maml"); }
+TEST_CASE("smoke maml_omniglot") { Smoke("maml_omniglot"); }
+
