@@ -1,5 +1,5 @@
-// Parity and smoke tests for NLP group C: fambench_xlmr and hf_bigbird
-// against transformers (ref_transformers_c.py).
+// Parity and smoke tests for NLP group C: fambench_xlmr, hf_bigbird and
+// hf_longformer against transformers (ref_transformers_c.py).
 //
 // fambench_xlmr is a very large configuration (560M parameters, a 250002 x
 // 1024 token table): its full model is checked for names, shapes and
@@ -8,7 +8,8 @@
 // runs on the same model with 2 layers and an 8192-row table. hf_bigbird
 // likewise: full structure on the meta device, numeric parity on 2 layers at
 // TorchBench's 1024-token train length (block-sparse attention with the
-// random plan in the train step, the all-zero plan in eval).
+// random plan in the train step, the all-zero plan in eval), and
+// hf_longformer on 2 layers at 1024 tokens (two 512-token windows).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <regex>
 
 #include "models/bigbird.h"
+#include "models/longformer.h"
 #include "models/xlmr.h"
 #include "tests/parity/parity.h"
 
@@ -87,8 +89,7 @@ struct ZeroGradParams {
 // the registered one (a reduced configuration of it): the reference script
 // is run with `ref_id`.
 void CheckParityOf(const models::ModelInfo& info, const std::string& ref_id, const std::string& script = kScript,
-                   const std::optional<ZeroGradParams>& zero_grad = std::nullopt,
-                   torch::ScalarType dtype = torch::kFloat, double tol = 1e-4) {
+                   const std::optional<ZeroGradParams>& zero_grad = std::nullopt, double tol = 1e-4) {
   auto ref = parity::RunReference(script, ref_id);
   models::WorkloadOptions opt;
   opt.mode = models::Mode::kTrain;
@@ -96,7 +97,6 @@ void CheckParityOf(const models::ModelInfo& info, const std::string& ref_id, con
   models::SeedAll(0);
   auto workload = info.create(opt);
   auto& net = workload->net();
-  if (dtype != torch::kFloat) workload->CastTo(dtype);  // the reference runs in this dtype too
   parity::CheckSameStructure(net, ref);
   parity::LoadWeights(net, ref);
   parity::UseReferenceInputs(*workload, ref);
@@ -209,3 +209,10 @@ TEST_CASE("parity hf_bigbird") {
                 ZeroGradParams{std::regex(R"(bert\.encoder\.layer\.\d+\.attention\.self\.key\.bias)"), 1e-3});
 }
 TEST_CASE("smoke hf_bigbird") { Smoke("hf_bigbird"); }
+
+TEST_CASE("parity hf_longformer") {
+  CheckFullStructure("hf_longformer");
+  CheckParityOf(models::HfLongformerInfoForTest(2), "hf_longformer", kScript,
+                ZeroGradParams{std::regex(R"(longformer\.encoder\.layer\.\d+\.attention\.self\.key\.bias)"), 1e-3});
+}
+TEST_CASE("smoke hf_longformer") { Smoke("hf_longformer"); }
