@@ -48,6 +48,9 @@ void AddAlexNetModels(std::vector<ModelInfo>& out) {
   // pytorch/benchmark torchbenchmark/models/alexnet/__init__.py:
   // DEFAULT_TRAIN_BSIZE 128, DEFAULT_EVAL_BSIZE 128.
   info.default_batch = {128, 128};
+  // The CPU suite's sizes (the full suite on a CPU device): a train step at 128 took
+  // 10.3 s and an eval step 5.7 s on 2 cores (torchgauge full suite, 2026-11-24), so 16/32.
+  info.cpu_batch = BatchSizes{16, 32};
   info.smoke_batch = {2, 2};
   info.create = [](const WorkloadOptions& opt) {
     AlexNet net;

@@ -111,6 +111,9 @@ void AddShuffleNetV2Models(std::vector<ModelInfo>& out) {
   // DEFAULT_TRAIN_BSIZE / DEFAULT_EVAL_BSIZE in pytorch/benchmark
   // torchbenchmark/models/shufflenet_v2_x1_0/__init__.py.
   info.default_batch = {128, 64};
+  // The CPU suite's sizes (the full suite on a CPU device): 32/32 (channel shuffles and
+  // depthwise convolutions dominate on CPU).
+  info.cpu_batch = BatchSizes{32, 32};
   info.smoke_batch = {1, 1};
   info.create = [](const WorkloadOptions& opt) {
     ShuffleNetV2 net(std::array<int64_t, 3>{4, 8, 4}, std::array<int64_t, 5>{24, 116, 232, 464, 1024});

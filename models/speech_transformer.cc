@@ -336,6 +336,8 @@ void AddSpeechTransformerModels(std::vector<ModelInfo>& out) {
   // torchbenchmark/models/speech_transformer/__init__.py: DEFAULT_TRAIN_BSIZE
   // = 32 (kaituoxu train.py), DEFAULT_EVAL_BSIZE = 1.
   info.default_batch = {32, 1};
+  // The CPU suite's sizes (the full suite on a CPU device): 8/1.
+  info.cpu_batch = BatchSizes{8, 1};
   info.smoke_batch = {1, 1};
   info.create = [](const WorkloadOptions& opt) { return std::make_unique<SpeechTransformerWorkload>(opt); };
   out.push_back(std::move(info));

@@ -261,6 +261,8 @@ void AddTransformerModels(std::vector<ModelInfo>& out) {
   // torchbenchmark/models/attention_is_all_you_need_pytorch/__init__.py:
   // DEFAULT_TRAIN_BSIZE = 256, DEFAULT_EVAL_BSIZE = 32.
   info.default_batch = {256, 32};
+  // The CPU suite's sizes (the full suite on a CPU device): 32/32.
+  info.cpu_batch = BatchSizes{32, 32};
   info.smoke_batch = {2, 2};
   info.create = [](const WorkloadOptions& opt) { return std::make_unique<TransformerWorkload>(opt); };
   out.push_back(std::move(info));

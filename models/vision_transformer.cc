@@ -250,6 +250,9 @@ void AddVisionTransformerModels(std::vector<ModelInfo>& out) {
   // torchbenchmark/models/timm_vision_transformer/__init__.py:
   // DEFAULT_TRAIN_BSIZE = 32, DEFAULT_EVAL_BSIZE = 32.
   info.default_batch = {32, 32};
+  // The CPU suite's sizes (the full suite on a CPU device): ViT-S/16 is about 4.6 GFLOPs
+  // an image forward: 8/8.
+  info.cpu_batch = BatchSizes{8, 8};
   info.smoke_batch = {1, 1};
   info.create = [](const WorkloadOptions& opt) { return MakeVisionTransformerWorkload(opt, VitSmallPatch16Config()); };
   out.push_back(std::move(info));
