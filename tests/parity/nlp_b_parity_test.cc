@@ -178,3 +178,10 @@ TEST_CASE("parity hf_distil_bert") {
               {"hf_distil_bert", std::regex(R"(distilbert\.transformer\.layer\.\d+\.attention\.k_lin\.bias)")});
 }
 TEST_CASE("smoke hf_distil_bert") { Smoke("hf_distil_bert"); }
+
+TEST_CASE("parity hf_albert") {
+  CheckParity(Registered("hf_albert"),
+              {"hf_albert",
+               std::regex(R"(albert\.encoder\.albert_layer_groups\.\d+\.albert_layers\.\d+\.attention\.key\.bias)")});
+}
+TEST_CASE("smoke hf_albert") { Smoke("hf_albert"); }
