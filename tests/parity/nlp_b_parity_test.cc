@@ -185,3 +185,9 @@ TEST_CASE("parity hf_albert") {
                std::regex(R"(albert\.encoder\.albert_layer_groups\.\d+\.albert_layers\.\d+\.attention\.key\.bias)")});
 }
 TEST_CASE("smoke hf_albert") { Smoke("hf_albert"); }
+
+TEST_CASE("parity hf_bart") {
+  CheckParity(Registered("hf_bart"),
+              {"hf_bart", std::regex(R"(model\.(en|de)coder\.layers\.\d+\.(self_attn|encoder_attn)\.k_proj\.bias)")});
+}
+TEST_CASE("smoke hf_bart") { Smoke("hf_bart"); }
