@@ -191,6 +191,16 @@ TEST_CASE("parity hf_bart") {
 }
 TEST_CASE("smoke hf_bart") { Smoke("hf_bart"); }
 
+// The large configurations: parity with 2 layers per stack (the first T5
+// block carries the relative position bias, so 2 blocks exercise both kinds),
+// and the full configuration's parameter count.
+TEST_CASE("parity hf_bert_large") {
+  CheckParity(models::BertLargeInfo(2),
+              {"hf_bert_large.l2", std::regex(R"(bert\.encoder\.layer\.\d+\.attention\.self\.key\.bias)")});
+  CheckFullParameterCount("hf_bert_large");
+}
+TEST_CASE("smoke hf_bert_large") { Smoke("hf_bert_large", /*single_step=*/true); }
+
 TEST_CASE("parity hf_t5_base") {
   CheckParity(models::T5BaseInfo(2), {"hf_t5_base.l2", std::nullopt});
   CheckFullParameterCount("hf_t5_base");
