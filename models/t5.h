@@ -9,15 +9,26 @@
 // no mean subtraction), bucketed relative position bias (32 buckets, max
 // distance 128) in the first block of each stack, no biases anywhere, and
 // input embeddings and LM head all tied to `shared`.
+//
+// hf_t5_base (the paper's hf_T5_base) is the same network at the published
+// "t5-base" config (d_model 768, d_ff 3072, 12 heads, 12 + 12 blocks); every
+// other field (d_kv 64, vocab, buckets, dropout, ReLU feed-forward, ties) is
+// shared with t5-small.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "models/workload.h"
 
 namespace torchgauge::models {
 
-// Registers hf_t5.
+// Registers hf_t5 and hf_t5_base.
 void AddT5Models(std::vector<ModelInfo>& out);
+
+// hf_t5_base's registry entry with `num_layers` blocks per stack (12 in the
+// registered model). The parity test builds it with fewer blocks (same widths
+// and heads) to compare every parameter within its time budget.
+ModelInfo T5BaseInfo(int64_t num_layers = 12);
 
 }  // namespace torchgauge::models
