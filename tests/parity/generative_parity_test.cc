@@ -1,4 +1,5 @@
-// Parity and smoke tests for the generative models (dcgan, pytorch_stargan).
+// Parity and smoke tests for the generative models (dcgan,
+// pytorch_cyclegan_and_pix2pix, pytorch_stargan).
 //
 // None has a PyPI reference. Each is checked two ways:
 //  - its parameter count against a formula written here from the published
@@ -164,6 +165,30 @@ TEST_CASE("parity dcgan parameter count") {
 }
 
 TEST_CASE("smoke dcgan") { Smoke("dcgan"); }
+
+// ------------------------------------------------ pytorch_CycleGAN_and_pix2pix
+
+TEST_CASE("parity pytorch_cyclegan_and_pix2pix") { CheckParityInDouble("pytorch_cyclegan_and_pix2pix"); }
+
+TEST_CASE("parity pytorch_cyclegan_and_pix2pix parameter count") {
+  // Zhu et al. 2017 / junyanz's networks.py: ResNet-9-block generator (ngf 64,
+  // instance norm without affine, so every conv has a bias) and the 70x70
+  // PatchGAN (ndf 64, n_layers 3); two of each.
+  const int64_t ngf = 64, ndf = 64;
+  const int64_t generator = Conv(3, ngf, 7) + Conv(ngf, 2 * ngf, 3) + Conv(2 * ngf, 4 * ngf, 3) +
+                            9 * 2 * Conv(4 * ngf, 4 * ngf, 3) + Conv(4 * ngf, 2 * ngf, 3) + Conv(2 * ngf, ngf, 3) +
+                            Conv(ngf, 3, 7);
+  const int64_t discriminator = Conv(3, ndf, 4) + Conv(ndf, 2 * ndf, 4) + Conv(2 * ndf, 4 * ndf, 4) +
+                                Conv(4 * ndf, 8 * ndf, 4) + Conv(8 * ndf, 1, 4);
+  CHECK(generator == 11378179);     // "[Network G_A] Total number of parameters : 11.378 M"
+  CHECK(discriminator == 2764737);  // "[Network D_A] Total number of parameters : 2.765 M"
+  const int64_t got = ParamsAtFullSize("pytorch_cyclegan_and_pix2pix");
+  std::cout << "parity pytorch_cyclegan_and_pix2pix: params " << got << " (published architecture: 2 x G "
+            << generator << " + 2 x D " << discriminator << ")" << std::endl;
+  CHECK(got == 2 * (generator + discriminator));
+}
+
+TEST_CASE("smoke pytorch_cyclegan_and_pix2pix") { Smoke("pytorch_cyclegan_and_pix2pix"); }
 
 // ------------------------------------------------------------ pytorch_stargan
 
