@@ -1,5 +1,5 @@
-// Parity and smoke tests for the generative models (dcgan,
-// pytorch_cyclegan_and_pix2pix, pytorch_stargan).
+// Parity and smoke tests for the generative and video models (dcgan,
+// pytorch_cyclegan_and_pix2pix, pytorch_stargan, super_slomo).
 //
 // None has a PyPI reference. Each is checked two ways:
 //  - its parameter count against a formula written here from the published
@@ -216,3 +216,43 @@ TEST_CASE("parity pytorch_stargan parameter count") {
 }
 
 TEST_CASE("smoke pytorch_stargan") { Smoke("pytorch_stargan"); }
+
+// ---------------------------------------------------------------- super_slomo
+
+TEST_CASE("parity super_slomo") { CheckParityInDouble("super_slomo"); }
+
+TEST_CASE("parity super_slomo parameter count") {
+  // Jiang et al. 2018 / avinashpaliwal/Super-SloMo model.py: two U-Nets (6 ->
+  // 4 flow, 20 -> 5 refinement), every conv with a bias; plus the frozen
+  // VGG16 conv1_1 .. conv4_3 of the perceptual loss.
+  auto unet = [](int64_t in, int64_t out) {
+    int64_t n = Conv(in, 32, 7) + Conv(32, 32, 7) + Conv(32, 64, 5) + Conv(64, 64, 5);
+    for (auto [a, b] : {std::pair<int64_t, int64_t>{64, 128}, {128, 256}, {256, 512}, {512, 512}}) {
+      n += Conv(a, b, 3) + Conv(b, b, 3);
+    }
+    for (auto [a, b] : {std::pair<int64_t, int64_t>{512, 512}, {512, 256}, {256, 128}, {128, 64}, {64, 32}}) {
+      n += Conv(a, b, 3) + Conv(2 * b, b, 3);
+    }
+    return n + Conv(32, out, 3);
+  };
+  const int64_t vgg = Conv(3, 64, 3) + Conv(64, 64, 3) + Conv(64, 128, 3) + Conv(128, 128, 3) + Conv(128, 256, 3) +
+                      2 * Conv(256, 256, 3) + Conv(256, 512, 3) + 2 * Conv(512, 512, 3);
+  CHECK(vgg == 7635264);
+  // The two U-Nets: 39,610,473, the 39.6 M of the released Super-SloMo model.
+  CHECK(unet(6, 4) + unet(20, 5) == 39610473);
+  auto w = Build("super_slomo", models::Mode::kEval, 1, /*smoke=*/false);
+  const int64_t got = parity::ParameterCount(w->net());
+  std::cout << "parity super_slomo: params " << got << " (published architecture: U-Nets " << unet(6, 4) << " + "
+            << unet(20, 5) << ", VGG16 conv4_3 " << vgg << ")" << std::endl;
+  CHECK(got == unet(6, 4) + unet(20, 5) + vgg);
+  int64_t frozen = 0;
+  for (const auto& p : w->net().named_parameters()) {
+    if (!p.value().requires_grad()) {
+      CHECK(p.key().rfind("vgg16_conv_4_3.", 0) == 0);
+      frozen += p.value().numel();
+    }
+  }
+  CHECK(frozen == vgg);
+}
+
+TEST_CASE("smoke super_slomo") { Smoke("super_slomo"); }
