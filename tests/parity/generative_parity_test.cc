@@ -256,3 +256,43 @@ TEST_CASE("parity super_slomo parameter count") {
 }
 
 TEST_CASE("smoke super_slomo") { Smoke("super_slomo"); }
+
+// --------------------------------------------------------- background_matting
+
+TEST_CASE("parity background_matting") { CheckParityInDouble("background_matting"); }
+
+TEST_CASE("parity background_matting parameter count") {
+  // Sengupta et al. 2020 / networks.py: ResnetConditionHR(input_nc (3, 3, 1,
+  // 4), output_nc 4, ngf 64, nf_part 64, BatchNorm, 7 + 3 + 3 ResnetBlocks),
+  // twice (the frozen teacher netB and netG), and the one-scale PatchGAN
+  // (ndf 64, n_layers 3, instance norm without affine).
+  const int64_t ngf = 64;
+  auto encoder = [&](int64_t in) {
+    return Conv(in, ngf, 7) + Norm(ngf) + Conv(ngf, 2 * ngf, 3) + Norm(2 * ngf) + Conv(2 * ngf, 4 * ngf, 3) +
+           Norm(4 * ngf);
+  };
+  const int64_t block = 2 * (Conv(4 * ngf, 4 * ngf, 3) + Norm(4 * ngf));
+  const int64_t comb = Conv(8 * ngf, 64, 1, false) + Norm(64);
+  const int64_t generator = encoder(3) /* model_enc1 + model_enc2 */ + encoder(3) + encoder(1) + encoder(4) +
+                            3 * comb + Conv(4 * ngf + 3 * 64, 4 * ngf, 1, false) + Norm(4 * ngf) + (7 + 3 + 3) * block +
+                            Conv(4 * ngf, 2 * ngf, 3) + Norm(2 * ngf) + Conv(2 * ngf, ngf, 3) + Norm(ngf) +
+                            Conv(ngf, 1, 7) /* alpha decoder */ + Conv(4 * ngf, 2 * ngf, 3) + Norm(2 * ngf) +
+                            Conv(4 * ngf, ngf, 3) + Norm(ngf) + Conv(ngf, 3, 7) /* foreground decoder */;
+  const int64_t discriminator = Conv(3, 64, 4) + Conv(64, 128, 4) + Conv(128, 256, 4) + Conv(256, 512, 4) + Conv(512, 1, 4);
+  auto w = Build("background_matting", models::Mode::kTrain, 1, /*smoke=*/false);
+  const int64_t got = parity::ParameterCount(w->net());
+  std::cout << "parity background_matting: params " << got << " (published architecture: netB = netG " << generator
+            << ", netD " << discriminator << ")" << std::endl;
+  CHECK(got == 2 * generator + discriminator);
+  // The teacher is frozen: its parameters, and only its, need no gradient.
+  int64_t frozen = 0;
+  for (const auto& p : w->net().named_parameters()) {
+    if (!p.value().requires_grad()) {
+      CHECK(p.key().rfind("netB.", 0) == 0);
+      frozen += p.value().numel();
+    }
+  }
+  CHECK(frozen == generator);
+}
+
+TEST_CASE("smoke background_matting") { Smoke("background_matting"); }
