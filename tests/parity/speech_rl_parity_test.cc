@@ -173,7 +173,7 @@ TEST_CASE("parity dqn parameter count") {
   CHECK_FALSE(params["target.features.0.weight"].requires_grad());
   // Observations are stacked 8-bit luminance frames of the rendered cart-pole.
   auto obs = w->inputs()["obs"];
-  CHECK(obs.scalar_type() == torch::kByte);
+  CHECK(obs.dtype() == torch::kByte);
   CHECK(obs.sizes() == torch::IntArrayRef({1, 4, 84, 84}));
   CHECK(obs.max().item<int>() > obs.min().item<int>());
 }
