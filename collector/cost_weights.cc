@@ -5,85 +5,91 @@
 
 namespace torchgauge::collector {
 
+namespace {
+
+// Forward pass, per sample, at the input sizes the models use. A table at
+// namespace scope, not a function-local static: it is data, one line a model.
+const std::map<std::string, double> kGflops = {
+    // vision: torchvision's published GMACs x 2 at 224x224
+    {"alexnet", 1.43},
+    {"densenet121", 5.7},
+    {"mobilenet_v2", 0.60},
+    {"mobilenet_v3_large", 0.44},
+    {"pytorch_unet", 250.0},  // a full-size UNet on TorchBench's 640x959 images
+    {"resnet18", 3.6},
+    {"resnet50", 8.2},
+    {"resnext50_32x4d", 8.5},
+    {"shufflenet_v2_x1_0", 0.30},
+    {"squeezenet1_1", 0.70},
+    {"timm_vision_transformer", 9.2},  // ViT-S/16
+    {"vgg16", 31.0},
+    // added in the breadth wave: published GMACs x 2 where timm/torchvision give
+    // them, else an order-of-magnitude count from the layer shapes
+    {"mnasnet1_0", 0.63},
+    {"phlippe_densenet", 0.145},  // 32x32 CIFAR images
+    {"phlippe_resnet", 0.082},
+    {"resnet152", 23.0},
+    {"resnet50_quantized_qat", 8.2},  // int8 ops, resnet50's count
+    {"timm_efficientnet", 0.8},
+    {"timm_nfnet", 14.4},
+    {"timm_regnet", 24.2},  // RegNetY-120
+    {"timm_resnest", 5.6},
+    {"timm_vision_transformer_large", 534.0},  // ViT-g/14
+    {"timm_vovnet", 14.2},
+    {"dcgan", 2.0},  // 5 D+G iterations at 64x64
+    {"pytorch_cyclegan_and_pix2pix", 250.0},  // two ResNet-9 generators and two PatchGANs at 256x256
+    {"pytorch_stargan", 50.0},
+    {"super_slomo", 200.0},  // two U-Nets and VGG16 features at 352x352
+    {"background_matting", 200.0},
+    // nlp: 2 x non-embedding parameters x tokens, plus attention and the LM head
+    {"attention_is_all_you_need_pytorch", 3.0},
+    {"hf_bert", 100.0},  // BERT-base, 512 tokens
+    {"hf_gpt2", 135.0},  // GPT-2 small, 512 tokens, with the 50k-word head
+    {"hf_t5", 55.0},     // t5-small, 512 + 512 tokens
+    {"fambench_xlmr", 40.0},  // XLM-R large, 64 tokens
+    {"hf_albert", 100.0},
+    {"hf_bart", 140.0},
+    {"hf_bert_large", 350.0},
+    {"hf_bigbird", 250.0},  // 1024 tokens
+    {"hf_distil_bert", 50.0},
+    {"hf_longformer", 250.0},  // 1024 tokens
+    {"hf_t5_base", 450.0},  // 1024 + 2048 tokens
+    // recommendation: small MLPs; embedding lookups are memory-bound and cheap in FLOPs
+    {"deepfm", 0.001},  // DNN 390-400-400-400-1 and the FM over 39 x 10
+    {"dlrm", 0.01},
+    {"ncf", 0.0002},  // NeuMF's 256-256-128-64 MLP
+    {"nvidia_deeprecommender", 0.04},
+    {"torchrec_dlrm", 0.014},  // the 3-layer low-rank (512) cross net over 1728 features
+    // rl: the drq pixel encoder, the sac MLPs
+    {"drq", 0.2},
+    {"dqn", 0.02},  // the Nature CNN at 84x84x4
+    {"learning_to_paint", 2.0},
+    {"soft_actor_critic", 0.0002},
+    // speech
+    {"speech_transformer", 5.0},
+    {"demucs", 800.0},  // 426,888 stereo samples through 265M parameters of convolutions
+    {"tacotron2", 30.0},
+    {"tts_angular", 1.4},  // 3-layer LSTM, 768 units, ~50 frames
+    // other: per particle or grid point
+    {"lennard_jones", 0.00001},
+    {"maml", 0.05},  // per task
+    {"maml_omniglot", 0.02},
+    {"pyhpc_equation_of_state", 0.0000003},
+    {"pyhpc_isoneutral_mixing", 0.000001},
+    {"pyhpc_turbulent_kinetic_energy", 0.000002},
+    // the harness's test models do next to nothing (test_hang waits for
+    // the timeout, which no FLOP count describes)
+    {"test_crash", 0},
+    {"test_gpu_phases", 0},
+    {"test_hang", 0},
+    {"test_oom", 0},
+    {"test_throw", 0},
+    {"test_tiny", 0},
+};
+
+}  // namespace
+
 std::optional<double> ForwardGflopsPerSample(const std::string& model_id) {
-  // Forward pass, per sample, at the input sizes the models use.
-  static const std::map<std::string, double> kGflops = {
-      // vision: torchvision's published GMACs x 2 at 224x224
-      {"alexnet", 1.43},
-      {"densenet121", 5.7},
-      {"mobilenet_v2", 0.60},
-      {"mobilenet_v3_large", 0.44},
-      {"pytorch_unet", 250.0},  // a full-size UNet on TorchBench's 640x959 images
-      {"resnet18", 3.6},
-      {"resnet50", 8.2},
-      {"resnext50_32x4d", 8.5},
-      {"shufflenet_v2_x1_0", 0.30},
-      {"squeezenet1_1", 0.70},
-      {"timm_vision_transformer", 9.2},  // ViT-S/16
-      {"vgg16", 31.0},
-      // added in the breadth wave: published GMACs x 2 where timm/torchvision give
-      // them, else an order-of-magnitude count from the layer shapes
-      {"mnasnet1_0", 0.63},
-      {"phlippe_densenet", 0.145},  // 32x32 CIFAR images
-      {"phlippe_resnet", 0.082},
-      {"resnet152", 23.0},
-      {"resnet50_quantized_qat", 8.2},  // int8 ops, resnet50's count
-      {"timm_efficientnet", 0.8},
-      {"timm_nfnet", 14.4},
-      {"timm_regnet", 24.2},  // RegNetY-120
-      {"timm_resnest", 5.6},
-      {"timm_vision_transformer_large", 534.0},  // ViT-g/14
-      {"timm_vovnet", 14.2},
-      {"dcgan", 2.0},  // 5 D+G iterations at 64x64
-      {"pytorch_cyclegan_and_pix2pix", 250.0},  // two ResNet-9 generators and two PatchGANs at 256x256
-      {"pytorch_stargan", 50.0},
-      {"super_slomo", 200.0},  // two U-Nets and VGG16 features at 352x352
-      {"background_matting", 200.0},
-      // nlp: 2 x non-embedding parameters x tokens, plus attention and the LM head
-      {"attention_is_all_you_need_pytorch", 3.0},
-      {"hf_bert", 100.0},  // BERT-base, 512 tokens
-      {"hf_gpt2", 135.0},  // GPT-2 small, 512 tokens, with the 50k-word head
-      {"hf_t5", 55.0},     // t5-small, 512 + 512 tokens
-      {"fambench_xlmr", 40.0},  // XLM-R large, 64 tokens
-      {"hf_albert", 100.0},
-      {"hf_bart", 140.0},
-      {"hf_bert_large", 350.0},
-      {"hf_bigbird", 250.0},  // 1024 tokens
-      {"hf_distil_bert", 50.0},
-      {"hf_longformer", 250.0},  // 1024 tokens
-      {"hf_t5_base", 450.0},  // 1024 + 2048 tokens
-      // recommendation: small MLPs; embedding lookups are memory-bound and cheap in FLOPs
-      {"deepfm", 0.001},  // DNN 390-400-400-400-1 and the FM over 39 x 10
-      {"dlrm", 0.01},
-      {"ncf", 0.0002},  // NeuMF's 256-256-128-64 MLP
-      {"nvidia_deeprecommender", 0.04},
-      {"torchrec_dlrm", 0.014},  // the 3-layer low-rank (512) cross net over 1728 features
-      // rl: the drq pixel encoder, the sac MLPs
-      {"drq", 0.2},
-      {"dqn", 0.02},  // the Nature CNN at 84x84x4
-      {"learning_to_paint", 2.0},
-      {"soft_actor_critic", 0.0002},
-      // speech
-      {"speech_transformer", 5.0},
-      {"demucs", 800.0},  // 426,888 stereo samples through 265M parameters of convolutions
-      {"tacotron2", 30.0},
-      {"tts_angular", 1.4},  // 3-layer LSTM, 768 units, ~50 frames
-      // other: per particle or grid point
-      {"lennard_jones", 0.00001},
-      {"maml", 0.05},  // per task
-      {"maml_omniglot", 0.02},
-      {"pyhpc_equation_of_state", 0.0000003},
-      {"pyhpc_isoneutral_mixing", 0.000001},
-      {"pyhpc_turbulent_kinetic_energy", 0.000002},
-      // the harness's test models do next to nothing (test_hang waits for
-      // the timeout, which no FLOP count describes)
-      {"test_crash", 0},
-      {"test_gpu_phases", 0},
-      {"test_hang", 0},
-      {"test_oom", 0},
-      {"test_throw", 0},
-      {"test_tiny", 0},
-  };
   auto it = kGflops.find(model_id);
   if (it == kGflops.end()) return std::nullopt;
   return it->second;

@@ -9,8 +9,13 @@ using nlohmann::json;
 
 namespace {
 
-json Table(json models, json ours_only = json::array()) {
-  return {{"citation", "c"}, {"note", "n"}, {"models", std::move(models)}, {"ours_only", std::move(ours_only)}};
+// Vectors, not braced json: json{x} with one element is x itself under some
+// compilers and a one-element array under others.
+json Table(const std::vector<json>& models, const std::vector<json>& ours_only = {}) {
+  json j = {{"citation", "c"}, {"note", "n"}, {"models", json::array()}, {"ours_only", json::array()}};
+  for (const auto& m : models) j["models"].push_back(m);
+  for (const auto& o : ours_only) j["ours_only"].push_back(o);
+  return j;
 }
 json Entry(const std::string& name, const std::string& state, json ours = nullptr) {
   return {{"paper_name", name}, {"domain", "vision"}, {"task", "t"}, {"state", state}, {"ours", std::move(ours)}};
@@ -22,7 +27,7 @@ TEST_CASE("paper table 1: the three states read with their invariants") {
   json np = Entry("pig1", "not possible here");
   np["reason"] = "renamed";
   const PaperTable1 t = PaperTable1FromJson(Table({Entry("alexnet", "native", "alexnet"), Entry("mnasnet1_0", "planned"), np},
-                                                  {{{"id", "dqn"}, {"domain", "rl"}, {"task", "rl"}}}));
+                                                  {json{{"id", "dqn"}, {"domain", "rl"}, {"task", "rl"}}}));
   REQUIRE(t.models.size() == 3);
   CHECK(t.models[0].ours == "alexnet");
   CHECK(t.models[1].state == PaperModelState::kPlanned);
@@ -48,7 +53,8 @@ TEST_CASE("paper table 1: bad entries are refused naming the file, the entry and
   fails(Table({Entry("a", "maybe")}), "field 'state' must be 'native', 'planned' or 'not possible here', got 'maybe'");
   fails(Table({Entry("a", "planned"), Entry("a", "planned")}), "models[1] (a): field 'paper_name' 'a' is listed twice");
   fails(Table({Entry("a", "native", "x"), Entry("b", "native", "x")}), "'x' is listed for two paper models");
-  fails(Table({Entry("a", "native", "x")}, {{{"id", "x"}, {"domain", "d"}, {"task", "t"}}}), "ours_only[0]: field 'id' 'x' is listed twice");
+  fails(Table({Entry("a", "native", "x")}, {json{{"id", "x"}, {"domain", "d"}, {"task", "t"}}}),
+        "ours_only[0]: field 'id' 'x' is listed twice");
   json bad = Entry("a", "planned");
   bad["paper_name"] = 3;
   fails(Table({bad}), "models[0]: field 'paper_name' must be a string");
