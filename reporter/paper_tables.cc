@@ -15,18 +15,11 @@ using nlohmann::json;
 
 namespace torchgauge::reporter {
 
-namespace {
-
-struct ModelState {
-  int runs = 0, ok = 0;
-  std::string domain, task;
-};
-
-std::map<std::string, ModelState> StatesOf(const std::vector<const PlatformView*>& platforms) {
-  std::map<std::string, ModelState> states;
+std::map<std::string, ModelRuns> RunsByModel(const std::vector<const PlatformView*>& platforms) {
+  std::map<std::string, ModelRuns> states;
   for (const auto* p : platforms) {
     for (const auto* r : p->runs) {
-      ModelState& s = states[r->model.id];
+      ModelRuns& s = states[r->model.id];
       ++s.runs;
       if (r->status == "ok") ++s.ok;
       s.domain = r->model.domain;
@@ -36,8 +29,11 @@ std::map<std::string, ModelState> StatesOf(const std::vector<const PlatformView*
   return states;
 }
 
+namespace {
+
+
 // "planned" or "not possible here" (no implementation), "not run", or "3/4 ok".
-std::string StateText(const std::optional<std::string>& ours, const std::map<std::string, ModelState>& states,
+std::string StateText(const std::optional<std::string>& ours, const std::map<std::string, ModelRuns>& states,
                       core::PaperModelState paper_state = core::PaperModelState::kNative) {
   if (!ours) return core::Name(paper_state);
   auto it = states.find(*ours);
@@ -55,7 +51,7 @@ struct Table1Row {
   std::string domain, task, paper_name, ours, state;
 };
 
-void AddTable1Row(CsvTex& t, const Table1Row& r, const std::map<std::string, ModelState>& states) {
+void AddTable1Row(CsvTex& t, const Table1Row& r, const std::map<std::string, ModelRuns>& states) {
   auto it = states.find(r.ours);
   const bool counted = !r.ours.empty() && it != states.end();
   t.csv += CsvField(r.domain) + "," + CsvField(r.task) + "," + CsvField(r.paper_name) + "," + CsvField(r.ours) + "," +
@@ -69,7 +65,7 @@ void AddTable1Row(CsvTex& t, const Table1Row& r, const std::map<std::string, Mod
 
 CsvTex PaperTable1(const PaperModels& models, const std::vector<const PlatformView*>& platforms,
                    const PaperTable2& paper, const std::string& caption) {
-  const auto states = StatesOf(platforms);
+  const auto states = RunsByModel(platforms);
   CsvTex t;
   t.csv = "domain,task,paper_model,ours,runs,ok_runs,state\n";
   t.tex = "\\begin{longtable}{lllll}\n\\caption{" + caption + "}\\label{tab:models}\\\\\n\\hline\n"

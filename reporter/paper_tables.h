@@ -11,6 +11,7 @@
 // page) with its caption inside.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,14 @@ namespace torchgauge::reporter {
 
 // Table 1's model list is core's (core/paper_table1.h).
 using PaperModels = core::PaperTable1;
+
+// Per model id: its runs over `platforms`, how many ended ok, and its domain
+// and task as the runs record them (Table 1's state column, the Table 1 page).
+struct ModelRuns {
+  int runs = 0, ok = 0;
+  std::string domain, task;
+};
+std::map<std::string, ModelRuns> RunsByModel(const std::vector<const PlatformView*>& platforms);
 
 // `platforms`: the kit's platforms, whose runs give each model's state.
 // `caption` goes into the longtable.

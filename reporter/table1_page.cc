@@ -8,15 +8,13 @@
 #include "reporter/escape.h"
 #include "reporter/format.h"
 #include "reporter/mustache_data.h"
+#include "reporter/paper_tables.h"
 #include "reporter/site_paths.h"
 
 namespace torchgauge::reporter {
 
 namespace {
 
-struct Ran {
-  int runs = 0, ok = 0;
-};
 
 struct DomainRow {
   int paper = 0, native = 0, planned = 0, not_possible = 0, beyond = 0, ran_ok = 0;
@@ -30,26 +28,13 @@ std::string Label(const std::string& domain, const PaperTable2& paper) {
   return l;
 }
 
-std::string RanText(const std::optional<std::string>& ours, const std::map<std::string, Ran>& ran) {
+std::string RanText(const std::optional<std::string>& ours, const std::map<std::string, ModelRuns>& ran) {
   if (!ours) return Dash();
   auto it = ran.find(*ours);
   if (it == ran.end()) return "not run";
   return std::to_string(it->second.ok) + "/" + std::to_string(it->second.runs) + " ok";
 }
 
-// Per model id: its runs over the build's platforms, and how many ended ok.
-std::map<std::string, Ran> RanOf(const BuildView& v, std::vector<const core::RunResult*>* runs) {
-  std::map<std::string, Ran> ran;
-  for (const auto& p : v.platforms) {
-    for (const auto* r : p.runs) {
-      Ran& s = ran[r->model.id];
-      ++s.runs;
-      s.ok += r->status == "ok" ? 1 : 0;
-      runs->push_back(r);
-    }
-  }
-  return ran;
-}
 
 // One row per domain in the contract's order (vision first, as the paper's
 // tables), then any other domain the table names (the test domain only when
@@ -90,8 +75,13 @@ mu::data DomainRows(std::map<std::string, DomainRow>& domains, const core::Cover
 
 mu::data Table1PageData(const BuildView& v, const core::PaperTable1& table, const PaperTable2& paper) {
   const Target page{Kind::kTable1Page, v.id, "", "md"};
+  std::vector<const PlatformView*> platforms;
   std::vector<const core::RunResult*> runs;
-  const std::map<std::string, Ran> ran = RanOf(v, &runs);
+  for (const auto& p : v.platforms) {
+    platforms.push_back(&p);
+    runs.insert(runs.end(), p.runs.begin(), p.runs.end());
+  }
+  const std::map<std::string, ModelRuns> ran = RunsByModel(platforms);
   const core::Coverage cov = core::ComputeCoverage(runs);
 
   std::map<std::string, DomainRow> domains;
