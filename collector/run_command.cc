@@ -226,7 +226,9 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
 }
 
 void AddSelectionOptions(CLI::App& sub, RunCommandOptions& o) {
-  sub.add_option("--suite", o.suite_name, "Embedded suite: smoke | smoke-1t | full")->capture_default_str();
+  std::string suites;
+  for (const auto& n : EmbeddedSuiteNames()) suites += (suites.empty() ? "" : " | ") + n;
+  sub.add_option("--suite", o.suite_name, "Embedded suite: " + suites)->capture_default_str();
   sub.add_option("--config", o.config_file, "JSON suite file overriding the embedded suite's fields");
   sub.add_option("--model", o.filters.model_regex, "Only models whose id matches this regular expression");
   sub.add_option("--domain", o.filters.domains, "Only these domains: " + core::JoinNames(core::kDomains, " "))
