@@ -7,7 +7,8 @@ own length, a dict chart over spans (i, j) and a loop over widths, split
 points and the rule's children, summed in log space with torch.logsumexp. Then
 TorchBench's train step: loss = partition.mean(); (-loss).backward();
 clip_grad_norm_(3.0); Adam(lr 1e-3, betas (0.75, 0.999)). Saved in
-parity_common's format (params, inputs, output = partition, loss, updated).
+parity_common's format (params, inputs, output = partition, loss, updated);
+--double runs it in float64.
 
 --model pytorch_struct_brute: a tiny random grammar (T = NT = 2, float64),
 two sentences of lengths 4 and 3 padded to 4; output = log Z by enumerating
@@ -115,9 +116,11 @@ def sentences():
     return words, lengths
 
 
-def run_parity(out):
+def run_parity(out, double):
     torch.manual_seed(0)
     model = NeuralCFG(V, T, NT, H)
+    if double:
+        model.double()
     words, lengths = sentences()
     params = {k: v.detach().clone() for k, v in model.state_dict().items()}
     with torch.no_grad():
@@ -135,7 +138,7 @@ def run_parity(out):
     }, out)
 
 
-def run_brute(out):
+def run_brute(out, _):
     g = torch.Generator().manual_seed(3)
     t, nt, b, n = 2, 2, 2, 4
     s = nt + t
@@ -156,6 +159,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", required=True)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--double", action="store_true", help="the parity protocol in float64")
     args = parser.parse_args()
     torch.use_deterministic_algorithms(True, warn_only=True)
-    {"pytorch_struct": run_parity, "pytorch_struct_brute": run_brute}[args.model](args.out)
+    {"pytorch_struct": run_parity, "pytorch_struct_brute": run_brute}[args.model](args.out, args.double)

@@ -24,19 +24,77 @@ using namespace torchgauge;
 
 namespace {
 
-std::unique_ptr<models::Workload> MakeWorkload(models::Mode mode, int64_t batch) {
+std::unique_ptr<models::Workload> MakeWorkload(models::Mode mode, int64_t batch, bool smoke = false) {
   const auto* info = models::FindModel("pytorch_struct");
   REQUIRE(info != nullptr);
   models::WorkloadOptions opt;
   opt.mode = mode;
   opt.batch_size = batch;
+  opt.smoke = smoke;
   models::SeedAll(0);
   return info->create(opt);
 }
 
+// CheckModelParity's protocol in `dtype`: structure, weights and inputs from
+// the reference, the partition (eval mode, no grad), then one train step
+// seeded as the script does; returns the errors (normwise relative).
+parity::ParityErrors Protocol(torch::ScalarType dtype) {
+  const bool dbl = dtype == torch::kDouble;
+  auto ref = parity::RunReference("ref_struct.py", "pytorch_struct", dbl ? std::vector<std::string>{"--double"}
+                                                                          : std::vector<std::string>{});
+  REQUIRE((ref.output.scalar_type() == dtype));
+  auto w = MakeWorkload(models::Mode::kTrain, ref.output.size(0));
+  w->CastTo(dtype);
+  auto& net = w->net();
+  parity::CheckSameStructure(net, ref);
+  parity::LoadWeights(net, ref);
+  parity::UseReferenceInputs(*w, ref);
+  parity::ParityErrors e;
+  {
+    net.eval();
+    torch::NoGradGuard no_grad;
+    e.output = parity::RelError(w->Forward(), ref.output);
+  }
+  net.train();
+  torch::manual_seed(1234);  // parity_common.TRAIN_SEED (the step draws nothing)
+  e.loss = parity::RelError(w->TrainStep(), ref.loss);
+  auto ours = net.named_parameters();
+  for (const auto& [name, t] : ref.updated) {
+    auto* p = ours.find(name);
+    REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
+    const double err = parity::RelError(*p, t);
+    if (err > e.updated_max) {
+      e.updated_max = err;
+      e.worst_param = name;
+    }
+  }
+  const auto& len = w->inputs().at("lengths");
+  std::cout << "parity pytorch_struct (" << (dbl ? "float64" : "float32") << ", lengths " << len[0].item<int64_t>()
+            << ", " << len[1].item<int64_t>() << ", " << len[2].item<int64_t>() << "): params "
+            << ref.param_count << ", output rel err " << e.output << ", loss rel err " << e.loss
+            << ", updated params max rel err " << e.updated_max << " (" << e.worst_param << ")" << std::endl;
+  return e;
+}
+
 }  // namespace
 
-TEST_CASE("parity pytorch_struct") { parity::CheckModelParity("pytorch_struct", "ref_struct.py"); }
+// The whole step in float64: Adam's first step moves every parameter by about
+// lr * sign(grad), so in float32 a gradient entry that is rounding noise in
+// both implementations (the step's worst, mlp2.v2.bias, differs by 0.7% of
+// its scale) flips sign at random; float64 takes that noise away.
+TEST_CASE("parity pytorch_struct") {
+  auto e = Protocol(torch::kDouble);
+  CHECK(e.output <= 1e-4);
+  CHECK(e.loss <= 1e-4);
+  CHECK(e.updated_max <= 1e-4);
+}
+
+// In float32, the model's own precision: the partition and the loss.
+TEST_CASE("parity pytorch_struct float32") {
+  auto e = Protocol(torch::kFloat);
+  CHECK(e.output <= 1e-4);
+  CHECK(e.loss <= 1e-4);
+}
 
 TEST_CASE("parity pytorch_struct inside algorithm vs tree enumeration") {
   auto ref = parity::RunReference("ref_struct.py", "pytorch_struct_brute");
@@ -78,10 +136,17 @@ TEST_CASE("smoke pytorch_struct") {
   REQUIRE(info != nullptr);
   CHECK_FALSE(info->supports_eval);
   CHECK(info->unsupported_reason.find("NotImplementedError") != std::string::npos);
-  auto w = MakeWorkload(models::Mode::kTrain, info->smoke_batch.train);
+  // Full-size sentences: 6..29 words.
+  auto full = MakeWorkload(models::Mode::kTrain, 64);
+  CHECK(full->inputs().at("lengths").min().item<int64_t>() >= 6);
+  CHECK(full->inputs().at("lengths").max().item<int64_t>() <= 29);
+  CHECK(full->inputs().at("lengths").max().item<int64_t>() > 12);
+  full.reset();
+  // Smoke sentences: 6..12 words.
+  auto w = MakeWorkload(models::Mode::kTrain, info->smoke_batch.train, /*smoke=*/true);
   const auto& lengths = w->inputs().at("lengths");
   CHECK(lengths.min().item<int64_t>() >= 6);
-  CHECK(lengths.max().item<int64_t>() <= 29);
+  CHECK(lengths.max().item<int64_t>() <= 12);
   CHECK(w->inputs().at("words").size(1) == lengths.max().item<int64_t>());
   for (int i = 0; i < 2; ++i) {
     auto t0 = std::chrono::steady_clock::now();
