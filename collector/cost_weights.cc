@@ -26,6 +26,7 @@ const std::map<std::string, double> kGflops = {
     // added in the breadth wave: published GMACs x 2 where timm/torchvision give
     // them, else an order-of-magnitude count from the layer shapes
     {"mnasnet1_0", 0.63},
+    {"mobilenet_v2_quantized_qat", 0.60},  // int8 ops, mobilenet_v2's count
     {"phlippe_densenet", 0.145},  // 32x32 CIFAR images
     {"phlippe_resnet", 0.082},
     {"resnet152", 23.0},
