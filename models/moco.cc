@@ -165,6 +165,13 @@ class MoCoWorkload : public Workload {
     net_->train();
     return MoCoTrainIteration(*net_, *optimizer_, Pairs());
   }
+  // Module::to(dtype) casts every buffer, the queue pointer too: it is an
+  // index (up to K = 32000, not exact in bf16), so it stays long (it is 0
+  // when the collector casts, right after construction).
+  void CastTo(torch::ScalarType dtype) override {
+    Workload::CastTo(dtype);
+    net_->queue_ptr.set_data(net_->queue_ptr.to(torch::kLong));
+  }
   // The forward updates the key encoder and the queue in place and draws a
   // permutation: a traced graph would replay one permutation and lose the
   // in-place state updates.
