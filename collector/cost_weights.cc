@@ -26,6 +26,7 @@ const std::map<std::string, double> kGflops = {
     // added in the breadth wave: published GMACs x 2 where timm/torchvision give
     // them, else an order-of-magnitude count from the layer shapes
     {"mnasnet1_0", 0.63},
+    {"mobilenet_v2_quantized_qat", 0.60},  // int8 ops, mobilenet_v2's count
     {"phlippe_densenet", 0.145},  // 32x32 CIFAR images
     {"phlippe_resnet", 0.082},
     {"resnet152", 23.0},
@@ -74,6 +75,7 @@ const std::map<std::string, double> kGflops = {
     {"lennard_jones", 0.00001},
     {"maml", 0.05},  // per task
     {"maml_omniglot", 0.02},
+    {"moco", 16.4},  // per query/key image pair: two ResNet-50 forwards (fc 2048 -> 128) and a 32000-key einsum
     {"pyhpc_equation_of_state", 0.0000003},
     {"pyhpc_isoneutral_mixing", 0.000001},
     {"pyhpc_turbulent_kinetic_energy", 0.000002},
