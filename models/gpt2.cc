@@ -192,24 +192,62 @@ TORCH_MODULE(Gpt2LMHeadModel);
 
 }  // namespace
 
-void AddGpt2Models(std::vector<ModelInfo>& out) {
-  out.push_back(LanguageModelInfo({
-      .id = "hf_gpt2",
-      .paper_name = "hf_ptg1 (GPT-2)",
-      .reference = "transformers.GPT2LMHeadModel(GPT2Config()) (\"gpt2\"; TorchBench hf_GPT2: AutoModelForCausalLM)",
-      // torchbenchmark/models/hf_GPT2/__init__.py: DEFAULT_TRAIN_BSIZE = 4, DEFAULT_EVAL_BSIZE = 1.
-      .default_batch = {4, 1},
-      .objective = LmObjective::kCausalLm,
-      .vocab_size = Gpt2Config{}.vocab_size,
-      // TorchBench's Hugging Face model table (basic_configs.py, "hf_GPT2").
-      .train_seq_len = 512,
-      .eval_seq_len = 1024,
-      .build = [] {
-        Gpt2LMHeadModel net(Gpt2Config{});
-        auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
-        return LanguageModel{net.ptr(), forward};
+namespace {
+
+LanguageModelSpec Gpt2Spec(LanguageModelSpec spec, const Gpt2Config& config) {
+  spec.objective = LmObjective::kCausalLm;
+  spec.vocab_size = config.vocab_size;
+  spec.build = [config] {
+    Gpt2LMHeadModel net(config);
+    auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
+    return LanguageModel{net.ptr(), forward};
+  };
+  return spec;
+}
+
+}  // namespace
+
+ModelInfo Gpt2LargeInfo(int64_t num_layers) {
+  TORCH_CHECK(num_layers > 0, "hf_gpt2_large: the number of layers must be positive");
+  Gpt2Config config;
+  config.n_embd = 1280;
+  config.n_layer = num_layers;
+  config.n_head = 20;
+  auto info = LanguageModelInfo(Gpt2Spec(
+      {
+          .id = "hf_gpt2_large",
+          .paper_name = "hf_ptg1_large (GPT-2 large)",
+          .reference = "transformers.GPT2LMHeadModel(\"gpt2-large\" config) (TorchBench hf_GPT2_large: "
+                       "AutoModelForCausalLM)",
+          // torchbenchmark/models/hf_GPT2_large/__init__.py: DEFAULT_TRAIN_BSIZE = 4, DEFAULT_EVAL_BSIZE = 1.
+          .default_batch = {4, 1},
+          // TorchBench's Hugging Face model table (basic_configs.py, "hf_GPT2_large").
+          .train_seq_len = 512,
+          .eval_seq_len = 1024,
       },
-  }));
+      config));
+  // 774M parameters at 4 x 512 tokens: far over a few seconds per train step
+  // on 2 CPU cores, and about 12 GB with Adam's state; batch 1 is the
+  // smallest the suite can run.
+  info.cpu_batch = BatchSizes{1, 1};
+  return info;
+}
+
+void AddGpt2Models(std::vector<ModelInfo>& out) {
+  out.push_back(LanguageModelInfo(Gpt2Spec(
+      {
+          .id = "hf_gpt2",
+          .paper_name = "hf_ptg1 (GPT-2)",
+          .reference =
+              "transformers.GPT2LMHeadModel(GPT2Config()) (\"gpt2\"; TorchBench hf_GPT2: AutoModelForCausalLM)",
+          // torchbenchmark/models/hf_GPT2/__init__.py: DEFAULT_TRAIN_BSIZE = 4, DEFAULT_EVAL_BSIZE = 1.
+          .default_batch = {4, 1},
+          // TorchBench's Hugging Face model table (basic_configs.py, "hf_GPT2").
+          .train_seq_len = 512,
+          .eval_seq_len = 1024,
+      },
+      Gpt2Config{})));
+  out.push_back(Gpt2LargeInfo());
 }
 
 }  // namespace torchgauge::models

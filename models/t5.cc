@@ -300,7 +300,7 @@ ModelInfo T5Info(LanguageModelSpec spec, const T5Config& config) {
   return LanguageModelInfo(std::move(spec));
 }
 
-// t5-base differs from t5-small only in widths and depth.
+// t5-base and t5-large differ from t5-small only in widths and depth.
 T5Config WithSize(int64_t d_model, int64_t d_ff, int64_t num_heads, int64_t num_layers, const char* id) {
   TORCH_CHECK(num_layers > 0, id, ": the number of layers must be positive");
   T5Config config;
@@ -334,6 +334,27 @@ ModelInfo T5BaseInfo(int64_t num_layers) {
   return info;
 }
 
+ModelInfo T5LargeInfo(int64_t num_layers) {
+  auto info = T5Info(
+      {
+          .id = "hf_t5_large",
+          .paper_name = "hf_T5_large",
+          .reference = "transformers.T5ForConditionalGeneration(\"t5-large\" config) (TorchBench hf_T5_large: "
+                       "AutoModelForSeq2SeqLM)",
+          // torchbenchmark/models/hf_T5_large/__init__.py: DEFAULT_TRAIN_BSIZE = 2, DEFAULT_EVAL_BSIZE = 1.
+          .default_batch = {2, 1},
+          // TorchBench's Hugging Face model table (basic_configs.py, "hf_T5_large").
+          .train_seq_len = 512,
+          .eval_seq_len = 512,
+      },
+      WithSize(1024, 4096, 16, num_layers, "hf_t5_large"));
+  // 738M parameters at 2 x 512 tokens per stack: far over a few seconds per
+  // train step on 2 CPU cores, and about 12 GB with Adam's state; batch 1 is
+  // the smallest the suite can run.
+  info.cpu_batch = BatchSizes{1, 1};
+  return info;
+}
+
 void AddT5Models(std::vector<ModelInfo>& out) {
   out.push_back(T5Info(
       {
@@ -349,6 +370,7 @@ void AddT5Models(std::vector<ModelInfo>& out) {
       },
       T5Config{}));
   out.push_back(T5BaseInfo());
+  out.push_back(T5LargeInfo());
 }
 
 }  // namespace torchgauge::models

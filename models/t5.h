@@ -13,7 +13,9 @@
 // hf_t5_base (the paper's hf_T5_base) is the same network at the published
 // "t5-base" config (d_model 768, d_ff 3072, 12 heads, 12 + 12 blocks); every
 // other field (d_kv 64, vocab, buckets, dropout, ReLU feed-forward, ties) is
-// shared with t5-small.
+// shared with t5-small. hf_t5_large (the paper's hf_T5_large) is the same
+// network at the published "t5-large" config (d_model 1024, d_ff 4096, 16
+// heads, 24 + 24 blocks, d_kv 64 and the rest as t5-small).
 #pragma once
 
 #include <cstdint>
@@ -23,12 +25,16 @@
 
 namespace torchgauge::models {
 
-// Registers hf_t5 and hf_t5_base.
+// Registers hf_t5, hf_t5_base and hf_t5_large.
 void AddT5Models(std::vector<ModelInfo>& out);
 
 // hf_t5_base's registry entry with `num_layers` blocks per stack (12 in the
 // registered model). The parity test builds it with fewer blocks (same widths
 // and heads) to compare every parameter within its time budget.
 ModelInfo T5BaseInfo(int64_t num_layers = 12);
+
+// hf_t5_large's registry entry with `num_layers` blocks per stack (24 in the
+// registered model), for the same purpose.
+ModelInfo T5LargeInfo(int64_t num_layers = 24);
 
 }  // namespace torchgauge::models

@@ -49,6 +49,7 @@ Reference RunReference(const std::string& script, const std::string& model_id,
   ref.params = TensorDict(dict.at("params"), "params");
   ref.inputs = TensorDict(dict.at("inputs"), "inputs");
   ref.updated = TensorDict(dict.at("updated"), "updated");
+  if (dict.contains("grads")) ref.grads = TensorDict(dict.at("grads"), "grads");
   ref.output = dict.at("output").toTensor();
   ref.loss = dict.at("loss").toTensor();
   ref.param_count = dict.at("param_count").toInt();

@@ -23,6 +23,7 @@ struct Reference {
   std::map<std::string, torch::Tensor> params;   // parameters and buffers
   std::map<std::string, torch::Tensor> inputs;
   std::map<std::string, torch::Tensor> updated;  // parameters after one train step
+  std::map<std::string, torch::Tensor> grads;    // their gradients in that step, when the script saves them
   torch::Tensor output;
   torch::Tensor loss;
   int64_t param_count = 0;

@@ -39,14 +39,16 @@ def main(build):
     optimizer.step()
     updated = {k: v.detach().clone() for k, v in model.named_parameters()}
 
-    torch.save(
-        {
-            "params": params,
-            "param_count": sum(p.numel() for p in model.parameters()),
-            "inputs": {k: v.detach().clone() for k, v in inputs.items()},
-            "output": output,
-            "loss": loss.detach().clone(),
-            "updated": updated,
-        },
-        args.out,
-    )
+    saved = {
+        "params": params,
+        "param_count": sum(p.numel() for p in model.parameters()),
+        "inputs": {k: v.detach().clone() for k, v in inputs.items()},
+        "output": output,
+        "loss": loss.detach().clone(),
+        "updated": updated,
+    }
+    if spec.get("save_grads"):
+        # The train step's gradients, for models whose update alone says
+        # little (a tiny scheduled learning rate, say).
+        saved["grads"] = {k: v.grad.detach().clone() for k, v in model.named_parameters() if v.grad is not None}
+    torch.save(saved, args.out)

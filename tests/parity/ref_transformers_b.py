@@ -1,7 +1,8 @@
 """Parity references for the second NLP group against transformers 4.57.1.
 
 hf_distil_bert, hf_albert and hf_bart, and the larger configurations of the
-BERT and T5 families (hf_bert_large, hf_t5_base). Models are built from
+BERT, T5 and GPT-2 families (hf_bert_large, hf_t5_base, hf_t5_large,
+hf_gpt2_large). Models are built from
 explicit configs with random weights: nothing can be downloaded, so the config
 of each named hub checkpoint that TorchBench loads
 (torchbenchmark/util/framework/huggingface/basic_configs.py) is written out
@@ -24,8 +25,8 @@ import sys
 
 import torch
 from transformers import (AlbertConfig, AlbertForMaskedLM, BartConfig, BartForConditionalGeneration, BertConfig,
-                          BertForMaskedLM, DistilBertConfig, DistilBertForMaskedLM, T5Config,
-                          T5ForConditionalGeneration)
+                          BertForMaskedLM, DistilBertConfig, DistilBertForMaskedLM, GPT2Config, GPT2LMHeadModel,
+                          T5Config, T5ForConditionalGeneration)
 
 from parity_common import main
 
@@ -39,7 +40,7 @@ def adam(model):
 
 
 def t5_config(d_model, d_ff, num_heads, num_layers):
-    # The "t5-small" and "t5-base" hub configs differ only in these widths and
+    # The "t5-small", "t5-base" and "t5-large" hub configs differ only in these widths and
     # depths; the rest is shared (and equals hf_t5's t5-small in
     # ref_transformers.py).
     return T5Config(vocab_size=32128, d_model=d_model, d_kv=64, d_ff=d_ff, num_layers=num_layers,
@@ -86,6 +87,14 @@ def config_for(model_id, layers):
         return BertForMaskedLM, config, "mlm"
     if model_id == "hf_t5_base":
         return T5ForConditionalGeneration, t5_config(768, 3072, 12, layers or 12), "seq2seq"
+    if model_id == "hf_t5_large":
+        return T5ForConditionalGeneration, t5_config(1024, 4096, 16, layers or 24), "seq2seq"
+    if model_id == "hf_gpt2_large":
+        # "gpt2-large": n_embd 1280, 36 layers, 20 heads; 1024 positions, vocab
+        # 50257, gelu_new, dropouts 0.1 and LayerNorm eps 1e-5 as "gpt2" (the
+        # GPT2Config defaults).
+        config = GPT2Config(vocab_size=50257, n_positions=1024, n_embd=1280, n_layer=layers or 36, n_head=20)
+        return GPT2LMHeadModel, config, "causal"
     raise SystemExit(f"unknown model id {model_id}")
 
 
