@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "models/torchvision_ops.h"
@@ -30,7 +32,7 @@ struct Config {
   double box_pos_fraction = 0.25;
 };
 
-constexpr double kFrozenBnEps = 0.0;  // overwrite_eps(model, 0.0) for COCO_V1 weights
+constexpr double kFrozenBnEps = 0.0;                                // overwrite_eps(model, 0.0) for COCO_V1 weights
 constexpr double kLr = 0.02, kMomentum = 0.9, kWeightDecay = 1e-4;  // TorchBench's SGD
 const double kBboxXformClip = std::log(1000.0 / 16);
 
@@ -187,9 +189,7 @@ TORCH_MODULE(Backbone);
 // ------------------------------------------------------------- box helpers
 // torchvision.ops.boxes and models/detection/_utils.py.
 
-Tensor BoxArea(const Tensor& b) {
-  return (b.select(-1, 2) - b.select(-1, 0)) * (b.select(-1, 3) - b.select(-1, 1));
-}
+Tensor BoxArea(const Tensor& b) { return (b.select(-1, 2) - b.select(-1, 0)) * (b.select(-1, 3) - b.select(-1, 1)); }
 
 Tensor BoxIou(const Tensor& a, const Tensor& b) {
   auto area1 = BoxArea(a), area2 = BoxArea(b);
@@ -344,8 +344,8 @@ Tensor Anchors(const std::vector<Tensor>& features, int64_t image_h, int64_t ima
 // objectness and box-delta convs; weights N(0, 0.01), biases 0.
 struct RpnHeadImpl : torch::nn::Module {
   RpnHeadImpl() {
-    conv = register_module("conv", torch::nn::Sequential(
-                                        Block(Conv(256, 256, 3, 1, 1, true), torch::nn::ReLU(torch::nn::ReLUOptions(true)))));
+    conv = register_module("conv", torch::nn::Sequential(Block(Conv(256, 256, 3, 1, 1, true),
+                                                               torch::nn::ReLU(torch::nn::ReLUOptions(true)))));
     cls_logits = register_module("cls_logits", Conv(256, 3, 1, 1, 0, true));
     bbox_pred = register_module("bbox_pred", Conv(256, 12, 1, 1, 0, true));
     torch::NoGradGuard g;
@@ -368,8 +368,8 @@ Tensor PermuteAndFlatten(const Tensor& t, int64_t c) {
 }
 
 struct ImageBatch {
-  Tensor tensors;                                   // padded (N, 3, H, W)
-  std::vector<std::pair<int64_t, int64_t>> sizes;   // resized (h, w) of each image
+  Tensor tensors;                                  // padded (N, 3, H, W)
+  std::vector<std::pair<int64_t, int64_t>> sizes;  // resized (h, w) of each image
 };
 
 struct Target {
@@ -419,7 +419,8 @@ struct RpnImpl : torch::nn::Module {
     int64_t offset = 0;
     auto splits = objectness.split_with_sizes(per_level, 1);
     for (size_t l = 0; l < per_level.size(); ++l) {
-      levels_v.push_back(torch::full({per_level[l]}, static_cast<int64_t>(l), torch::TensorOptions(torch::kLong).device(dev)));
+      levels_v.push_back(
+          torch::full({per_level[l]}, static_cast<int64_t>(l), torch::TensorOptions(torch::kLong).device(dev)));
       const int64_t k = std::min(is_training() ? cfg.rpn_pre_nms_train : cfg.rpn_pre_nms_test, splits[l].size(1));
       top_idx.push_back(std::get<1>(splits[l].topk(k, 1)) + offset);
       offset += per_level[l];
@@ -447,8 +448,8 @@ struct RpnImpl : torch::nn::Module {
   }
 
   // assign_targets_to_anchors + compute_loss.
-  void Losses(const Tensor& anchors, const std::vector<Target>& targets, const Tensor& objectness,
-              const Tensor& deltas, RpnOutput& out) {
+  void Losses(const Tensor& anchors, const std::vector<Target>& targets, const Tensor& objectness, const Tensor& deltas,
+              RpnOutput& out) {
     std::vector<Tensor> labels, regression;
     for (const auto& t : targets) {
       auto matched = Match(BoxIou(t.boxes, anchors), cfg.rpn_fg_iou, cfg.rpn_bg_iou, true);
@@ -460,7 +461,7 @@ struct RpnImpl : torch::nn::Module {
       regression.push_back(matched_gt);
     }
     auto reg_targets = BoxCoder{{1, 1, 1, 1}}.Encode(torch::cat(regression, 0),
-                                                      torch::cat(std::vector<Tensor>(targets.size(), anchors), 0));
+                                                     torch::cat(std::vector<Tensor>(targets.size(), anchors), 0));
     auto [pos_masks, neg_masks] = Sample(labels, cfg.rpn_batch, cfg.rpn_pos_fraction);
     auto pos = torch::where(torch::cat(pos_masks, 0))[0];
     auto neg = torch::where(torch::cat(neg_masks, 0))[0];
@@ -469,8 +470,8 @@ struct RpnImpl : torch::nn::Module {
     out.loss_rpn_box_reg = F::smooth_l1_loss(deltas.index({pos}), reg_targets.index({pos}),
                                              F::SmoothL1LossFuncOptions().beta(1.0 / 9).reduction(torch::kSum)) /
                            sampled.numel();
-    out.loss_objectness = F::binary_cross_entropy_with_logits(objectness.flatten().index({sampled}),
-                                                              all_labels.index({sampled}));
+    out.loss_objectness =
+        F::binary_cross_entropy_with_logits(objectness.flatten().index({sampled}), all_labels.index({sampled}));
   }
 
   Config cfg;
@@ -547,8 +548,8 @@ torch::nn::Sequential MaskHead() {
 // mask_fcn_logits (1x1 conv to the classes).
 struct MaskPredictorImpl : torch::nn::Module {
   explicit MaskPredictorImpl(int64_t classes) {
-    conv5_mask = register_module("conv5_mask", torch::nn::ConvTranspose2d(
-                                                   torch::nn::ConvTranspose2dOptions(256, 256, 2).stride(2)));
+    conv5_mask = register_module("conv5_mask",
+                                 torch::nn::ConvTranspose2d(torch::nn::ConvTranspose2dOptions(256, 256, 2).stride(2)));
     mask_fcn_logits = register_module("mask_fcn_logits", Conv(256, classes, 1, 1, 0, true));
   }
   Tensor forward(const Tensor& x) { return mask_fcn_logits(torch::relu(conv5_mask(x))); }
@@ -575,12 +576,10 @@ struct RoiHeadsImpl : torch::nn::Module {
     mask_head = register_module("mask_head", MaskHead());
     mask_predictor = register_module("mask_predictor", MaskPredictor(c.num_classes));
     torch::NoGradGuard g;
-    for (auto* seq : {&mask_head}) {
-      for (auto& m : (*seq)->modules(false)) {
-        if (auto* conv = m->as<torch::nn::Conv2d>()) {
-          torch::nn::init::kaiming_normal_(conv->weight, 0, torch::kFanOut, torch::kReLU);
-          conv->bias.zero_();
-        }
+    for (auto& m : mask_head->modules(false)) {
+      if (auto* conv = m->as<torch::nn::Conv2d>()) {
+        torch::nn::init::kaiming_normal_(conv->weight, 0, torch::kFanOut, torch::kReLU);
+        conv->bias.zero_();
       }
     }
     // MaskRCNNPredictor: kaiming_normal(fan_out, relu) on every "weight", biases 0.
@@ -708,10 +707,9 @@ Tensor PasteOne(const Tensor& mask, const Tensor& box, int64_t im_h, int64_t im_
   const int64_t b0 = b[0].item<int64_t>(), b1 = b[1].item<int64_t>(), b2 = b[2].item<int64_t>(),
                 b3 = b[3].item<int64_t>();
   const int64_t w = std::max<int64_t>(b2 - b0 + 1, 1), h = std::max<int64_t>(b3 - b1 + 1, 1);
-  auto resized = F::interpolate(mask.expand({1, 1, -1, -1}), F::InterpolateFuncOptions()
-                                                                 .size(std::vector<int64_t>{h, w})
-                                                                 .mode(torch::kBilinear)
-                                                                 .align_corners(false))[0][0];
+  auto resized = F::interpolate(
+      mask.expand({1, 1, -1, -1}),
+      F::InterpolateFuncOptions().size(std::vector<int64_t>{h, w}).mode(torch::kBilinear).align_corners(false))[0][0];
   auto im_mask = torch::zeros({im_h, im_w}, resized.options());
   const int64_t x0 = std::max<int64_t>(b0, 0), x1 = std::min<int64_t>(b2 + 1, im_w);
   const int64_t y0 = std::max<int64_t>(b1, 0), y1 = std::min<int64_t>(b3 + 1, im_h);
@@ -782,12 +780,15 @@ struct MaskRcnnImpl : torch::nn::Module {
       const int64_t h = img.size(1), w = img.size(2);
       const double scale = std::min(static_cast<double>(cfg.min_size) / static_cast<double>(std::min(h, w)),
                                     static_cast<double>(cfg.max_size) / static_cast<double>(std::max(h, w)));
-      auto opts = F::InterpolateFuncOptions().scale_factor(std::vector<double>{scale, scale}).recompute_scale_factor(true);
+      auto opts =
+          F::InterpolateFuncOptions().scale_factor(std::vector<double>{scale, scale}).recompute_scale_factor(true);
       x = F::interpolate(x.index({None}), opts.mode(torch::kBilinear).align_corners(false))[0];
       if (targets != nullptr) {
         auto& t = (*targets)[i];
         auto m = t.masks.index({Slice(), None}).to(torch::kFloat);
-        t.masks = F::interpolate(m, opts.mode(torch::kNearest).align_corners(std::nullopt)).index({Slice(), 0}).to(torch::kUInt8);
+        t.masks = F::interpolate(m, opts.mode(torch::kNearest).align_corners(std::nullopt))
+                      .index({Slice(), 0})
+                      .to(torch::kUInt8);
         t.boxes = ResizeBoxes(t.boxes, {h, w}, {x.size(1), x.size(2)});
       }
       batch.sizes.emplace_back(x.size(1), x.size(2));
@@ -800,8 +801,9 @@ struct MaskRcnnImpl : torch::nn::Module {
     max_w = static_cast<int64_t>(std::ceil(static_cast<double>(max_w) / stride) * stride);
     batch.tensors = resized[0].new_full({static_cast<int64_t>(resized.size()), resized[0].size(0), max_h, max_w}, 0);
     for (size_t i = 0; i < resized.size(); ++i) {
-      batch.tensors[i].index({Slice(None, resized[i].size(0)), Slice(None, resized[i].size(1)),
-                              Slice(None, resized[i].size(2))}).copy_(resized[i]);
+      batch.tensors[i]
+          .index({Slice(None, resized[i].size(0)), Slice(None, resized[i].size(1)), Slice(None, resized[i].size(2))})
+          .copy_(resized[i]);
     }
     return batch;
   }
@@ -828,8 +830,8 @@ struct MaskRcnnImpl : torch::nn::Module {
       mask_boxes.push_back(samples.proposals[i].index({pos}));
       mask_matched.push_back(samples.matched_idxs[i].index({pos}));
     }
-    l.loss_mask = roi_heads->MaskLoss(roi_heads->MaskLogits(p4, mask_boxes, batch.sizes), mask_boxes, mask_matched,
-                                      targets);
+    l.loss_mask =
+        roi_heads->MaskLoss(roi_heads->MaskLogits(p4, mask_boxes, batch.sizes), mask_boxes, mask_matched, targets);
     l.loss_objectness = rpn_out.loss_objectness;
     l.loss_rpn_box_reg = rpn_out.loss_rpn_box_reg;
     return l;
@@ -922,7 +924,8 @@ class MaskRcnnWorkload : public Workload {
  public:
   MaskRcnnWorkload(const WorkloadOptions& opt, const Config& cfg, int64_t long_side) : batch_(opt.batch_size) {
     TORCH_CHECK(opt.batch_size >= 1, "vision_maskrcnn: batch size must be positive, got ", opt.batch_size);
-    if (auto why = tvops::Unavailable()) throw UnsupportedError("vision_maskrcnn needs torchvision's operators: " + *why);
+    if (auto why = tvops::Unavailable())
+      throw UnsupportedError("vision_maskrcnn needs torchvision's operators: " + *why);
     net_ = MaskRcnn(cfg);
     net_->to(opt.device);
     for (int64_t i = 0; i < batch_; ++i) MakeSample(inputs_, i, long_side, opt.device);
@@ -944,14 +947,16 @@ class MaskRcnnWorkload : public Workload {
     auto d = net_->EvalForward(Images());
     std::vector<Tensor> parts;
     for (size_t i = 0; i < d.boxes.size(); ++i) {
-      for (const auto& t : {d.boxes[i], d.scores[i], d.labels[i], d.masks[i]}) parts.push_back(t.flatten().to(torch::kFloat));
+      for (const auto& t : {d.boxes[i], d.scores[i], d.labels[i], d.masks[i]})
+        parts.push_back(t.flatten().to(torch::kFloat));
     }
     return torch::cat(parts);
   }
 
   std::optional<std::string> CompiledForwardUnsupported(Mode) const override {
-    return std::string("Mask R-CNN's forward takes lists of images and targets and has data-dependent shapes and "
-                       "host synchronisations (TorchBench: \"JIT is not supported by this model\")");
+    return std::string(
+        "Mask R-CNN's forward takes lists of images and targets and has data-dependent shapes and "
+        "host synchronisations (TorchBench: \"JIT is not supported by this model\")");
   }
 
   // TorchBench's _train: loss_dict = model(images, targets); sum; zero_grad;
@@ -964,8 +969,8 @@ class MaskRcnnWorkload : public Workload {
       targets.push_back({inputs_["boxes" + s], inputs_["labels" + s], inputs_["masks" + s]});
     }
     last_ = net_->TrainForward(Images(), targets);
-    auto total = last_.loss_classifier + last_.loss_box_reg + last_.loss_mask + last_.loss_objectness +
-                 last_.loss_rpn_box_reg;
+    auto total =
+        last_.loss_classifier + last_.loss_box_reg + last_.loss_mask + last_.loss_objectness + last_.loss_rpn_box_reg;
     optimizer_->zero_grad();
     total.backward();
     optimizer_->step();
@@ -1024,8 +1029,10 @@ std::map<std::string, torch::Tensor> MaskRcnnTrainLosses(Workload& workload) {
   w.net().train();
   w.TrainStep();
   const auto& l = w.last_losses();
-  return {{"loss_classifier", l.loss_classifier.detach()}, {"loss_box_reg", l.loss_box_reg.detach()},
-          {"loss_mask", l.loss_mask.detach()}, {"loss_objectness", l.loss_objectness.detach()},
+  return {{"loss_classifier", l.loss_classifier.detach()},
+          {"loss_box_reg", l.loss_box_reg.detach()},
+          {"loss_mask", l.loss_mask.detach()},
+          {"loss_objectness", l.loss_objectness.detach()},
           {"loss_rpn_box_reg", l.loss_rpn_box_reg.detach()}};
 }
 
