@@ -42,6 +42,7 @@ const std::map<std::string, double> kGflops = {
     {"pytorch_stargan", 50.0},
     {"super_slomo", 200.0},  // two U-Nets and VGG16 features at 352x352
     {"background_matting", 200.0},
+    {"vision_maskrcnn", 134.4},  // torchvision's meta for maskrcnn_resnet50_fpn COCO_V1: "_ops": 134.38 GFLOPs
     // nlp: 2 x non-embedding parameters x tokens, plus attention and the LM head
     {"attention_is_all_you_need_pytorch", 3.0},
     {"hf_bert", 100.0},  // BERT-base, 512 tokens

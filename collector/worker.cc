@@ -18,6 +18,7 @@
 #include "core/layout.h"
 #include "core/stats.h"
 #include "core/system_load.h"
+#include "models/unsupported_error.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {
@@ -233,6 +234,8 @@ core::RunResult RunWorker(const RunSpec& spec) {
   std::optional<std::string> unsupported = Unsupported(spec, *info, mode);
   try {
     if (!unsupported) unsupported = Measure(spec, *info, mode, r);
+  } catch (const models::UnsupportedError& e) {
+    unsupported = std::string(e.what());
   } catch (const c10::OutOfMemoryError& e) {
     r.status = "oom";
     r.reason = FirstLines(e.what());

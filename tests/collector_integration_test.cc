@@ -213,3 +213,19 @@ TEST_CASE("bad input gets a clear error") {
   CHECK(out.code == 2);
   CHECK(out.text.find("not a safe id") != std::string::npos);
 }
+
+TEST_CASE("a model whose run-time library cannot be loaded is recorded unsupported, naming the file") {
+  // vision_maskrcnn needs torchvision's operator library (models/torchvision_ops.h).
+  auto root = FreshDir("missing-library");
+  auto out = Run("TORCHGAUGE_TORCHVISION_OPS=/nonexistent/torchvision/_C.so " + kCollect +
+                 " run --suite ci --model '^vision_maskrcnn$' --device cpu --no-probe --out " + root.string() +
+                 " --build-id b1 --platform-id p1");
+  INFO(out.text);
+  REQUIRE(out.code == 0);
+  for (const char* mode : {"train", "eval"}) {
+    auto r = Load(root / "b1" / "p1", "vision_maskrcnn", mode);
+    CHECK(r.status == "unsupported");
+    REQUIRE(r.reason);
+    CHECK(r.reason->find("/nonexistent/torchvision/_C.so") != std::string::npos);
+  }
+}

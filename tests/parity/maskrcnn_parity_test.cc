@@ -1,0 +1,106 @@
+// Parity of vision_maskrcnn (models/maskrcnn.h) with torchvision's Mask R-CNN
+// ResNet-50-FPN, built as TorchBench builds it (tests/parity/ref_maskrcnn.py):
+// torchvision's weights loaded by name, the reference's two tiny images and
+// targets, then the eval outputs (RPN proposals, box predictor outputs, and
+// per image boxes, scores, labels and pasted masks, non-empty), the five
+// training losses and every parameter after one SGD step, each within 1e-4.
+#include <doctest/doctest.h>
+
+#include <torch/torch.h>
+
+#include <fstream>
+#include <iostream>
+
+#include "core/shell.h"
+#include "models/maskrcnn.h"
+#include "tests/parity/parity.h"
+
+using namespace torchgauge;
+
+namespace {
+
+constexpr double kTol = 1e-4;
+
+c10::impl::GenericDict RunRefScript() {
+  const std::filesystem::path src = TORCHGAUGE_SOURCE_DIR;
+  const auto dir = std::filesystem::path(TORCHGAUGE_BINARY_DIR) / "parity";
+  std::filesystem::create_directories(dir);
+  const auto out = dir / "vision_maskrcnn.pt", log = dir / "vision_maskrcnn.log";
+  std::filesystem::remove(out);
+  const std::string cmd = core::ShellQuote(TORCHGAUGE_PYTHON) + " " +
+                          core::ShellQuote((src / "tests/parity/ref_maskrcnn.py").string()) +
+                          " --model vision_maskrcnn --out " + core::ShellQuote(out.string()) + " > " +
+                          core::ShellQuote(log.string()) + " 2>&1";
+  const int rc = std::system(cmd.c_str());
+  if (rc != 0 || !std::filesystem::exists(out)) {
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    throw std::runtime_error("reference script failed (" + cmd + "):\n" + ss.str());
+  }
+  std::ifstream in(out, std::ios::binary);
+  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return torch::pickle_load(bytes).toGenericDict();
+}
+
+std::map<std::string, torch::Tensor> Tensors(const c10::impl::GenericDict& d, const std::string& key) {
+  std::map<std::string, torch::Tensor> out;
+  for (const auto& e : d.at(key).toGenericDict()) out[e.key().toStringRef()] = e.value().toTensor();
+  return out;
+}
+
+// Compares every tensor of `expected`: same shape, integer tensors equal,
+// floating ones within kTol. Returns the worst relative error.
+double CompareAll(const std::map<std::string, torch::Tensor>& actual,
+                  const std::map<std::string, torch::Tensor>& expected, const std::string& what) {
+  double worst = 0;
+  for (const auto& [name, t] : expected) {
+    INFO(what, " ", name);
+    auto it = actual.find(name);
+    REQUIRE_MESSAGE(it != actual.end(), "missing in the C++ outputs: ", name);
+    REQUIRE(it->second.sizes() == t.sizes());
+    if (!t.is_floating_point()) {
+      CHECK(torch::equal(it->second.cpu(), t));
+      continue;
+    }
+    const double err = parity::RelError(it->second, t);
+    CHECK(err <= kTol);
+    worst = std::max(worst, err);
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("vision_maskrcnn parity: eval detections, five losses and one SGD step against torchvision") {
+  auto dict = RunRefScript();
+  parity::Reference ref;
+  ref.params = Tensors(dict, "params");
+  ref.inputs = Tensors(dict, "inputs");
+  ref.updated = Tensors(dict, "updated");
+  ref.param_count = dict.at("param_count").toInt();
+  // torchvision's documented figure for maskrcnn_resnet50_fpn (FrozenBatchNorm2d).
+  CHECK(ref.param_count == 44401393);
+
+  models::WorkloadOptions opt;
+  opt.mode = models::Mode::kTrain;
+  opt.batch_size = 2;
+  models::SeedAll(0);
+  models::MaskRcnnSettings settings{112, 160, 0.0};  // ref_maskrcnn.py: MIN_SIZE, MAX_SIZE, SCORE_THRESH
+  auto workload = models::MakeMaskRcnnWorkload(opt, settings);
+  parity::CheckSameStructure(workload->net(), ref);
+  parity::LoadWeights(workload->net(), ref);
+  parity::UseReferenceInputs(*workload, ref);
+
+  const auto expected_eval = Tensors(dict, "eval");
+  for (const char* k : {"boxes0", "boxes1"}) REQUIRE(expected_eval.at(k).size(0) > 0);
+  const double eval_err = CompareAll(models::MaskRcnnEvalOutputs(*workload), expected_eval, "eval");
+
+  torch::manual_seed(1234);  // ref_maskrcnn.py: TRAIN_SEED, before the train step (the samplers' randperm)
+  const double loss_err = CompareAll(models::MaskRcnnTrainLosses(*workload), Tensors(dict, "losses"), "loss");
+  std::map<std::string, torch::Tensor> ours;
+  for (const auto& p : workload->net().named_parameters()) ours[p.key()] = p.value();
+  const double updated_err = CompareAll(ours, ref.updated, "updated");
+  std::cout << "parity vision_maskrcnn: params " << ref.param_count << ", eval worst rel err " << eval_err
+            << ", losses worst rel err " << loss_err << ", updated params worst rel err " << updated_err << std::endl;
+}
