@@ -463,7 +463,8 @@ class YoloV3Workload : public Workload {
       inputs_["images"] = torch::randint(0, 256, {batch_, 3, side, side}, torch::kUInt8).to(opt.device);
       inputs_["targets"] = SyntheticTargets(batch_).to(opt.device);
       optimizer_ = MakeOptimizer(*net_);
-      for (const auto& t : EmaSources()) ema_.push_back(t.detach().clone());
+      ema_sources_ = EmaSources();
+      for (const auto& t : ema_sources_) ema_.push_back(t.detach().clone());
     } else {
       inputs_["images"] = torch::rand({batch_, 3, opt.smoke ? 96 : kEvalH, opt.smoke ? 128 : kEvalW},
                                       torch::TensorOptions(opt.device));
@@ -515,6 +516,9 @@ class YoloV3Workload : public Workload {
   }
 
  private:
+  // The model's floating state entries, taken once: Module::to() keeps the
+  // same tensors (set_data), and a CastTo would turn the integer BatchNorm
+  // counters into floating ones.
   std::vector<torch::Tensor> EmaSources() {
     std::vector<torch::Tensor> out;
     for (const auto& p : net_->named_parameters()) out.push_back(p.value());
@@ -529,10 +533,9 @@ class YoloV3Workload : public Workload {
     torch::NoGradGuard g;
     ++ema_updates_;
     const double d = kEmaDecay * (1.0 - std::exp(-static_cast<double>(ema_updates_) / kEmaRamp));
-    auto src = EmaSources();
     for (size_t i = 0; i < ema_.size(); ++i) {
       ema_[i].mul_(d);
-      ema_[i].add_((1.0 - d) * src[i].detach());
+      ema_[i].add_((1.0 - d) * ema_sources_[i].detach());
     }
   }
 
@@ -550,7 +553,7 @@ class YoloV3Workload : public Workload {
   Darknet net_;
   int64_t batch_;
   std::unique_ptr<torch::optim::SGD> optimizer_;
-  std::vector<torch::Tensor> ema_;
+  std::vector<torch::Tensor> ema_, ema_sources_;
   int64_t ema_updates_ = 0;
   torch::Tensor mloss_;
 };
