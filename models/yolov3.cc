@@ -459,7 +459,7 @@ class YoloV3Workload : public Workload {
     net_->to(opt.device);
     samples_per_step_ = opt.batch_size;
     if (opt.mode == Mode::kTrain) {
-      const int64_t side = opt.smoke ? 128 : kTrainSize;
+      const int64_t side = opt.smoke ? 64 : kTrainSize;
       inputs_["images"] = torch::randint(0, 256, {batch_, 3, side, side}, torch::kUInt8).to(opt.device);
       inputs_["targets"] = SyntheticTargets(batch_).to(opt.device);
       optimizer_ = MakeOptimizer(*net_);

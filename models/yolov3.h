@@ -55,7 +55,8 @@
 //    work that the next train() overwrites.
 //  - TorchBench raises NotImplementedError for CPU train ("excessively slow
 //    runtime", GH issue #100); this collector runs it at the CPU batch size.
-//  - smoke=true uses 128x128 train images and 96x128 eval images.
+//  - smoke=true uses 64x64 train images (grids 2x2, 4x4, 8x8) and 96x128
+//    eval images.
 #pragma once
 
 #include <torch/types.h>
