@@ -53,6 +53,9 @@ const std::map<std::string, double> kGflops = {
     {"hf_bigbird", 250.0},  // 1024 tokens
     {"hf_distil_bert", 50.0},
     {"hf_longformer", 250.0},  // 1024 tokens
+    // 4096 tokens: 7.2M multiply-adds per token (six layers of projections,
+    // 128-key chunked attention and the feed-forward, plus the LM head)
+    {"hf_reformer", 59.0},
     {"hf_t5_base", 450.0},  // 1024 + 2048 tokens
     // recommendation: small MLPs; embedding lookups are memory-bound and cheap in FLOPs
     {"deepfm", 0.001},  // DNN 390-400-400-400-1 and the FM over 39 x 10
