@@ -495,8 +495,8 @@ struct AxialPositionEmbeddingsImpl : torch::nn::Module {
     return is_training() ? Train(broadcast, batch, seq) : Eval(broadcast, position_ids);
   }
 
-  // Training covers the whole grid; dropout2d drops whole [cols x width]
-  // slabs per (sample, column index).
+  // Training covers the whole grid; dropout2d on the grid transposed to
+  // [B, cols, rows, width] zeroes whole [rows x width] slabs per (sample, column).
   torch::Tensor Train(const std::vector<torch::Tensor>& broadcast, int64_t batch, int64_t seq) const {
     TORCH_CHECK(shape[0] * shape[1] == seq, "hf_reformer: in training, the sequence length must be ", shape[0],
                 " x ", shape[1], " (the axial position shape), not ", seq);
