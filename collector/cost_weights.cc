@@ -56,6 +56,9 @@ const std::map<std::string, double> kGflops = {
     {"hf_bigbird", 250.0},  // 1024 tokens
     {"hf_distil_bert", 50.0},
     {"hf_longformer", 250.0},  // 1024 tokens
+    // 4096 tokens: 7.2M multiply-adds per token (six layers of projections,
+    // 128-key chunked attention and the feed-forward, plus the LM head)
+    {"hf_reformer", 59.0},
     {"hf_t5_base", 450.0},  // 1024 + 2048 tokens
     {"hf_t5_large", 830.0},  // 704M non-embedding parameters, 512 + 512 tokens, attention and the 32k-word head
     {"hf_gpt2_large", 840.0},  // 708M non-embedding parameters, 512 tokens, attention and the 50k-word head

@@ -4,6 +4,9 @@
 #include <torch/optim/adam.h>
 #include <torch/torch.h>
 
+#include <optional>
+#include <string>
+
 namespace torchgauge::models {
 
 TiedWeightsImpl::TiedWeightsImpl(const torch::Tensor& weight, const torch::Tensor& bias)
@@ -42,7 +45,7 @@ class LanguageModelWorkload : public Workload {
     net_->to(opt.device);
     net_->train(opt.mode == Mode::kTrain);
     const bool train = opt.mode == Mode::kTrain;
-    const int64_t seq = opt.smoke ? kSmokeSeqLen : (train ? spec_->train_seq_len : spec_->eval_seq_len);
+    const int64_t seq = opt.smoke ? SmokeSeqLen(train) : (train ? spec_->train_seq_len : spec_->eval_seq_len);
     auto ids = torch::TensorOptions(opt.device).dtype(torch::kLong);
     inputs_["input_ids"] = torch::randint(0, spec_->vocab_size, {opt.batch_size, seq}, ids);
     if (train) {
@@ -58,6 +61,11 @@ class LanguageModelWorkload : public Workload {
   }
 
   torch::nn::Module& net() override { return *net_; }
+
+  std::optional<std::string> CompiledForwardUnsupported(Mode) const override {
+    if (spec_->compiled_forward_unsupported.empty()) return std::nullopt;
+    return spec_->compiled_forward_unsupported;
+  }
 
   torch::Tensor Forward() override {
     torch::Tensor decoder_ids;
@@ -82,6 +90,11 @@ class LanguageModelWorkload : public Workload {
   }
 
  private:
+  int64_t SmokeSeqLen(bool train) const {
+    const int64_t stated = train ? spec_->smoke_train_seq_len : spec_->smoke_eval_seq_len;
+    return stated > 0 ? stated : kSmokeSeqLen;
+  }
+
   // transformers' loss for the model's head: mean cross-entropy over the
   // label positions.
   torch::Tensor Loss(const torch::Tensor& logits, const torch::Tensor& labels) const {

@@ -64,9 +64,16 @@ struct LanguageModelSpec {
   int64_t vocab_size = 0;
   // TorchBench's sequence lengths (its Hugging Face model table).
   int64_t train_seq_len = 0, eval_seq_len = 0;
+  // Smoke runs' sequence lengths (0: the harness's short default). A model
+  // whose architecture fixes the length (Reformer's axial position
+  // embeddings in training) states the lengths it allows.
+  int64_t smoke_train_seq_len = 0, smoke_eval_seq_len = 0;
   // kSeq2Seq: how the decoder inputs are derived from the labels
   // (transformers' shift_tokens_right).
   int64_t pad_token_id = 0, decoder_start_token_id = 0;
+  // Why a compiled forward (torchscript, inductor) cannot stand for the
+  // model's forward, in both modes; empty when it can.
+  std::string compiled_forward_unsupported;
   // Builds the initialised network on the CPU. It draws from the seeded
   // generator before the inputs do, so the order is fixed here.
   std::function<LanguageModel()> build;
