@@ -74,6 +74,7 @@ const std::map<std::string, double> kGflops = {
     {"lennard_jones", 0.00001},
     {"maml", 0.05},  // per task
     {"maml_omniglot", 0.02},
+    {"opacus_cifar10", 0.074},  // resnet18 (GroupNorm) at 32x32: 0.074 GFLOP (torch.utils.flop_counter)
     {"pyhpc_equation_of_state", 0.0000003},
     {"pyhpc_isoneutral_mixing", 0.000001},
     {"pyhpc_turbulent_kinetic_energy", 0.000002},
