@@ -84,6 +84,7 @@ const std::map<std::string, double> kGflops = {
     {"maml", 0.05},  // per task
     {"maml_omniglot", 0.02},
     {"moco", 16.4},  // per query/key image pair: two ResNet-50 forwards (fc 2048 -> 128) and a 32000-key einsum
+    {"opacus_cifar10", 0.074},  // resnet18 (GroupNorm) at 32x32: 0.074 GFLOP (torch.utils.flop_counter)
     {"pyhpc_equation_of_state", 0.0000003},
     {"pyhpc_isoneutral_mixing", 0.000001},
     {"pyhpc_turbulent_kinetic_energy", 0.000002},
