@@ -43,16 +43,6 @@ std::string SaveInputs(const std::string& model_id, const std::map<std::string, 
   return path;
 }
 
-// The per-array results the NumPy script stored under "outputs".
-std::map<std::string, torch::Tensor> LoadNumpyOutputs(const std::string& model_id) {
-  std::ifstream in(ParityDir() / (model_id + ".pt"), std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto dict = torch::pickle_load(bytes).toGenericDict();
-  std::map<std::string, torch::Tensor> out;
-  for (const auto& e : dict.at("outputs").toGenericDict()) out[e.key().toStringRef()] = e.value().toTensor();
-  return out;
-}
-
 // Element-wise relative error, with the denominator floored at 1e-6 of the
 // array's largest magnitude: both kernels compute differences of nearly
 // equal terms (the tapers 1 + tanh(x) -> 0, the closed form of dH/dT near
@@ -165,8 +155,9 @@ TEST_CASE("parity pyhpc_equation_of_state") {
   CHECK(w->inputs().at("p").min().item<double>() >= 0.0);
   CHECK(w->inputs().at("p").max().item<double>() <= 1000.0);
   auto path = SaveInputs(id, w->inputs());
-  parity::RunReference("ref_pyhpc.py", id, {"--inputs", path});
-  auto expected = LoadNumpyOutputs(id);
+  // The NumPy script's per-array results, under "outputs".
+  const auto expected =
+      parity::Tensors(parity::RunReferenceScript("ref_pyhpc.py", id, {"--inputs", path}).at("outputs"), "outputs");
   torch::Tensor out;
   {
     c10::InferenceMode guard;
@@ -193,8 +184,9 @@ TEST_CASE("parity pyhpc_isoneutral_mixing") {
   CHECK(w->inputs().at("Ai_ez").sizes() == torch::IntArrayRef({64, 64, 8, 2, 2}));
   // The kernel overwrites its outputs in place, so save the inputs first.
   auto path = SaveInputs(id, w->inputs());
-  parity::RunReference("ref_pyhpc.py", id, {"--inputs", path});
-  auto expected = LoadNumpyOutputs(id);
+  // The NumPy script's per-array results, under "outputs".
+  const auto expected =
+      parity::Tensors(parity::RunReferenceScript("ref_pyhpc.py", id, {"--inputs", path}).at("outputs"), "outputs");
   {
     c10::InferenceMode guard;
     w->Forward();

@@ -8,10 +8,8 @@
 
 #include <torch/torch.h>
 
-#include <fstream>
 #include <iostream>
 
-#include "core/shell.h"
 #include "models/maskrcnn.h"
 #include "tests/parity/parity.h"
 
@@ -20,34 +18,6 @@ using namespace torchgauge;
 namespace {
 
 constexpr double kTol = 1e-4;
-
-c10::impl::GenericDict RunRefScript() {
-  const std::filesystem::path src = TORCHGAUGE_SOURCE_DIR;
-  const auto dir = std::filesystem::path(TORCHGAUGE_BINARY_DIR) / "parity";
-  std::filesystem::create_directories(dir);
-  const auto out = dir / "vision_maskrcnn.pt", log = dir / "vision_maskrcnn.log";
-  std::filesystem::remove(out);
-  const std::string cmd = core::ShellQuote(TORCHGAUGE_PYTHON) + " " +
-                          core::ShellQuote((src / "tests/parity/ref_maskrcnn.py").string()) +
-                          " --model vision_maskrcnn --out " + core::ShellQuote(out.string()) + " > " +
-                          core::ShellQuote(log.string()) + " 2>&1";
-  const int rc = std::system(cmd.c_str());
-  if (rc != 0 || !std::filesystem::exists(out)) {
-    std::ifstream in(log);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    throw std::runtime_error("reference script failed (" + cmd + "):\n" + ss.str());
-  }
-  std::ifstream in(out, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return torch::pickle_load(bytes).toGenericDict();
-}
-
-std::map<std::string, torch::Tensor> Tensors(const c10::impl::GenericDict& d, const std::string& key) {
-  std::map<std::string, torch::Tensor> out;
-  for (const auto& e : d.at(key).toGenericDict()) out[e.key().toStringRef()] = e.value().toTensor();
-  return out;
-}
 
 // Compares every tensor of `expected`: same shape, integer tensors equal,
 // floating ones within kTol. Returns the worst relative error.
@@ -73,11 +43,13 @@ double CompareAll(const std::map<std::string, torch::Tensor>& actual,
 }  // namespace
 
 TEST_CASE("vision_maskrcnn parity: eval detections, five losses and one SGD step against torchvision") {
-  auto dict = RunRefScript();
+  // ref_maskrcnn.py saves eval outputs and losses in place of Reference's
+  // single output and loss, so only its weight fields are read into one.
+  auto dict = parity::RunReferenceScript("ref_maskrcnn.py", "vision_maskrcnn");
   parity::Reference ref;
-  ref.params = Tensors(dict, "params");
-  ref.inputs = Tensors(dict, "inputs");
-  ref.updated = Tensors(dict, "updated");
+  ref.params = parity::Tensors(dict.at("params"), "params");
+  ref.inputs = parity::Tensors(dict.at("inputs"), "inputs");
+  ref.updated = parity::Tensors(dict.at("updated"), "updated");
   ref.param_count = dict.at("param_count").toInt();
   // torchvision's documented figure for maskrcnn_resnet50_fpn (FrozenBatchNorm2d).
   CHECK(ref.param_count == 44401393);
@@ -92,12 +64,12 @@ TEST_CASE("vision_maskrcnn parity: eval detections, five losses and one SGD step
   parity::LoadWeights(workload->net(), ref);
   parity::UseReferenceInputs(*workload, ref);
 
-  const auto expected_eval = Tensors(dict, "eval");
+  const auto expected_eval = parity::Tensors(dict.at("eval"), "eval");
   for (const char* k : {"boxes0", "boxes1"}) REQUIRE(expected_eval.at(k).size(0) > 0);
   const double eval_err = CompareAll(models::MaskRcnnEvalOutputs(*workload), expected_eval, "eval");
 
   torch::manual_seed(1234);  // ref_maskrcnn.py: TRAIN_SEED, before the train step (the samplers' randperm)
-  const double loss_err = CompareAll(models::MaskRcnnTrainLosses(*workload), Tensors(dict, "losses"), "loss");
+  const double loss_err = CompareAll(models::MaskRcnnTrainLosses(*workload), parity::Tensors(dict.at("losses"), "losses"), "loss");
   std::map<std::string, torch::Tensor> ours;
   for (const auto& p : workload->net().named_parameters()) ours[p.key()] = p.value();
   const double updated_err = CompareAll(ours, ref.updated, "updated");

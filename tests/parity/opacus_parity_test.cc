@@ -12,8 +12,6 @@
 #include <torch/torch.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "models/opacus.h"
@@ -42,17 +40,9 @@ struct DpReference {
   std::map<std::string, torch::Tensor> grad_samples, summed_clipped;
 };
 
-std::map<std::string, torch::Tensor> Tensors(const c10::IValue& v) {
-  std::map<std::string, torch::Tensor> out;
-  for (const auto& e : v.toGenericDict()) out[e.key().toStringRef()] = e.value().toTensor();
-  return out;
-}
-
-DpReference LoadDpReference() {
-  std::ifstream in(std::filesystem::path(TORCHGAUGE_BINARY_DIR) / "parity" / (kId + ".pt"), std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto dict = torch::pickle_load(bytes).toGenericDict();
-  return {dict.at("per_sample_norms").toTensor(), Tensors(dict.at("grad_samples")), Tensors(dict.at("summed_clipped"))};
+DpReference DpFields(const c10::impl::GenericDict& saved) {
+  return {saved.at("per_sample_norms").toTensor(), parity::Tensors(saved.at("grad_samples"), "grad_samples"),
+          parity::Tensors(saved.at("summed_clipped"), "summed_clipped")};
 }
 
 // The worst relative error over the reference's tensors, with its name.
@@ -73,8 +63,9 @@ int64_t ConvWeights(int64_t out, int64_t in, int64_t k) { return out * in * k * 
 }  // namespace
 
 TEST_CASE("parity opacus_cifar10") {
-  auto ref = parity::RunReference("ref_opacus.py", kId);
-  auto dp = LoadDpReference();
+  const auto saved = parity::RunReferenceScript("ref_opacus.py", kId);
+  auto ref = parity::ReferenceFromDict(saved);
+  auto dp = DpFields(saved);
   auto w = MakeWorkload(models::Mode::kTrain, ref.output.size(0));
   auto& net = w->net();
   parity::CheckSameStructure(net, ref);

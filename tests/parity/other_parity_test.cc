@@ -47,15 +47,6 @@ std::string SaveInputs(const std::string& model_id, const std::map<std::string, 
   return path;
 }
 
-std::map<std::string, torch::Tensor> LoadNumpyOutputs(const std::string& model_id) {
-  std::ifstream in(ParityDir() / (model_id + ".pt"), std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto dict = torch::pickle_load(bytes).toGenericDict();
-  std::map<std::string, torch::Tensor> out;
-  for (const auto& e : dict.at("outputs").toGenericDict()) out[e.key().toStringRef()] = e.value().toTensor();
-  return out;
-}
-
 // Element-wise relative error with the denominator floored at 1e-6 of the
 // array's largest magnitude (the kernel's values span many decades: divisions
 // by random grid spacings near zero), besides the normwise error.
@@ -137,8 +128,9 @@ TEST_CASE("parity pyhpc_turbulent_kinetic_energy") {
   // Some columns are land (kbot = 0), or the masking goes untested.
   CHECK((w->inputs().at("kbot") == 0).any().item<bool>());
   auto path = SaveInputs(id, w->inputs());  // before the kernel updates tke/dtke
-  parity::RunReference("ref_pyhpc_tke.py", id, {"--inputs", path});
-  auto expected = LoadNumpyOutputs(id);
+  // The NumPy script's per-array results, under "outputs".
+  const auto expected =
+      parity::Tensors(parity::RunReferenceScript("ref_pyhpc_tke.py", id, {"--inputs", path}).at("outputs"), "outputs");
   {
     c10::InferenceMode guard;
     w->Forward();

@@ -12,19 +12,15 @@
 
 namespace torchgauge::parity {
 
-namespace {
-
-std::map<std::string, torch::Tensor> TensorDict(const c10::IValue& v, const std::string& what) {
+std::map<std::string, torch::Tensor> Tensors(const c10::IValue& v, const std::string& what) {
   TORCH_CHECK(v.isGenericDict(), "reference field '", what, "' is not a dict");
   std::map<std::string, torch::Tensor> out;
   for (const auto& e : v.toGenericDict()) out[e.key().toStringRef()] = e.value().toTensor();
   return out;
 }
 
-}  // namespace
-
-Reference RunReference(const std::string& script, const std::string& model_id,
-                       const std::vector<std::string>& extra_args) {
+c10::impl::GenericDict RunReferenceScript(const std::string& script, const std::string& model_id,
+                                          const std::vector<std::string>& extra_args) {
   const std::filesystem::path src = TORCHGAUGE_SOURCE_DIR;
   const std::filesystem::path out_dir = std::filesystem::path(TORCHGAUGE_BINARY_DIR) / "parity";
   std::filesystem::create_directories(out_dir);
@@ -44,16 +40,24 @@ Reference RunReference(const std::string& script, const std::string& model_id,
   }
   std::ifstream in(out, std::ios::binary);
   std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto dict = torch::pickle_load(bytes).toGenericDict();
+  return torch::pickle_load(bytes).toGenericDict();
+}
+
+Reference ReferenceFromDict(const c10::impl::GenericDict& dict) {
   Reference ref;
-  ref.params = TensorDict(dict.at("params"), "params");
-  ref.inputs = TensorDict(dict.at("inputs"), "inputs");
-  ref.updated = TensorDict(dict.at("updated"), "updated");
-  if (dict.contains("grads")) ref.grads = TensorDict(dict.at("grads"), "grads");
+  ref.params = Tensors(dict.at("params"), "params");
+  ref.inputs = Tensors(dict.at("inputs"), "inputs");
+  ref.updated = Tensors(dict.at("updated"), "updated");
+  if (dict.contains("grads")) ref.grads = Tensors(dict.at("grads"), "grads");
   ref.output = dict.at("output").toTensor();
   ref.loss = dict.at("loss").toTensor();
   ref.param_count = dict.at("param_count").toInt();
   return ref;
+}
+
+Reference RunReference(const std::string& script, const std::string& model_id,
+                       const std::vector<std::string>& extra_args) {
+  return ReferenceFromDict(RunReferenceScript(script, model_id, extra_args));
 }
 
 double RelError(const torch::Tensor& actual, const torch::Tensor& expected) {
@@ -118,6 +122,33 @@ void UseReferenceInputs(models::Workload& workload, const Reference& ref) {
   }
 }
 
+ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uint64_t train_seed) {
+  auto& net = workload.net();
+  CheckSameStructure(net, ref);
+  LoadWeights(net, ref);
+  UseReferenceInputs(workload, ref);
+  ParityErrors e;
+  {
+    net.eval();
+    torch::NoGradGuard no_grad;
+    e.output = RelError(workload.Forward(), ref.output);
+  }
+  net.train();
+  torch::manual_seed(train_seed);
+  e.loss = RelError(workload.TrainStep(), ref.loss);
+  auto ours = net.named_parameters();
+  for (const auto& [name, t] : ref.updated) {
+    auto* p = ours.find(name);
+    REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
+    const double err = RelError(*p, t);
+    if (err > e.updated_max) {
+      e.updated_max = err;
+      e.worst_param = name;
+    }
+  }
+  return e;
+}
+
 ParityErrors CheckModelParity(const std::string& model_id, const std::string& script, double tol,
                               uint64_t train_seed) {
   const auto* info = models::FindModel(model_id);
@@ -129,31 +160,7 @@ ParityErrors CheckModelParity(const std::string& model_id, const std::string& sc
   opt.seed = 0;
   models::SeedAll(0);
   auto workload = info->create(opt);
-  auto& net = workload->net();
-  CheckSameStructure(net, ref);
-  LoadWeights(net, ref);
-  UseReferenceInputs(*workload, ref);
-
-  ParityErrors e;
-  {
-    net.eval();
-    torch::NoGradGuard no_grad;
-    e.output = RelError(workload->Forward(), ref.output);
-  }
-  net.train();
-  torch::manual_seed(train_seed);
-  auto loss = workload->TrainStep();
-  e.loss = RelError(loss, ref.loss);
-  auto ours = net.named_parameters();
-  for (const auto& [name, t] : ref.updated) {
-    auto* p = ours.find(name);
-    REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
-    double err = RelError(*p, t);
-    if (err > e.updated_max) {
-      e.updated_max = err;
-      e.worst_param = name;
-    }
-  }
+  ParityErrors e = MeasureParity(*workload, ref, train_seed);
   std::cout << "parity " << model_id << ": params " << ref.param_count << ", output rel err " << e.output
             << ", loss rel err " << e.loss << ", updated params max rel err " << e.updated_max << " ("
             << e.worst_param << ")" << std::endl;

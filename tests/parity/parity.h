@@ -30,10 +30,21 @@ struct Reference {
 };
 
 // Runs `python tests/parity/<script> --model <id> --out <build>/parity/<id>.pt`
-// with the project's Python and loads the result. Throws with the script's
-// output when it fails.
+// with the project's Python and returns everything the script saved (for
+// scripts that save more than Reference's fields, or other fields). Throws
+// with the script's output when it fails.
+c10::impl::GenericDict RunReferenceScript(const std::string& script, const std::string& model_id,
+                                          const std::vector<std::string>& extra_args = {});
+
+// Reference's fields of what a script saved.
+Reference ReferenceFromDict(const c10::impl::GenericDict& saved);
+
+// RunReferenceScript, then ReferenceFromDict.
 Reference RunReference(const std::string& script, const std::string& model_id,
                        const std::vector<std::string>& extra_args = {});
+
+// A saved dict of tensors by name; `what` names the field in errors.
+std::map<std::string, torch::Tensor> Tensors(const c10::IValue& v, const std::string& what);
 
 // Normwise relative error: max|a - b| / max(max|b|, 1e-12).
 double RelError(const torch::Tensor& actual, const torch::Tensor& expected);
@@ -58,6 +69,13 @@ struct ParityErrors {
   double updated_max = 0;   // worst parameter after the train step
   std::string worst_param;
 };
+
+// The protocol on a workload built from the reference's batch: structure
+// check, weight copy and the reference's inputs, eval forward (net().eval(),
+// no grad), then one TrainStep() from the same weights (net().train(), seeded
+// with `train_seed` as the script does). Returns the errors; checks nothing
+// against a tolerance.
+ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uint64_t train_seed = 1234);
 
 // The whole protocol for one model: structure check, weight copy, eval
 // forward (net().eval(), no grad), then one TrainStep() from the same weights

@@ -45,29 +45,8 @@ parity::ParityErrors Protocol(torch::ScalarType dtype) {
   REQUIRE((ref.output.scalar_type() == dtype));
   auto w = MakeWorkload(models::Mode::kTrain, ref.output.size(0));
   w->CastTo(dtype);
-  auto& net = w->net();
-  parity::CheckSameStructure(net, ref);
-  parity::LoadWeights(net, ref);
-  parity::UseReferenceInputs(*w, ref);
-  parity::ParityErrors e;
-  {
-    net.eval();
-    torch::NoGradGuard no_grad;
-    e.output = parity::RelError(w->Forward(), ref.output);
-  }
-  net.train();
-  torch::manual_seed(1234);  // parity_common.TRAIN_SEED (the step draws nothing)
-  e.loss = parity::RelError(w->TrainStep(), ref.loss);
-  auto ours = net.named_parameters();
-  for (const auto& [name, t] : ref.updated) {
-    auto* p = ours.find(name);
-    REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
-    const double err = parity::RelError(*p, t);
-    if (err > e.updated_max) {
-      e.updated_max = err;
-      e.worst_param = name;
-    }
-  }
+  // parity_common.TRAIN_SEED (the step draws nothing)
+  const parity::ParityErrors e = parity::MeasureParity(*w, ref, 1234);
   const auto& len = w->inputs().at("lengths");
   std::cout << "parity pytorch_struct (" << (dbl ? "float64" : "float32") << ", lengths " << len[0].item<int64_t>()
             << ", " << len[1].item<int64_t>() << ", " << len[2].item<int64_t>() << "): params "

@@ -94,29 +94,9 @@ TEST_CASE("parity yolov3") {
   REQUIRE(ref_is_double);
   auto w = Build(models::Mode::kTrain, ref.inputs.at("images").size(0), /*smoke=*/true);
   w->CastTo(torch::kDouble);
-  auto& net = w->net();
-  parity::CheckSameStructure(net, ref);
-  parity::LoadWeights(net, ref);
-  parity::UseReferenceInputs(*w, ref);
-  parity::ParityErrors e;
-  {
-    net.eval();
-    torch::NoGradGuard no_grad;
-    e.output = parity::RelError(w->Forward(), ref.output);
-  }
-  net.train();
-  torch::manual_seed(1234);  // parity_common.TRAIN_SEED
-  e.loss = parity::RelError(w->TrainStep(), ref.loss);
-  auto ours = net.named_parameters();
+  const parity::ParityErrors e = parity::MeasureParity(*w, ref, 1234);  // parity_common.TRAIN_SEED
   int64_t moved = 0;
   for (const auto& [name, t] : ref.updated) {
-    auto* p = ours.find(name);
-    REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
-    const double err = parity::RelError(*p, t);
-    if (err > e.updated_max) {
-      e.updated_max = err;
-      e.worst_param = name;
-    }
     if (!torch::equal(t, ref.params.at(name))) ++moved;
   }
   std::cout << "parity yolov3 (float64): params " << ref.param_count << ", output rel err " << e.output
