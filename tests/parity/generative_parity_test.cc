@@ -13,8 +13,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <iostream>
 
 #include "tests/parity/parity.h"
@@ -40,39 +38,6 @@ std::unique_ptr<models::Workload> Build(const std::string& id, models::Mode mode
 
 int64_t ParamsAtFullSize(const std::string& id) {
   return parity::ParameterCount(Build(id, models::Mode::kEval, 1, /*smoke=*/false)->net());
-}
-
-// Runs Step() twice in each supported mode at the smoke batch sizes and checks
-// that losses, outputs and parameters stay finite.
-void Smoke(const std::string& id) {
-  using Clock = std::chrono::steady_clock;
-  const auto* info = models::FindModel(id);
-  REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
-  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    if (mode == models::Mode::kTrain && !info->supports_train) continue;
-    if (mode == models::Mode::kEval && !info->supports_eval) continue;
-    auto w = Build(id, mode, info->smoke_batch.For(mode), /*smoke=*/true);
-    w->net().train(mode == models::Mode::kTrain);
-    for (int i = 0; i < 2; ++i) {
-      auto start = Clock::now();
-      const std::clock_t cpu_start = std::clock();
-      if (mode == models::Mode::kTrain) {
-        auto loss = w->TrainStep();
-        CHECK(loss.numel() == 1);
-        CHECK(torch::isfinite(loss).all().item<bool>());
-      } else {
-        c10::InferenceMode guard;
-        auto out = w->Forward();
-        CHECK(out.size(0) == info->smoke_batch.eval);
-        CHECK(torch::isfinite(out).all().item<bool>());
-      }
-      double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-      double cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-      std::cout << "smoke " << id << " " << models::ModeName(mode) << " step " << i << ": " << ms << " ms wall, "
-                << cpu_ms << " ms CPU" << std::endl;
-    }
-    for (const auto& p : w->net().parameters()) CHECK(torch::isfinite(p).all().item<bool>());
-  }
 }
 
 // parity::CheckModelParity's protocol (structure, weights, eval output, one
@@ -164,7 +129,7 @@ TEST_CASE("parity dcgan parameter count") {
   CHECK(got == generator + discriminator);
 }
 
-TEST_CASE("smoke dcgan") { Smoke("dcgan"); }
+TEST_CASE("smoke dcgan") { parity::SmokeCheck("dcgan", {.eval_batch_first = true}); }
 
 // ------------------------------------------------ pytorch_CycleGAN_and_pix2pix
 
@@ -188,7 +153,7 @@ TEST_CASE("parity pytorch_cyclegan_and_pix2pix parameter count") {
   CHECK(got == 2 * (generator + discriminator));
 }
 
-TEST_CASE("smoke pytorch_cyclegan_and_pix2pix") { Smoke("pytorch_cyclegan_and_pix2pix"); }
+TEST_CASE("smoke pytorch_cyclegan_and_pix2pix") { parity::SmokeCheck("pytorch_cyclegan_and_pix2pix", {.eval_batch_first = true}); }
 
 // ------------------------------------------------------------ pytorch_stargan
 
@@ -215,7 +180,7 @@ TEST_CASE("parity pytorch_stargan parameter count") {
   CHECK(got == generator + discriminator);
 }
 
-TEST_CASE("smoke pytorch_stargan") { Smoke("pytorch_stargan"); }
+TEST_CASE("smoke pytorch_stargan") { parity::SmokeCheck("pytorch_stargan", {.eval_batch_first = true}); }
 
 // ---------------------------------------------------------------- super_slomo
 
@@ -255,7 +220,7 @@ TEST_CASE("parity super_slomo parameter count") {
   CHECK(frozen == vgg);
 }
 
-TEST_CASE("smoke super_slomo") { Smoke("super_slomo"); }
+TEST_CASE("smoke super_slomo") { parity::SmokeCheck("super_slomo", {.eval_batch_first = true}); }
 
 // --------------------------------------------------------- background_matting
 
@@ -295,4 +260,4 @@ TEST_CASE("parity background_matting parameter count") {
   CHECK(frozen == generator);
 }
 
-TEST_CASE("smoke background_matting") { Smoke("background_matting"); }
+TEST_CASE("smoke background_matting") { parity::SmokeCheck("background_matting", {.eval_batch_first = true}); }

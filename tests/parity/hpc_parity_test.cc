@@ -9,9 +9,7 @@
 
 #include <torch/torch.h>
 
-#include <chrono>
 #include <cmath>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -80,45 +78,6 @@ std::unique_ptr<models::Workload> MakeWorkload(const std::string& id, models::Mo
   opt.batch_size = batch;
   models::SeedAll(0);
   return info->create(opt);
-}
-
-// Builds the workload at its smoke sizes for each supported mode, runs
-// Step() twice and checks the result is finite; prints ms per step.
-void Smoke(const std::string& id) {
-  const auto* info = models::FindModel(id);
-  REQUIRE(info != nullptr);
-  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    const bool supported = mode == models::Mode::kTrain ? info->supports_train : info->supports_eval;
-    if (!supported) {
-      CHECK_FALSE(info->unsupported_reason.empty());
-      std::cout << "smoke " << id << " " << models::ModeName(mode) << ": unsupported (" << info->unsupported_reason
-                << ")" << std::endl;
-      continue;
-    }
-    auto w = MakeWorkload(id, mode, info->smoke_batch.For(mode));
-    // Wall and process CPU time: on a shared machine the wall clock mostly
-    // measures the neighbours, the CPU time what a step costs.
-    double ms[2], cpu_ms[2];
-    for (int i = 0; i < 2; ++i) {
-      auto t0 = std::chrono::steady_clock::now();
-      const std::clock_t c0 = std::clock();
-      w->Step(mode);
-      cpu_ms[i] = 1000.0 * static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-      ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    }
-    torch::Tensor result;
-    if (mode == models::Mode::kTrain) {
-      result = w->TrainStep();
-    } else {
-      torch::NoGradGuard no_grad;
-      result = w->Forward();
-    }
-    CHECK(result.defined());
-    CHECK(torch::isfinite(result).all().item<bool>());
-    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << info->smoke_batch.For(mode)
-              << ": " << ms[0] << " ms (first), " << ms[1] << " ms (second) per step; CPU " << cpu_ms[0] << " / "
-              << cpu_ms[1] << " ms" << std::endl;
-  }
 }
 
 // Python's ceil(2 n^(1/3)), ceil(2 n^(1/3)), ceil(n^(1/3) / 4) for the sizes
@@ -265,6 +224,6 @@ TEST_CASE("parity lennard_jones target physics") {
   }
 }
 
-TEST_CASE("smoke pyhpc_equation_of_state") { Smoke("pyhpc_equation_of_state"); }
-TEST_CASE("smoke pyhpc_isoneutral_mixing") { Smoke("pyhpc_isoneutral_mixing"); }
-TEST_CASE("smoke lennard_jones") { Smoke("lennard_jones"); }
+TEST_CASE("smoke pyhpc_equation_of_state") { parity::SmokeCheck("pyhpc_equation_of_state"); }
+TEST_CASE("smoke pyhpc_isoneutral_mixing") { parity::SmokeCheck("pyhpc_isoneutral_mixing"); }
+TEST_CASE("smoke lennard_jones") { parity::SmokeCheck("lennard_jones"); }

@@ -8,7 +8,6 @@
 // headers expose for this test.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <iostream>
 #include <optional>
 #include <regex>
@@ -29,53 +28,6 @@ const models::ModelInfo& Registered(const std::string& id) {
   const auto* info = models::FindModel(id);
   REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
   return *info;
-}
-
-// Builds the workload at its smoke batch size for each supported mode, runs
-// its step and checks that what it produced is finite. `single_step`: one
-// step per mode (the train step is TrainStep(), which is what Step(kTrain)
-// runs, so its loss can be checked), for the large configurations whose
-// workload alone is several GB and whose step takes seconds; otherwise a
-// warm-up Step(), a timed Step() and a checked step, as the other NLP smoke
-// tests do. `eval_only`: skip the train step, for the models whose train
-// step with Adam needs about 12 GB (hf_t5_large, hf_gpt2_large), more than
-// CI's 24 GB machine spares while it runs two tests at once; their train
-// step is checked by the parity test at 2 layers.
-void Smoke(const std::string& id, bool single_step = false, bool eval_only = false) {
-  const auto& info = Registered(id);
-  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    if (mode == models::Mode::kTrain && (!info.supports_train || eval_only)) continue;
-    if (mode == models::Mode::kEval && !info.supports_eval) continue;
-    models::WorkloadOptions opt;
-    opt.mode = mode;
-    opt.batch_size = info.smoke_batch.For(mode);
-    opt.smoke = true;
-    models::SeedAll(0);
-    auto w = info.create(opt);
-    double ms = -1;
-    if (!single_step) {
-      w->Step(mode);  // warm-up
-      auto t0 = std::chrono::steady_clock::now();
-      w->Step(mode);
-      ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    }
-    auto t0 = std::chrono::steady_clock::now();
-    torch::Tensor out;
-    if (mode == models::Mode::kTrain) {
-      out = w->TrainStep();
-    } else {
-      c10::InferenceMode guard;
-      out = w->Forward();
-    }
-    if (single_step) ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    CHECK(out.defined());
-    CHECK(torch::isfinite(out).all().item<bool>());
-    if (mode == models::Mode::kTrain) {
-      for (const auto& p : w->net().parameters()) REQUIRE(torch::isfinite(p).all().item<bool>());
-    }
-    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size << ": " << ms
-              << " ms/step" << std::endl;
-  }
 }
 
 // Parameters whose gradient is identically zero: an attention key bias b_k
@@ -180,20 +132,20 @@ TEST_CASE("parity hf_distil_bert") {
   CheckParity(Registered("hf_distil_bert"),
               {"hf_distil_bert", std::regex(R"(distilbert\.transformer\.layer\.\d+\.attention\.k_lin\.bias)")});
 }
-TEST_CASE("smoke hf_distil_bert") { Smoke("hf_distil_bert"); }
+TEST_CASE("smoke hf_distil_bert") { parity::SmokeCheck("hf_distil_bert"); }
 
 TEST_CASE("parity hf_albert") {
   CheckParity(Registered("hf_albert"),
               {"hf_albert",
                std::regex(R"(albert\.encoder\.albert_layer_groups\.\d+\.albert_layers\.\d+\.attention\.key\.bias)")});
 }
-TEST_CASE("smoke hf_albert") { Smoke("hf_albert"); }
+TEST_CASE("smoke hf_albert") { parity::SmokeCheck("hf_albert"); }
 
 TEST_CASE("parity hf_bart") {
   CheckParity(Registered("hf_bart"),
               {"hf_bart", std::regex(R"(model\.(en|de)coder\.layers\.\d+\.(self_attn|encoder_attn)\.k_proj\.bias)")});
 }
-TEST_CASE("smoke hf_bart") { Smoke("hf_bart"); }
+TEST_CASE("smoke hf_bart") { parity::SmokeCheck("hf_bart"); }
 
 // The large configurations: parity with 2 layers per stack (the first T5
 // block carries the relative position bias, so 2 blocks exercise both kinds),
@@ -203,13 +155,13 @@ TEST_CASE("parity hf_bert_large") {
               {"hf_bert_large.l2", std::regex(R"(bert\.encoder\.layer\.\d+\.attention\.self\.key\.bias)")});
   CheckFullParameterCount("hf_bert_large");
 }
-TEST_CASE("smoke hf_bert_large") { Smoke("hf_bert_large", /*single_step=*/true); }
+TEST_CASE("smoke hf_bert_large") { parity::SmokeCheck("hf_bert_large", {.train_steps = 1, .eval_steps = 1}); }
 
 TEST_CASE("parity hf_t5_base") {
   CheckParity(models::T5BaseInfo(2), {"hf_t5_base.l2", std::nullopt});
   CheckFullParameterCount("hf_t5_base");
 }
-TEST_CASE("smoke hf_t5_base") { Smoke("hf_t5_base", /*single_step=*/true); }
+TEST_CASE("smoke hf_t5_base") { parity::SmokeCheck("hf_t5_base", {.train_steps = 1, .eval_steps = 1}); }
 
 // The largest configurations: parity at 2 layers per stack, the full
 // configuration's parameter count on the meta device, and an eval-only smoke
@@ -218,10 +170,10 @@ TEST_CASE("parity hf_t5_large") {
   CheckParity(models::T5LargeInfo(2), {"hf_t5_large.l2", std::nullopt});
   CheckFullParameterCount("hf_t5_large");
 }
-TEST_CASE("smoke hf_t5_large") { Smoke("hf_t5_large", /*single_step=*/true, /*eval_only=*/true); }
+TEST_CASE("smoke hf_t5_large") { parity::SmokeCheck("hf_t5_large", {.train_steps = 1, .eval_steps = 1, .skip_train = true}); }
 
 TEST_CASE("parity hf_gpt2_large") {
   CheckParity(models::Gpt2LargeInfo(2), {"hf_gpt2_large.l2", std::nullopt});
   CheckFullParameterCount("hf_gpt2_large");
 }
-TEST_CASE("smoke hf_gpt2_large") { Smoke("hf_gpt2_large", /*single_step=*/true, /*eval_only=*/true); }
+TEST_CASE("smoke hf_gpt2_large") { parity::SmokeCheck("hf_gpt2_large", {.train_steps = 1, .eval_steps = 1, .skip_train = true}); }

@@ -13,7 +13,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <iostream>
 #include <optional>
 #include <regex>
@@ -28,43 +27,6 @@ using namespace torchgauge;
 namespace {
 
 constexpr const char* kScript = "ref_transformers_c.py";
-
-// Builds the workload at its smoke batch size for each supported mode, runs
-// Step() twice and checks that what it produced is finite.
-void Smoke(const std::string& id) {
-  const auto* info = models::FindModel(id);
-  REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
-  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    if (mode == models::Mode::kTrain && !info->supports_train) continue;
-    if (mode == models::Mode::kEval && !info->supports_eval) continue;
-    models::WorkloadOptions opt;
-    opt.mode = mode;
-    opt.batch_size = info->smoke_batch.For(mode);
-    opt.smoke = true;
-    models::SeedAll(0);
-    auto w = info->create(opt);
-    w->Step(mode);  // warm-up
-    auto t0 = std::chrono::steady_clock::now();
-    w->Step(mode);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    torch::Tensor out;
-    if (mode == models::Mode::kTrain) {
-      out = w->TrainStep();
-    } else {
-      c10::InferenceMode guard;
-      out = w->Forward();
-    }
-    CHECK(out.defined());
-    CHECK(torch::isfinite(out).all().item<bool>());
-    if (mode == models::Mode::kTrain) {
-      for (const auto& p : w->net().parameters()) {
-        REQUIRE(torch::isfinite(p).all().item<bool>());
-      }
-    }
-    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size << ": " << ms
-              << " ms/step" << std::endl;
-  }
-}
 
 // Attention key biases have an identically zero gradient (adding b_k to
 // every key adds the same q.b_k to a whole row of scores, which softmax
@@ -201,18 +163,18 @@ TEST_CASE("parity fambench_xlmr") {
                 ZeroGradParams{std::regex(R"(roberta\.encoder\.layer\.\d+\.attention\.self\.key\.bias)"), 0.01,
                                /*sgd=*/true});
 }
-TEST_CASE("smoke fambench_xlmr") { Smoke("fambench_xlmr"); }
+TEST_CASE("smoke fambench_xlmr") { parity::SmokeCheck("fambench_xlmr"); }
 
 TEST_CASE("parity hf_bigbird") {
   CheckFullStructure("hf_bigbird");
   CheckParityOf(models::HfBigBirdInfoForTest(2), "hf_bigbird", kScript,
                 ZeroGradParams{std::regex(R"(bert\.encoder\.layer\.\d+\.attention\.self\.key\.bias)"), 1e-3});
 }
-TEST_CASE("smoke hf_bigbird") { Smoke("hf_bigbird"); }
+TEST_CASE("smoke hf_bigbird") { parity::SmokeCheck("hf_bigbird"); }
 
 TEST_CASE("parity hf_longformer") {
   CheckFullStructure("hf_longformer");
   CheckParityOf(models::HfLongformerInfoForTest(2), "hf_longformer", kScript,
                 ZeroGradParams{std::regex(R"(longformer\.encoder\.layer\.\d+\.attention\.self\.key\.bias)"), 1e-3});
 }
-TEST_CASE("smoke hf_longformer") { Smoke("hf_longformer"); }
+TEST_CASE("smoke hf_longformer") { parity::SmokeCheck("hf_longformer"); }

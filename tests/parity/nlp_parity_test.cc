@@ -3,7 +3,6 @@
 // attention_is_all_you_need_pytorch against the published architecture.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <iostream>
 #include <regex>
 
@@ -12,43 +11,6 @@
 using namespace torchgauge;
 
 namespace {
-
-// Builds the workload at its smoke batch size for each supported mode, runs
-// Step() twice and checks that what it produced is finite.
-void Smoke(const std::string& id) {
-  const auto* info = models::FindModel(id);
-  REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
-  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    if (mode == models::Mode::kTrain && !info->supports_train) continue;
-    if (mode == models::Mode::kEval && !info->supports_eval) continue;
-    models::WorkloadOptions opt;
-    opt.mode = mode;
-    opt.batch_size = info->smoke_batch.For(mode);
-    opt.smoke = true;
-    models::SeedAll(0);
-    auto w = info->create(opt);
-    w->Step(mode);  // warm-up
-    auto t0 = std::chrono::steady_clock::now();
-    w->Step(mode);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    torch::Tensor out;
-    if (mode == models::Mode::kTrain) {
-      out = w->TrainStep();
-    } else {
-      c10::InferenceMode guard;
-      out = w->Forward();
-    }
-    CHECK(out.defined());
-    CHECK(torch::isfinite(out).all().item<bool>());
-    if (mode == models::Mode::kTrain) {
-      for (const auto& p : w->net().parameters()) {
-        REQUIRE(torch::isfinite(p).all().item<bool>());
-      }
-    }
-    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size << ": " << ms
-              << " ms/step" << std::endl;
-  }
-}
 
 // Attention key biases have an identically zero gradient: adding b_k to every
 // key shifts each query's scores by the same q.b_k, which softmax ignores.
@@ -137,13 +99,13 @@ void CheckNlpParity(const std::string& id, const std::vector<ZeroGradSlice>& zer
 TEST_CASE("parity hf_bert") {
   CheckNlpParity("hf_bert", {{std::regex(R"(bert\.encoder\.layer\.\d+\.attention\.self\.key\.bias)")}}, 1e-3);
 }
-TEST_CASE("smoke hf_bert") { Smoke("hf_bert"); }
+TEST_CASE("smoke hf_bert") { parity::SmokeCheck("hf_bert"); }
 
 TEST_CASE("parity hf_gpt2") { parity::CheckModelParity("hf_gpt2", "ref_transformers.py"); }
-TEST_CASE("smoke hf_gpt2") { Smoke("hf_gpt2"); }
+TEST_CASE("smoke hf_gpt2") { parity::SmokeCheck("hf_gpt2"); }
 
 TEST_CASE("parity hf_t5") { parity::CheckModelParity("hf_t5", "ref_transformers.py"); }
-TEST_CASE("smoke hf_t5") { Smoke("hf_t5"); }
+TEST_CASE("smoke hf_t5") { parity::SmokeCheck("hf_t5"); }
 
 // No PyPI reference: the count is derived here from the published
 // architecture (TorchBench's opt namespace and jadore801120's Models.py),
@@ -172,4 +134,4 @@ TEST_CASE("parity attention_is_all_you_need_pytorch parameter count") {
   CHECK(shapes.at("encoder.position_enc.pos_table") == std::vector<int64_t>{1, 200, d});
   CHECK(shapes.at("decoder.position_enc.pos_table") == std::vector<int64_t>{1, 200, d});
 }
-TEST_CASE("smoke attention_is_all_you_need_pytorch") { Smoke("attention_is_all_you_need_pytorch"); }
+TEST_CASE("smoke attention_is_all_you_need_pytorch") { parity::SmokeCheck("attention_is_all_you_need_pytorch"); }

@@ -12,8 +12,6 @@
 
 #include <torch/torch.h>
 
-#include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -66,43 +64,6 @@ std::unique_ptr<models::Workload> MakeWorkload(const std::string& id, models::Mo
   opt.batch_size = batch;
   models::SeedAll(0);
   return info->create(opt);
-}
-
-// Builds the workload at its smoke sizes for each supported mode, runs
-// Step() twice, checks the result is finite and prints ms per step.
-void Smoke(const std::string& id) {
-  const auto* info = models::FindModel(id);
-  REQUIRE(info != nullptr);
-  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    const bool supported = mode == models::Mode::kTrain ? info->supports_train : info->supports_eval;
-    if (!supported) {
-      CHECK_FALSE(info->unsupported_reason.empty());
-      std::cout << "smoke " << id << " " << models::ModeName(mode) << ": unsupported (" << info->unsupported_reason
-                << ")" << std::endl;
-      continue;
-    }
-    auto w = MakeWorkload(id, mode, info->smoke_batch.For(mode));
-    double ms[2], cpu_ms[2];
-    for (int i = 0; i < 2; ++i) {
-      auto t0 = std::chrono::steady_clock::now();
-      const std::clock_t c0 = std::clock();
-      w->Step(mode);
-      cpu_ms[i] = 1000.0 * static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
-      ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    }
-    torch::Tensor result;
-    if (mode == models::Mode::kTrain) {
-      result = w->TrainStep();
-    } else {
-      torch::NoGradGuard no_grad;
-      result = w->Forward();
-    }
-    CHECK(result.defined());
-    CHECK(torch::isfinite(result).all().item<bool>());
-    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << info->smoke_batch.For(mode)
-              << ": " << ms[0] << " ms (first), " << ms[1] << " ms (second) per step; CPU " << cpu_ms[0] << " / "
-              << cpu_ms[1] << " ms" << std::endl;
-  }
 }
 
 int64_t TrainableCount(torch::nn::Module& net) {
@@ -162,7 +123,7 @@ TEST_CASE("parity pyhpc_turbulent_kinetic_energy") {
   CHECK(ElementwiseRelError(inputs2->inputs().at("tke"), expected.at("tke")) > kTol);
 }
 
-TEST_CASE("smoke pyhpc_turbulent_kinetic_energy") { Smoke("pyhpc_turbulent_kinetic_energy"); }
+TEST_CASE("smoke pyhpc_turbulent_kinetic_energy") { parity::SmokeCheck("pyhpc_turbulent_kinetic_energy"); }
 
 // --------------------------------------------------------------------- MAML
 
@@ -249,8 +210,8 @@ TEST_CASE("parity maml_omniglot parameter count") {
   CHECK(parity::NamedShapes(w->net()).count("1.running_mean") == 1);
 }
 
-TEST_CASE("smoke maml") { Smoke("maml"); }
-TEST_CASE("smoke maml_omniglot") { Smoke("maml_omniglot"); }
+TEST_CASE("smoke maml") { parity::SmokeCheck("maml"); }
+TEST_CASE("smoke maml_omniglot") { parity::SmokeCheck("maml_omniglot"); }
 
 
 // --------------------------------------------------------------------- MoCo
@@ -356,4 +317,4 @@ TEST_CASE("parity moco parameter count") {
   CHECK(names.at("queue") == std::vector<int64_t>{128, 32000});
 }
 
-TEST_CASE("smoke moco") { Smoke("moco"); }
+TEST_CASE("smoke moco") { parity::SmokeCheck("moco"); }

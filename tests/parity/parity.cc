@@ -3,6 +3,8 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -168,6 +170,70 @@ ParityErrors CheckModelParity(const std::string& model_id, const std::string& sc
   CHECK(e.loss <= tol);
   CHECK(e.updated_max <= tol);
   return e;
+}
+
+namespace {
+
+// One mode of SmokeCheck; returns the last step's wall and CPU milliseconds.
+std::pair<double, double> SmokeMode(const models::ModelInfo& info, models::Mode mode, int steps,
+                                    bool batch_first) {
+  models::WorkloadOptions opt;
+  opt.mode = mode;
+  opt.batch_size = info.smoke_batch.For(mode);
+  opt.smoke = true;
+  opt.seed = 0;
+  models::SeedAll(0);
+  auto w = info.create(opt);
+  const bool train = mode == models::Mode::kTrain;
+  if (train) w->net().train();
+  else w->net().eval();
+  for (int i = 1; i < steps; ++i) w->Step(mode);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::clock_t c0 = std::clock();
+  torch::Tensor out;
+  if (train) {
+    out = w->TrainStep();
+  } else {
+    // No-grad, not inference mode: Forward() of the models whose eval needs
+    // autograd (lennard_jones' forces, maml's inner loop) turns grad back on.
+    torch::NoGradGuard no_grad;
+    out = w->Forward();
+  }
+  const double cpu_ms = 1000.0 * static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  INFO(info.id, " ", models::ModeName(mode));
+  REQUIRE(out.defined());
+  CHECK(torch::isfinite(out).all().item<bool>());
+  if (!train && batch_first) CHECK((out.dim() > 0 && out.size(0) == opt.batch_size));
+  if (train) {
+    for (const auto& item : w->net().named_parameters()) {
+      INFO("parameter ", item.key());
+      CHECK(torch::isfinite(item.value()).all().item<bool>());
+    }
+  }
+  return {ms, cpu_ms};
+}
+
+}  // namespace
+
+void SmokeCheck(const std::string& model_id, const SmokeOptions& options) {
+  const auto* info = models::FindModel(model_id);
+  REQUIRE_MESSAGE(info != nullptr, "model not registered: ", model_id);
+  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
+    const bool train = mode == models::Mode::kTrain;
+    if (train && options.skip_train) continue;
+    if (!(train ? info->supports_train : info->supports_eval)) {
+      CHECK_FALSE(info->unsupported_reason.empty());
+      std::cout << "smoke " << model_id << " " << models::ModeName(mode) << ": unsupported ("
+                << info->unsupported_reason << ")" << std::endl;
+      continue;
+    }
+    const int steps = train ? options.train_steps : options.eval_steps;
+    const auto [ms, cpu_ms] = SmokeMode(*info, mode, steps, options.eval_batch_first);
+    std::cout << "smoke " << model_id << " " << models::ModeName(mode) << " batch " << info->smoke_batch.For(mode)
+              << ": step " << steps << " of " << steps << " " << ms << " ms wall, " << cpu_ms << " ms CPU"
+              << std::endl;
+  }
 }
 
 }  // namespace torchgauge::parity

@@ -84,4 +84,23 @@ ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uin
 ParityErrors CheckModelParity(const std::string& model_id, const std::string& script, double tol = 1e-4,
                               uint64_t train_seed = 1234);
 
+// The smoke check of one registered model, as the collector's worker runs
+// it: for each mode the model supports, a seeded workload at the model's
+// smoke batch (WorkloadOptions::smoke), net().train()/eval() as the worker
+// sets it, `steps - 1` plain steps, then one checked step: TrainStep()'s loss
+// or Forward()'s output (inference mode) must be finite, and after a train
+// step every parameter too. A mode the model does not support must carry a
+// reason. Prints each mode's last step in ms (wall and process CPU time: on a
+// shared machine the wall clock mostly measures the neighbours).
+struct SmokeOptions {
+  int train_steps = 2;
+  int eval_steps = 2;
+  // Leave train out, for the models whose smoke train step needs more memory
+  // than CI spares next to another test (their parity test checks train).
+  bool skip_train = false;
+  // Also check that the eval output's first dimension is the batch.
+  bool eval_batch_first = false;
+};
+void SmokeCheck(const std::string& model_id, const SmokeOptions& options = {});
+
 }  // namespace torchgauge::parity

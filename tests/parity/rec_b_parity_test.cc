@@ -80,40 +80,6 @@ bool AllFinite(torch::nn::Module& net) {
   return true;
 }
 
-// Builds the model at its smoke batch sizes, runs Step() three times per mode
-// and checks that the loss, outputs and parameters stay finite.
-void Smoke(const std::string& id) {
-  const auto* info = models::FindModel(id);
-  REQUIRE(info != nullptr);
-  if (info->supports_train) {
-    auto w = Build(id, models::Mode::kTrain, info->smoke_batch.train, /*smoke=*/true);
-    w->net().train();
-    auto t0 = std::chrono::steady_clock::now();
-    w->Step(models::Mode::kTrain);
-    w->Step(models::Mode::kTrain);
-    auto loss = w->TrainStep();
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 3;
-    CHECK(loss.numel() == 1);
-    CHECK(std::isfinite(loss.item<double>()));
-    CHECK(AllFinite(w->net()));
-    std::cout << "smoke " << id << " train batch " << info->smoke_batch.train << ": " << ms << " ms/step, loss "
-              << loss.item<double>() << std::endl;
-  }
-  if (info->supports_eval) {
-    auto w = Build(id, models::Mode::kEval, info->smoke_batch.eval, /*smoke=*/true);
-    w->net().eval();
-    w->Step(models::Mode::kEval);
-    torch::Tensor out;
-    {
-      c10::InferenceMode g;
-      out = w->Forward();
-    }
-    CHECK(out.size(0) == info->smoke_batch.eval);
-    CHECK(torch::isfinite(out).all().item<bool>());
-    std::cout << "smoke " << id << " eval batch " << info->smoke_batch.eval << ": output " << out.sizes() << std::endl;
-  }
-}
-
 }  // namespace
 
 // ------------------------------------------------------------ torchrec_dlrm
@@ -159,7 +125,7 @@ TEST_CASE("parity torchrec_dlrm tables get sparse gradients on looked-up rows on
   CHECK_FALSE(changed.any().item<bool>());
 }
 
-TEST_CASE("smoke torchrec_dlrm") { Smoke("torchrec_dlrm"); }
+TEST_CASE("smoke torchrec_dlrm") { parity::SmokeCheck("torchrec_dlrm", {.eval_batch_first = true}); }
 
 // ------------------------------------------------------------------- ncf
 
@@ -194,7 +160,7 @@ TEST_CASE("parity ncf parameter count") {
   CHECK(((p > 0) & (p < 1)).all().item<bool>());
 }
 
-TEST_CASE("smoke ncf") { Smoke("ncf"); }
+TEST_CASE("smoke ncf") { parity::SmokeCheck("ncf", {.eval_batch_first = true}); }
 
 // ---------------------------------------------------------------- deepfm
 
@@ -254,4 +220,4 @@ TEST_CASE("parity deepfm FM term is the sum of pairwise inner products") {
   CHECK(parity::RelError(logit, pairwise) <= 1e-4);
 }
 
-TEST_CASE("smoke deepfm") { Smoke("deepfm"); }
+TEST_CASE("smoke deepfm") { parity::SmokeCheck("deepfm", {.eval_batch_first = true}); }

@@ -61,44 +61,6 @@ double TimeSteps(models::Workload& w, models::Mode mode, int steps) {
   return std::chrono::duration<double, std::milli>(t1 - t0).count() / steps;
 }
 
-// Builds the model at its smoke batch sizes, runs Step() twice per mode and
-// checks that the loss, outputs and parameters stay finite.
-void Smoke(const std::string& id) {
-  const auto* info = models::FindModel(id);
-  REQUIRE(info != nullptr);
-  if (info->supports_train) {
-    auto t0 = std::chrono::steady_clock::now();
-    auto w = Build(id, models::Mode::kTrain, info->smoke_batch.train, /*smoke=*/true);
-    std::cout << "smoke " << id << " train build: "
-              << std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() << " ms"
-              << std::endl;
-    w->net().train();
-    w->Step(models::Mode::kTrain);  // warm-up
-    double ms = TimeSteps(*w, models::Mode::kTrain, 2);
-    auto loss = w->TrainStep();
-    CHECK(loss.numel() == 1);
-    CHECK(std::isfinite(loss.item<double>()));
-    CHECK(AllFinite(w->net()));
-    std::cout << "smoke " << id << " train batch " << info->smoke_batch.train << ": " << ms << " ms/step, loss "
-              << loss.item<double>() << std::endl;
-  }
-  if (info->supports_eval) {
-    auto w = Build(id, models::Mode::kEval, info->smoke_batch.eval, /*smoke=*/true);
-    w->net().eval();
-    w->Step(models::Mode::kEval);
-    double ms = TimeSteps(*w, models::Mode::kEval, 2);
-    torch::Tensor out;
-    {
-      c10::InferenceMode g;
-      out = w->Forward();
-    }
-    CHECK(out.size(0) == info->smoke_batch.eval);
-    CHECK(torch::isfinite(out).all().item<bool>());
-    std::cout << "smoke " << id << " eval batch " << info->smoke_batch.eval << ": " << ms << " ms/step"
-              << std::endl;
-  }
-}
-
 }  // namespace
 
 // ------------------------------------------------------------------ dlrm
@@ -152,7 +114,7 @@ TEST_CASE("parity dlrm embedding gradients are sparse") {
   CHECK_FALSE(changed.any().item<bool>());
 }
 
-TEST_CASE("smoke dlrm") { Smoke("dlrm"); }
+TEST_CASE("smoke dlrm") { parity::SmokeCheck("dlrm", {.eval_batch_first = true}); }
 
 // ------------------------------------------------------- nvidia_deeprecommender
 
@@ -194,7 +156,7 @@ TEST_CASE("parity nvidia_deeprecommender masked loss") {
   CHECK(parity::RelError(loss, expected) <= 1e-5);
 }
 
-TEST_CASE("smoke nvidia_deeprecommender") { Smoke("nvidia_deeprecommender"); }
+TEST_CASE("smoke nvidia_deeprecommender") { parity::SmokeCheck("nvidia_deeprecommender", {.eval_batch_first = true}); }
 
 // ------------------------------------------------------- soft_actor_critic
 
@@ -234,7 +196,7 @@ TEST_CASE("parity soft_actor_critic target critics track by Polyak averaging") {
   CHECK_FALSE(torch::equal(params["target_critic1.fc3.weight"], target_before));
 }
 
-TEST_CASE("smoke soft_actor_critic") { Smoke("soft_actor_critic"); }
+TEST_CASE("smoke soft_actor_critic") { parity::SmokeCheck("soft_actor_critic", {.eval_batch_first = true}); }
 
 // ------------------------------------------------------------------ drq
 
@@ -295,7 +257,7 @@ TEST_CASE("parity drq actor loss leaves the shared convolutions to the critic") 
   CHECK_FALSE(torch::equal(params["actor.encoder.head.0.weight"], head_before));
 }
 
-TEST_CASE("smoke drq") { Smoke("drq"); }
+TEST_CASE("smoke drq") { parity::SmokeCheck("drq", {.eval_batch_first = true}); }
 
 // ------------------------------------------------------------ environments
 

@@ -12,7 +12,6 @@
 // ref_reformer.py).
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <iostream>
 #include <memory>
 
@@ -108,44 +107,10 @@ void CheckReducedParity() {
   CHECK(worst <= 1e-4);
 }
 
-// Builds the registered workload at its smoke batch size for each mode, runs
-// steps and checks that what they produced is finite. Training runs one step
-// only: it needs the full 4096-token axial grid (tens of seconds on 2 busy
-// cores); eval runs a warm-up and a timed step at its short smoke length.
-void Smoke(const std::string& id) {
-  const auto* info = models::FindModel(id);
-  REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
-  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    models::WorkloadOptions opt;
-    opt.mode = mode;
-    opt.batch_size = info->smoke_batch.For(mode);
-    opt.smoke = true;
-    models::SeedAll(0);
-    auto w = info->create(opt);
-    if (mode == models::Mode::kEval) w->Step(mode);  // warm-up
-    auto t0 = std::chrono::steady_clock::now();
-    torch::Tensor out;
-    if (mode == models::Mode::kTrain) {
-      out = w->TrainStep();
-    } else {
-      c10::InferenceMode guard;
-      out = w->Forward();
-    }
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    CHECK(out.defined());
-    CHECK(torch::isfinite(out).all().item<bool>());
-    if (mode == models::Mode::kTrain) {
-      for (const auto& p : w->net().parameters()) REQUIRE(torch::isfinite(p).all().item<bool>());
-    }
-    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size << " seq "
-              << w->inputs().at("input_ids").size(1) << ": " << ms << " ms/step" << std::endl;
-  }
-}
-
 }  // namespace
 
 TEST_CASE("parity hf_reformer") {
   CheckFullStructure();
   CheckReducedParity();
 }
-TEST_CASE("smoke hf_reformer") { Smoke("hf_reformer"); }
+TEST_CASE("smoke hf_reformer") { parity::SmokeCheck("hf_reformer", {.train_steps = 1}); }

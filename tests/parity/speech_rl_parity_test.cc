@@ -12,7 +12,6 @@
 // independently of both implementations.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <optional>
@@ -71,41 +70,6 @@ void CheckWorkloadParity(const std::string& label, models::Workload& w, const pa
   CHECK(worst <= tol);
 }
 
-// Builds the model at its smoke batch sizes (smoke=true), runs Step() twice
-// per supported mode and checks that the loss, the outputs and the
-// parameters stay finite.
-void Smoke(const std::string& id) {
-  using Clock = std::chrono::steady_clock;
-  const auto* info = models::FindModel(id);
-  REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
-  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    if (mode == models::Mode::kTrain ? !info->supports_train : !info->supports_eval) continue;
-    models::WorkloadOptions opt;
-    opt.mode = mode;
-    opt.batch_size = info->smoke_batch.For(mode);
-    opt.smoke = true;
-    models::SeedAll(0);
-    auto w = info->create(opt);
-    w->net().train(mode == models::Mode::kTrain);
-    auto start = Clock::now();
-    for (int i = 0; i < 2; ++i) w->Step(mode);
-    const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count() / 2;
-    if (mode == models::Mode::kTrain) {
-      auto loss = w->TrainStep();
-      CHECK(loss.numel() == 1);
-      CHECK(std::isfinite(loss.item<double>()));
-      for (const auto& p : w->net().parameters()) CHECK(torch::isfinite(p).all().item<bool>());
-    } else {
-      c10::InferenceMode g;
-      auto out = w->Forward();
-      CHECK(out.size(0) == opt.batch_size);
-      CHECK(torch::isfinite(out).all().item<bool>());
-    }
-    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size << ": " << ms
-              << " ms/step" << std::endl;
-  }
-}
-
 }  // namespace
 
 // ------------------------------------------------------------------ demucs
@@ -152,7 +116,7 @@ TEST_CASE("parity demucs depth 4") {
   CheckWorkloadParity("demucs (depth 4)", *w, ref);
 }
 
-TEST_CASE("smoke demucs") { Smoke("demucs"); }
+TEST_CASE("smoke demucs") { parity::SmokeCheck("demucs"); }
 
 // ------------------------------------------------------------------ dqn
 
@@ -191,7 +155,7 @@ TEST_CASE("parity dqn update") {
   CHECK(torch::equal(params["target.head.0.weight"], ref.params.at("target.head.0.weight")));
 }
 
-TEST_CASE("smoke dqn") { Smoke("dqn"); }
+TEST_CASE("smoke dqn") { parity::SmokeCheck("dqn"); }
 
 // ------------------------------------------------------------------ learning_to_paint
 
@@ -250,7 +214,7 @@ TEST_CASE("parity learning_to_paint update") {
   CheckWorkloadParity("learning_to_paint", *w, ref);
 }
 
-TEST_CASE("smoke learning_to_paint") { Smoke("learning_to_paint"); }
+TEST_CASE("smoke learning_to_paint") { parity::SmokeCheck("learning_to_paint"); }
 
 // ------------------------------------------------------------------ tacotron2
 
@@ -300,4 +264,4 @@ TEST_CASE("parity tacotron2") {
   CheckWorkloadParity("tacotron2", *w, ref, 1e-4, /*eval_seed=*/4321);
 }
 
-TEST_CASE("smoke tacotron2") { Smoke("tacotron2"); }
+TEST_CASE("smoke tacotron2") { parity::SmokeCheck("tacotron2"); }

@@ -7,8 +7,6 @@
 // and every parameter after one timm-SGD train step.
 #include <doctest/doctest.h>
 
-#include <chrono>
-#include <ctime>
 #include <functional>
 #include <cstdio>
 #include <iostream>
@@ -63,39 +61,6 @@ void CheckConfigurationParity(const std::string& ref_id,
   CHECK(worst <= tol);
 }
 
-// Builds the registered workload at its smoke batch (smoke image size) in
-// each mode, runs Step()'s work twice and checks finiteness.
-void Smoke(const std::string& id) {
-  using Clock = std::chrono::steady_clock;
-  const auto* info = models::FindModel(id);
-  REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
-  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    models::WorkloadOptions opt;
-    opt.mode = mode;
-    opt.smoke = true;
-    opt.batch_size = info->smoke_batch.For(mode);
-    models::SeedAll(0);
-    auto w = info->create(opt);
-    w->net().train(mode == models::Mode::kTrain);
-    for (int i = 0; i < 2; ++i) {
-      auto start = Clock::now();
-      const std::clock_t cpu_start = std::clock();
-      if (mode == models::Mode::kTrain) {
-        CHECK(torch::isfinite(w->TrainStep()).all().item<bool>());
-      } else {
-        c10::InferenceMode guard;
-        auto out = w->Forward();
-        CHECK(out.size(0) == opt.batch_size);
-        CHECK(torch::isfinite(out).all().item<bool>());
-      }
-      double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-      double cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-      std::cout << "smoke " << id << " " << models::ModeName(mode) << " step " << i << ": " << ms << " ms wall, "
-                << cpu_ms << " ms CPU" << std::endl;
-    }
-  }
-}
-
 }  // namespace
 
 TEST_CASE("parity timm_efficientnet") { parity::CheckModelParity("timm_efficientnet", "ref_timm.py"); }
@@ -110,19 +75,19 @@ TEST_CASE("parity timm_efficientnet drop_path_rate 0.2") {
   });
 }
 
-TEST_CASE("smoke timm_efficientnet") { Smoke("timm_efficientnet"); }
+TEST_CASE("smoke timm_efficientnet") { parity::SmokeCheck("timm_efficientnet", {.eval_batch_first = true}); }
 
 TEST_CASE("parity timm_regnet") { parity::CheckModelParity("timm_regnet", "ref_timm.py"); }
-TEST_CASE("smoke timm_regnet") { Smoke("timm_regnet"); }
+TEST_CASE("smoke timm_regnet") { parity::SmokeCheck("timm_regnet", {.eval_batch_first = true}); }
 
 TEST_CASE("parity timm_resnest") { parity::CheckModelParity("timm_resnest", "ref_timm.py"); }
-TEST_CASE("smoke timm_resnest") { Smoke("timm_resnest"); }
+TEST_CASE("smoke timm_resnest") { parity::SmokeCheck("timm_resnest", {.eval_batch_first = true}); }
 
 TEST_CASE("parity timm_vovnet") { parity::CheckModelParity("timm_vovnet", "ref_timm.py"); }
-TEST_CASE("smoke timm_vovnet") { Smoke("timm_vovnet"); }
+TEST_CASE("smoke timm_vovnet") { parity::SmokeCheck("timm_vovnet", {.eval_batch_first = true}); }
 
 TEST_CASE("parity timm_nfnet") { parity::CheckModelParity("timm_nfnet", "ref_timm.py"); }
-TEST_CASE("smoke timm_nfnet") { Smoke("timm_nfnet"); }
+TEST_CASE("smoke timm_nfnet") { parity::SmokeCheck("timm_nfnet", {.eval_batch_first = true}); }
 
 namespace {
 

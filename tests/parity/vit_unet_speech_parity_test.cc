@@ -50,19 +50,6 @@ void SmokeWorkload(const std::string& id, models::Mode mode, models::Workload& w
   }
 }
 
-void Smoke(const std::string& id) {
-  const auto* info = models::FindModel(id);
-  REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
-  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    models::WorkloadOptions opt;
-    opt.mode = mode;
-    opt.batch_size = info->smoke_batch.For(mode);
-    models::SeedAll(0);
-    auto w = info->create(opt);
-    SmokeWorkload(id, mode, *w);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("parity timm_vision_transformer") { parity::CheckModelParity("timm_vision_transformer", "ref_vit.py"); }
@@ -157,7 +144,7 @@ TEST_CASE("parity speech_transformer parameter count") {
   CHECK(w->Forward().sizes() == torch::IntArrayRef({1, 21, vocab}));  // 20 characters + <eos>
 }
 
-TEST_CASE("smoke timm_vision_transformer") { Smoke("timm_vision_transformer"); }
+TEST_CASE("smoke timm_vision_transformer") { parity::SmokeCheck("timm_vision_transformer"); }
 // The registered workload feeds TorchBench's 640 x 959 images: one train step
 // takes tens of seconds and gigabytes on two CPU cores. WorkloadOptions has no
 // smoke/input-size setting yet, so the smoke test runs the same workload code
@@ -174,5 +161,5 @@ TEST_CASE("smoke pytorch_unet") {
     SmokeWorkload("pytorch_unet@64x95", mode, *w);
   }
 }
-TEST_CASE("smoke tts_angular") { Smoke("tts_angular"); }
-TEST_CASE("smoke speech_transformer") { Smoke("speech_transformer"); }
+TEST_CASE("smoke tts_angular") { parity::SmokeCheck("tts_angular"); }
+TEST_CASE("smoke speech_transformer") { parity::SmokeCheck("speech_transformer"); }
