@@ -42,6 +42,7 @@ const std::map<std::string, double> kGflops = {
     {"pytorch_stargan", 50.0},
     {"super_slomo", 200.0},  // two U-Nets and VGG16 features at 352x352
     {"background_matting", 200.0},
+    {"detectron2_fcos_r_50_fpn", 128.2},  // torchvision's meta for fcos_resnet50_fpn COCO_V1: "_ops": 128.207 GFLOPs
     {"vision_maskrcnn", 134.4},  // torchvision's meta for maskrcnn_resnet50_fpn COCO_V1: "_ops": 134.38 GFLOPs
     {"yolov3", 66.2},  // YOLOv3-SPP at 416x416: 33.1 GMACs x 2 from the layer shapes (75.2 at the eval 384x512)
     // nlp: 2 x non-embedding parameters x tokens, plus attention and the LM head
