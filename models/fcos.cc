@@ -246,14 +246,14 @@ Losses HeadLosses(const HeadOutputs& h, const Tensor& anchors, const std::vector
   auto pred_boxes = LinearDecode(h.bbox_regression, all_anchors);
   l.bbox_regression = GiouLoss(pred_boxes.index({fg}), gt_boxes.index({fg})) / norm;
   auto reg_targets = LinearEncode(all_anchors, gt_boxes);
-  auto lr = reg_targets.index({Slice(), Slice(), torch::tensor({0, 2}, torch::TensorOptions(torch::kLong).device(fg.device()))});
-  auto tb = reg_targets.index({Slice(), Slice(), torch::tensor({1, 3}, torch::TensorOptions(torch::kLong).device(fg.device()))});
+  auto long_opts = torch::TensorOptions(torch::kLong).device(fg.device());
+  auto lr = reg_targets.index({Slice(), Slice(), torch::tensor({0, 2}, long_opts)});  // left, right
+  auto tb = reg_targets.index({Slice(), Slice(), torch::tensor({1, 3}, long_opts)});  // top, bottom
   auto ctrness = torch::sqrt((std::get<0>(lr.min(-1)) / std::get<0>(lr.max(-1))) *
                              (std::get<0>(tb.min(-1)) / std::get<0>(tb.max(-1))));
   auto pred_ctr = h.bbox_ctrness.squeeze(2);
-  l.bbox_ctrness = F::binary_cross_entropy_with_logits(pred_ctr.index({fg}), ctrness.index({fg}),
-                                                       F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kSum)) /
-                   norm;
+  auto sum = F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kSum);
+  l.bbox_ctrness = F::binary_cross_entropy_with_logits(pred_ctr.index({fg}), ctrness.index({fg}), sum) / norm;
   return l;
 }
 

@@ -51,8 +51,9 @@ struct BackboneImpl : torch::nn::Module {
 };
 TORCH_MODULE(Backbone);
 
-// ------------------------------------------------------------- box helpers
-// torchvision.ops.boxes and models/detection/_utils.py.
+// ------------------------------------------------------------- box coding
+// models/detection/_utils.py: BoxCoder, Matcher, BalancedPositiveNegativeSampler
+// (the box utilities of torchvision.ops.boxes are in detection_common.h).
 
 struct BoxCoder {
   std::array<double, 4> w;
@@ -182,7 +183,9 @@ struct RpnImpl : torch::nn::Module {
       reg.push_back(PermuteAndFlatten(head->bbox_pred(t), 4));
       per_level.push_back(o.size(1) * o.size(2) * o.size(3));
     }
-    auto anchors = Anchors(features, images.tensors.size(2), images.tensors.size(3), {32, 64, 128, 256, 512}, {0.5, 1.0, 2.0});
+    // AnchorGenerator(((32,), (64,), (128,), (256,), (512,)), ((0.5, 1.0, 2.0),) * 5).
+    auto anchors =
+        Anchors(features, images.tensors.size(2), images.tensors.size(3), {32, 64, 128, 256, 512}, {0.5, 1.0, 2.0});
     const int64_t n = images.tensors.size(0);
     auto objectness = torch::cat(cls, 1).flatten(0, -2);
     auto deltas = torch::cat(reg, 1).reshape({-1, 4});
