@@ -42,6 +42,7 @@ const std::map<std::string, double> kGflops = {
     {"pytorch_stargan", 50.0},
     {"super_slomo", 200.0},  // two U-Nets and VGG16 features at 352x352
     {"background_matting", 200.0},
+    {"detectron2_fcos_r_50_fpn", 128.2},  // torchvision's meta for fcos_resnet50_fpn COCO_V1: "_ops": 128.207 GFLOPs
     {"vision_maskrcnn", 134.4},  // torchvision's meta for maskrcnn_resnet50_fpn COCO_V1: "_ops": 134.38 GFLOPs
     {"doctr_det_predictor", 234.2},   // db_resnet50 at 1024x1024: torch.utils.flop_counter on python-doctr 1.1.0
     {"doctr_reco_predictor", 3.94},   // crnn_vgg16_bn at 32x128: torch.utils.flop_counter on python-doctr 1.1.0

@@ -6,7 +6,8 @@
 // TorchBench builds maskrcnn_resnet50_fpn(pretrained=True): COCO_V1 weights,
 // so the backbone uses FrozenBatchNorm2d with eps overwritten to 0.0
 // (overwrite_eps), trainable_backbone_layers = 3 (conv1 and layer1 frozen),
-// 91 classes. Every stage is written here with LibTorch:
+// 91 classes. Every stage is written with LibTorch (the transform, backbone,
+// anchors and box utilities in models/detection_common.h, shared with FCOS):
 //  - GeneralizedRCNNTransform: normalize (ImageNet mean/std), resize so the
 //    short side is min_size (800) and the long side at most max_size (1333),
 //    bilinear; masks nearest; boxes scaled; zero-padded batch, divisible by 32.
@@ -30,7 +31,7 @@
 // parameters) and _eval (model(images) under no_grad).
 // Deviations: random weights (TorchBench loads COCO weights; no downloads
 // here), and synthesized seeded COCO-like images and targets instead of
-// COCO val2017 (see MakeSample in maskrcnn.cc). With random weights the box
+// COCO val2017 (see MakeSample in detection_common.cc). With random weights the box
 // score threshold (0.05) usually keeps no detection in eval, so the eval
 // mask branch runs on zero boxes. Smoke runs shrink the transform's
 // min_size/max_size to 128/213 and the images to a long side of 160 px.
