@@ -19,7 +19,7 @@ namespace nn = torch::nn;
 // effdet/config/model_config.py: default_detection_model_configs and tf_efficientdet_d1.
 constexpr int64_t kClasses = 90, kFpnChannels = 88, kFpnCells = 4, kHeadRepeats = 3;
 constexpr int64_t kMinLevel = 3, kMaxLevel = 7, kLevels = kMaxLevel - kMinLevel + 1, kAnchorsPerCell = 9;
-constexpr int64_t kImageSize = 640, kSmokeImageSize = 256;
+constexpr int64_t kImageSize = 640, kSmokeImageSize = 128;  // smoke: P7 is 1x1, so train BatchNorm needs batch >= 2
 constexpr int64_t kMaxDetectionPoints = 5000, kMaxDetPerImage = 100;
 constexpr int64_t kMaxInstances = 100;  // effdet/data/loader.py MAX_NUM_INSTANCES: targets padded with -1
 constexpr double kBackboneDropPath = 0.2;  // backbone_args=dict(drop_path_rate=0.2)
@@ -939,7 +939,7 @@ void AddEfficientDetModels(std::vector<ModelInfo>& out) {
   // step keep a CPU step near a few seconds on 2 cores (TorchBench has no CPU
   // run: "The original model code forces the use of CUDA").
   info.cpu_batch = BatchSizes{1, 2};
-  info.smoke_batch = {1, 1};
+  info.smoke_batch = {2, 1};
   info.create = [](const WorkloadOptions& opt) -> std::unique_ptr<Workload> {
     return MakeEfficientDetWorkload(opt, opt.smoke ? kSmokeImageSize : kImageSize);
   };
