@@ -37,6 +37,26 @@
 //    batched_nms (IoU 0.5; per-class loop on CPU inputs over 4000 numbers,
 //    the coordinate offset trick otherwise, as torchvision 0.26 chooses),
 //    the best 100, scaled by img_scale, padded with zeros: B x 100 x 6.
+//
+// Deviations:
+//  - Inputs are synthetic: normalised N(0, 1) images (TorchBench's loader
+//    prefetcher hands normalised COCO images) and 2..12 boxes per image
+//    (classes 1..90, sides log-uniform in [0.02, 0.6] of the image), padded
+//    to 100 rows with -1. Eval's img_info is scale 1 and the model's size.
+//  - Weights are random: TorchBench loads the ImageNet backbone
+//    (pretrained_backbone = not --no-pretrained-backbone).
+//  - The anchor labeler runs inside the train step on the step's device, as
+//    effdet's bench_labeler=True path; TorchBench labels in the loader's
+//    collate (also inside its timed train(), on the CPU).
+//  - The train step is TorchBench train()'s training iteration only: its
+//    validate() pass (one eval-mode DetBenchTrain batch: loss and
+//    detections) and the scheduler step are not run; the lr is the
+//    steady-state 0.00208 (see efficientdet.cc).
+//  - Forward() returns the class and box outputs concatenated (B x anchors
+//    x 94); the train step splits them back per level (narrow + reshape
+//    copies), where effdet's loss permutes the head outputs directly.
+//  - TorchBench raises NotImplementedError on CPU; the collector runs CPU at
+//    the CPU batch sizes. smoke=true uses 128 x 128 images.
 #pragma once
 
 #include <torch/types.h>
