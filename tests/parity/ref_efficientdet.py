@@ -16,6 +16,7 @@ clip_grad_norm_(10), and the parameters after it.
 img_info) on the same kind of inputs, in eval mode.
 """
 import argparse
+import math
 
 import torch
 
@@ -28,11 +29,13 @@ LR = 1e-4 + (0.01 - 1e-4) / 5.0
 
 
 def targets(batch, size, gen):
+    """6 + 3 i boxes for image i (y1, x1, y2, x2, sides log-uniform in [0.05, 0.6] of the image), classes
+    1..90, padded to 100 rows with -1 as effdet's DetectionFastCollate pads."""
     bbox = torch.full((batch, 100, 4), -1.0)
     cls = torch.full((batch, 100), -1.0)
     for i in range(batch):
         n = 6 + 3 * i
-        hw = torch.exp(torch.empty(n, 2).uniform_(torch.log(torch.tensor(0.05)).item(), torch.log(torch.tensor(0.6)).item(), generator=gen)) * size
+        hw = torch.exp(torch.empty(n, 2).uniform_(math.log(0.05), math.log(0.6), generator=gen)) * size
         corner = torch.rand(n, 2, generator=gen) * (size - hw)
         bbox[i, :n] = torch.cat([corner, corner + hw], 1)
         cls[i, :n] = torch.randint(1, 91, (n,), generator=gen).float()
