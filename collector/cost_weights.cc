@@ -46,6 +46,7 @@ const std::map<std::string, double> kGflops = {
     {"vision_maskrcnn", 134.4},  // torchvision's meta for maskrcnn_resnet50_fpn COCO_V1: "_ops": 134.38 GFLOPs
     {"doctr_det_predictor", 234.2},   // db_resnet50 at 1024x1024: torch.utils.flop_counter on python-doctr 1.1.0
     {"doctr_reco_predictor", 3.94},   // crnn_vgg16_bn at 32x128: torch.utils.flop_counter on python-doctr 1.1.0
+    {"timm_efficientdet", 6.1},  // EfficientDet-D1 at 640x640: 6.1B FLOPs (Tan et al. 2020, Table 2)
     {"yolov3", 66.2},  // YOLOv3-SPP at 416x416: 33.1 GMACs x 2 from the layer shapes (75.2 at the eval 384x512)
     // nlp: 2 x non-embedding parameters x tokens, plus attention and the LM head
     {"attention_is_all_you_need_pytorch", 3.0},
