@@ -11,7 +11,6 @@
 //    every parameter after the step.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <iostream>
 
 #include "tests/parity/parity.h"
@@ -77,33 +76,8 @@ TEST_CASE("parity doctr_reco_predictor") {
   CHECK(moved == static_cast<int64_t>(ref.updated.size()));  // Adam moves every parameter with a gradient
 }
 
-TEST_CASE("smoke doctr") {
-  using Clock = std::chrono::steady_clock;
-  for (const std::string id : {"doctr_det_predictor", "doctr_reco_predictor"}) {
-    const auto* info = models::FindModel(id);
-    REQUIRE(info != nullptr);
-    for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-      if (mode == models::Mode::kTrain && !info->supports_train) continue;
-      auto w = Build(id, mode, info->smoke_batch.For(mode), /*smoke=*/true);
-      w->net().train(mode == models::Mode::kTrain);
-      for (int i = 0; i < 2; ++i) {
-        const auto start = Clock::now();
-        w->Step(mode);
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-        std::cout << "smoke " << id << " " << models::ModeName(mode) << " step " << i << ": " << ms << " ms wall"
-                  << std::endl;
-      }
-      if (mode == models::Mode::kTrain) {
-        auto loss = w->TrainStep();
-        CHECK(torch::isfinite(loss).all().item<bool>());
-      } else {
-        c10::InferenceMode guard;
-        auto out = w->Forward();
-        CHECK(out.size(0) == info->smoke_batch.eval);
-        CHECK(torch::isfinite(out).all().item<bool>());
-      }
-      for (const auto& p : w->net().parameters()) CHECK(torch::isfinite(p).all().item<bool>());
-    }
-  }
+TEST_CASE("smoke doctr_det_predictor") {
+  parity::SmokeCheck("doctr_det_predictor", {.eval_batch_first = true});
   CHECK_FALSE(models::FindModel("doctr_det_predictor")->supports_train);
 }
+TEST_CASE("smoke doctr_reco_predictor") { parity::SmokeCheck("doctr_reco_predictor", {.eval_batch_first = true}); }

@@ -14,7 +14,6 @@
 //    the best 100 per image) on two random images.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <iostream>
 
 #include "models/efficientdet.h"
@@ -87,33 +86,4 @@ TEST_CASE("parity timm_efficientdet predict") {
   CHECK(err <= 1e-4);
 }
 
-TEST_CASE("smoke timm_efficientdet") {
-  using Clock = std::chrono::steady_clock;
-  const auto* info = models::FindModel("timm_efficientdet");
-  REQUIRE(info != nullptr);
-  for (auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
-    models::WorkloadOptions opt;
-    opt.mode = mode;
-    opt.batch_size = info->smoke_batch.For(mode);
-    opt.smoke = true;
-    models::SeedAll(0);
-    auto w = info->create(opt);
-    w->net().train(mode == models::Mode::kTrain);
-    for (int i = 0; i < 2; ++i) {
-      const auto start = Clock::now();
-      w->Step(mode);
-      const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-      std::cout << "smoke timm_efficientdet " << models::ModeName(mode) << " step " << i << ": " << ms << " ms wall"
-                << std::endl;
-    }
-    if (mode == models::Mode::kTrain) {
-      auto loss = w->TrainStep();
-      CHECK(torch::isfinite(loss).all().item<bool>());
-    } else {
-      auto det = models::EfficientDetDetections(*w);
-      CHECK(det.sizes() == torch::IntArrayRef({info->smoke_batch.eval, 100, 6}));
-      CHECK(torch::isfinite(det).all().item<bool>());
-    }
-    for (const auto& p : w->net().parameters()) CHECK(torch::isfinite(p).all().item<bool>());
-  }
-}
+TEST_CASE("smoke timm_efficientdet") { parity::SmokeCheck("timm_efficientdet", {.eval_batch_first = true}); }
