@@ -3,12 +3,15 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+
+#include <unistd.h>
 
 #include "core/shell.h"
 
@@ -26,8 +29,17 @@ c10::impl::GenericDict RunReferenceScript(const std::string& script, const std::
   const std::filesystem::path src = TORCHGAUGE_SOURCE_DIR;
   const std::filesystem::path out_dir = std::filesystem::path(TORCHGAUGE_BINARY_DIR) / "parity";
   std::filesystem::create_directories(out_dir);
-  const auto out = out_dir / (model_id + ".pt");
-  const auto log = out_dir / (model_id + ".log");
+  // One file per model, arguments and test process: ctest runs a model's
+  // cases side by side (pytorch_struct in float64 and float32), and a shared
+  // file would hand one case the other's reference.
+  std::string tag = model_id;
+  for (const auto& a : extra_args) {
+    tag += "_";
+    for (char c : a) tag += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  }
+  tag += "." + std::to_string(getpid());
+  const auto out = out_dir / (tag + ".pt");
+  const auto log = out_dir / (tag + ".log");
   std::filesystem::remove(out);
   std::string cmd = core::ShellQuote(TORCHGAUGE_PYTHON) + " " + core::ShellQuote((src / "tests/parity" / script).string()) +
                     " --model " + core::ShellQuote(model_id) + " --out " + core::ShellQuote(out.string());
@@ -40,8 +52,13 @@ c10::impl::GenericDict RunReferenceScript(const std::string& script, const std::
     ss << in.rdbuf();
     throw std::runtime_error("reference script failed (" + cmd + "):\n" + ss.str());
   }
-  std::ifstream in(out, std::ios::binary);
-  std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<char> bytes;
+  {
+    std::ifstream in(out, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::filesystem::remove(out);
+  std::filesystem::remove(log);
   return torch::pickle_load(bytes).toGenericDict();
 }
 
