@@ -90,6 +90,7 @@ core::RunSettings ParseSettings(const json& j, const std::string& source, bool s
   r.profile_iterations = Field<int>(j, "profile_iterations", source, r.profile_iterations);
   r.timeout_s = Field<double>(j, "timeout_s", source, r.timeout_s);
   r.seed = Field<uint64_t>(j, "seed", source, r.seed);
+  r.pairing = Field<std::string>(j, "pairing", source, r.pairing);
   r.smoke = smoke;
   if (auto problem = core::CheckRunSettings(r)) Bad(source, problem->field, problem->message);
   return r;
@@ -144,7 +145,7 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   if (!j.is_object()) throw std::invalid_argument(source + ": a suite must be a JSON object");
   static const std::vector<std::string> kKnown = {
       "name", "description", "batch_sizes", "models", "exclude", "modes", "backends", "precisions", "warmup",
-      "repeat", "processes", "profile_iterations", "timeout_s", "seed", "batch_size_overrides", "probe"};
+      "repeat", "processes", "profile_iterations", "timeout_s", "seed", "pairing", "batch_size_overrides", "probe"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find(kKnown.begin(), kKnown.end(), it.key()) == kKnown.end()) Bad(source, it.key(), "unknown field");
   }
@@ -186,6 +187,7 @@ void ApplyOverrides(const SettingsOverrides& o, core::RunSettings& s) {
   if (o.timeout_s) s.timeout_s = *o.timeout_s;
   if (o.seed) s.seed = *o.seed;
   if (o.threads) s.threads = *o.threads;
+  if (o.pairing) s.pairing = *o.pairing;
   if (auto problem = core::CheckRunSettings(s)) {
     // The option is the field's name as a flag; timeout_s is --timeout.
     std::string flag = problem->field == "timeout_s" ? "timeout" : problem->field;
@@ -210,6 +212,7 @@ json SuiteToJson(const SuiteConfig& s) {
   j["profile_iterations"] = s.settings.profile_iterations;
   j["timeout_s"] = s.settings.timeout_s;
   j["seed"] = s.settings.seed;
+  j["pairing"] = s.settings.pairing;
   j["batch_size_overrides"] = s.batch_size_overrides;
   j["probe"] = {{"matmul_n", s.probe.matmul_n}, {"warmup", s.probe.warmup}, {"repeats", s.probe.repeats},
                 {"triad_elements", s.probe.triad_elements}, {"kernels", s.probe.kernels}};

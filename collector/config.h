@@ -44,6 +44,7 @@ struct SettingsOverrides {
   std::optional<int> warmup, repeat, processes, profile_iterations, threads;
   std::optional<double> timeout_s;
   std::optional<uint64_t> seed;
+  std::optional<std::string> pairing;
 };
 // Applies `o` to the suite's settings and checks the result; a value out of
 // range throws std::invalid_argument naming the option (--repeat: ...).

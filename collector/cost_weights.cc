@@ -98,8 +98,10 @@ const std::map<std::string, double> kGflops = {
     // the harness's test models do next to nothing (test_hang waits for
     // the timeout, which no FLOP count describes)
     {"test_crash", 0},
+    {"test_drift", 0},
     {"test_gpu_phases", 0},
     {"test_hang", 0},
+    {"test_null", 0},
     {"test_oom", 0},
     {"test_throw", 0},
     {"test_tiny", 0},

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <iomanip>
+#include <iterator>
 #include <iostream>
 #include <regex>
 #include <sstream>
@@ -21,6 +22,7 @@
 #include "core/json_io.h"
 #include "core/layout.h"
 #include "core/result.h"
+#include "core/run_settings.h"
 #include "core/vocabulary.h"
 
 namespace torchgauge::collector {
@@ -259,6 +261,10 @@ void AddSettingsOptions(CLI::App& sub, SettingsOverrides& s) {
   sub.add_option("--timeout", s.timeout_s, "Per-run timeout in seconds");
   sub.add_option("--seed", s.seed, "Seed for weights and inputs");
   sub.add_option("--threads", s.threads, "Intra-op CPU threads per run (default: LibTorch's choice)");
+  sub.add_option("--pairing", s.pairing,
+                 "Compiled backends: time eager against the compiled forward in the same worker, 'interleaved' "
+                 "(A B A B, the default), 'back_to_back' (all eager steps, then all compiled) or 'off'")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(core::kPairings), std::end(core::kPairings))));
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 #include <c10/util/Exception.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <new>
 #include <thread>
 
@@ -75,6 +77,19 @@ struct Stepper {
   }
 };
 
+// One timed step: CUDA events on a GPU (`timer`), the steady clock otherwise.
+double TimedStep(Stepper& s, CudaTimer* timer) {
+  s.Sync();
+  if (timer) {
+    timer->Start();
+    s.Step();
+    return timer->StopMs();
+  }
+  const auto t0 = Clock::now();
+  s.Step();
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
 // The timing pass: warm-up, then settings.repeat timed steps. Fills the
 // result's memory and timing (without backend_setup_ms).
 void TimingPass(Stepper& s, core::RunResult& r) {
@@ -93,18 +108,7 @@ void TimingPass(Stepper& s, core::RunResult& r) {
   samples.reserve(settings.repeat);
   std::unique_ptr<CudaTimer> timer;
   if (s.gpu) timer = std::make_unique<CudaTimer>();
-  for (int i = 0; i < settings.repeat; ++i) {
-    s.Sync();
-    if (s.gpu) {
-      timer->Start();
-      s.Step();
-      samples.push_back(timer->StopMs());
-    } else {
-      const auto t0 = Clock::now();
-      s.Step();
-      samples.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-  }
+  for (int i = 0; i < settings.repeat; ++i) samples.push_back(TimedStep(s, timer.get()));
   s.Sync();
   mem.cpu_peak_rss_bytes = PeakRssBytes();
   if (s.gpu) {
@@ -122,6 +126,42 @@ void TimingPass(Stepper& s, core::RunResult& r) {
   t.samples_per_step = s.workload.samples_per_step();
   core::SummarizeTiming(t);
   r.timing = t;
+}
+
+// The paired pass of a backend other than eager (RunSettings::pairing):
+// settings.repeat eager and settings.repeat compiled steps in this process,
+// on the same weights and inputs, switching the workload's compiled forward
+// off and on between steps. The eager path is warmed up first (the timing
+// pass warmed the compiled one). Leaves the compiled forward installed.
+std::optional<core::PairedTiming> PairedPass(Stepper& s) {
+  const auto& settings = s.spec.settings;
+  const auto compiled = s.workload.compiled_forward();
+  if (s.spec.backend == "eager" || settings.pairing == "off" || !compiled) return std::nullopt;
+  std::unique_ptr<CudaTimer> timer;
+  if (s.gpu) timer = std::make_unique<CudaTimer>();
+  auto step = [&](bool use_compiled) {
+    s.workload.SetCompiledForward(use_compiled ? compiled : nullptr);
+    return TimedStep(s, timer.get());
+  };
+  for (int i = 0; i < std::max(1, settings.warmup); ++i) step(false);
+  core::PairedTiming p;
+  p.order = settings.pairing;
+  if (settings.pairing == "interleaved") {
+    // Pairs in alternating order (eager first, then compiled first, ...), so
+    // that a steady drift does not always favour the side that runs first.
+    for (int i = 0; i < settings.repeat; ++i) {
+      const bool compiled_first = i % 2 == 1;
+      if (compiled_first) p.compiled_samples_ms.push_back(step(true));
+      p.eager_samples_ms.push_back(step(false));
+      if (!compiled_first) p.compiled_samples_ms.push_back(step(true));
+    }
+  } else {
+    for (int i = 0; i < settings.repeat; ++i) p.eager_samples_ms.push_back(step(false));
+    for (int i = 0; i < settings.repeat; ++i) p.compiled_samples_ms.push_back(step(true));
+  }
+  s.workload.SetCompiledForward(compiled);
+  core::SummarizePaired(p);
+  return p;
 }
 
 // The profiling pass (when settings.profile_iterations > 0) and the FLOPs.
@@ -188,6 +228,7 @@ std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo&
   TimingPass(stepper, r);
   r.system_load = core::LoadBetween(load_before, core::SampleSystem());
   r.timing->backend_setup_ms = backend_setup_ms;
+  r.paired = PairedPass(stepper);
   ProfilingPass(stepper, r);
   core::DeriveRates(r);
   r.status = "ok";

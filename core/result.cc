@@ -111,6 +111,39 @@ void NonNegative(const std::optional<T>& v, const std::filesystem::path& file, c
   if (v) NonNegative(static_cast<double>(*v), file, field);
 }
 
+PairedTiming PairedFromJson(const Reader& in) {
+  static constexpr const char* kOrders[] = {"interleaved", "back_to_back"};
+  PairedTiming p;
+  p.order = in.OneOf("order", kOrders);
+  p.eager_samples_ms = in.Get<std::vector<double>>("eager_samples_ms");
+  p.compiled_samples_ms = in.Get<std::vector<double>>("compiled_samples_ms");
+  if (p.eager_samples_ms.empty()) in.Fail("eager_samples_ms", "must hold at least one sample");
+  if (p.compiled_samples_ms.empty()) in.Fail("compiled_samples_ms", "must hold at least one sample");
+  for (const auto& [list, name] : {std::pair{&p.eager_samples_ms, "eager_samples_ms"},
+                                   {&p.compiled_samples_ms, "compiled_samples_ms"}}) {
+    for (double v : *list) {
+      if (!(v >= 0)) in.Fail(name, "must be >= 0");
+    }
+  }
+  p.eager_median_ms = in.Get<double>("eager_median_ms");
+  p.compiled_median_ms = in.Get<double>("compiled_median_ms");
+  p.speedup = in.Get<double>("speedup");
+  p.process_speedups = in.GetOr<std::vector<double>>("process_speedups", {});
+  p.speedup_low = in.GetOpt<double>("speedup_low");
+  p.speedup_high = in.GetOpt<double>("speedup_high");
+  for (const auto& [v, name] : {std::pair{std::optional<double>(p.eager_median_ms), "eager_median_ms"},
+                                {std::optional<double>(p.compiled_median_ms), "compiled_median_ms"},
+                                {std::optional<double>(p.speedup), "speedup"},
+                                {p.speedup_low, "speedup_low"},
+                                {p.speedup_high, "speedup_high"}}) {
+    if (v && !(*v >= 0)) in.Fail(name, "must be >= 0");
+  }
+  for (double v : p.process_speedups) {
+    if (!(v >= 0)) in.Fail("process_speedups", "must be >= 0");
+  }
+  return p;
+}
+
 // The value ranges of the schema that the field reads above do not enforce.
 // They live here, in the parser, so every reader refuses the same files.
 void CheckRanges(const RunResult& r, const std::filesystem::path& file) {
@@ -272,6 +305,18 @@ json ToJson(const RunResult& r) {
     j["compile"] = {{"trace_ms", Opt(c.trace_ms)}, {"convert_ms", Opt(c.convert_ms)}, {"compile_ms", Opt(c.compile_ms)},
                     {"load_ms", Opt(c.load_ms)}, {"cache_hit", c.cache_hit}, {"cache_key", c.cache_key}};
   }
+  if (r.paired) {
+    const auto& p = *r.paired;
+    j["paired"] = {{"order", p.order},
+                   {"eager_samples_ms", p.eager_samples_ms},
+                   {"compiled_samples_ms", p.compiled_samples_ms},
+                   {"eager_median_ms", p.eager_median_ms},
+                   {"compiled_median_ms", p.compiled_median_ms},
+                   {"speedup", p.speedup},
+                   {"process_speedups", p.process_speedups},
+                   {"speedup_low", Opt(p.speedup_low)},
+                   {"speedup_high", Opt(p.speedup_high)}};
+  }
   if (r.host_breakdown) j["host_breakdown"] = ToJson(*r.host_breakdown);
   if (r.system_load) j["system_load"] = ToJson(*r.system_load);
   if (r.flops) {
@@ -341,6 +386,7 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     if (rs.processes < 1) s.Fail("processes", "must be >= 1");
     rs.threads = s.GetOr<int>("threads", rs.threads);
     if (rs.threads < 0) s.Fail("threads", "must be >= 0");
+    if (s.Has("pairing")) rs.pairing = s.OneOf("pairing", kPairings);
     r.settings = rs;
   }
   if (in.Has("precision_flags")) {
@@ -450,6 +496,7 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     }
     r.compile = ci;
   }
+  if (in.Has("paired")) r.paired = PairedFromJson(in.Child("paired"));
   if (in.Has("host_breakdown")) r.host_breakdown = HostBreakdownFromJson(j.at("host_breakdown"), file);
   if (in.Has("system_load")) r.system_load = SystemLoadFromJson(j.at("system_load"), file);
   if (in.Has("flops")) {
@@ -542,6 +589,44 @@ NoiseVerdict RunNoise(const RunResult& r, const NoiseThresholds& thresholds) {
   return ClassifyNoise(cov, r.system_load, thresholds);
 }
 
+void SummarizePaired(PairedTiming& p) {
+  if (p.eager_samples_ms.empty() || p.compiled_samples_ms.empty()) {
+    throw std::invalid_argument("SummarizePaired: no eager or no compiled samples");
+  }
+  p.eager_median_ms = Summarize(p.eager_samples_ms).median;
+  p.compiled_median_ms = Summarize(p.compiled_samples_ms).median;
+  if (!(p.compiled_median_ms > 0)) throw std::invalid_argument("SummarizePaired: the compiled median is 0");
+  p.speedup = p.eager_median_ms / p.compiled_median_ms;
+}
+
+namespace {
+
+// Pools the processes' paired passes: the samples are concatenated, each
+// process's own ratio is kept, and the speedup is their median with their
+// range as its interval (drift between processes stays out of the ratios).
+std::optional<PairedTiming> PoolPaired(const std::vector<RunResult>& processes) {
+  if (!processes.front().paired) return std::nullopt;
+  PairedTiming out;
+  out.order = processes.front().paired->order;
+  for (const auto& r : processes) {
+    if (!r.paired) throw std::invalid_argument("PoolProcesses: a process result has no paired pass");
+    const auto& p = *r.paired;
+    out.eager_samples_ms.insert(out.eager_samples_ms.end(), p.eager_samples_ms.begin(), p.eager_samples_ms.end());
+    out.compiled_samples_ms.insert(out.compiled_samples_ms.end(), p.compiled_samples_ms.begin(),
+                                   p.compiled_samples_ms.end());
+    out.process_speedups.push_back(p.speedup);
+  }
+  const Summary ratios = Summarize(out.process_speedups);
+  out.eager_median_ms = Summarize(out.eager_samples_ms).median;
+  out.compiled_median_ms = Summarize(out.compiled_samples_ms).median;
+  out.speedup = ratios.median;
+  out.speedup_low = ratios.min;
+  out.speedup_high = ratios.max;
+  return out;
+}
+
+}  // namespace
+
 RunResult PoolProcesses(const std::vector<RunResult>& processes) {
   if (processes.empty()) throw std::invalid_argument("PoolProcesses: no process results");
   RunResult out = processes.front();
@@ -560,6 +645,7 @@ RunResult PoolProcesses(const std::vector<RunResult>& processes) {
     SummarizeTiming(t);
     DeriveRates(out);
   }
+  out.paired = PoolPaired(processes);
   if (out.memory) {
     for (const auto& p : processes) {
       if (p.memory && p.memory->cpu_peak_rss_bytes &&

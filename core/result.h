@@ -71,6 +71,27 @@ struct CompileInfo {
   std::string cache_key;  // "" where the backend has no package cache
 };
 
+// Backends other than eager (RunSettings::pairing): the eager forward and the
+// compiled one timed in the same worker process after the timing pass, on the
+// same weights and inputs. With "interleaved" each eager step is followed by
+// a compiled one (A B A B), so drift in the machine or the process hits both
+// sides alike; "back_to_back" runs every eager step first. Pooled over
+// processes, the samples are concatenated and process_speedups keeps each
+// process's ratio; speedup is their median, speedup_low/high their range.
+struct PairedTiming {
+  std::string order;  // interleaved | back_to_back
+  std::vector<double> eager_samples_ms, compiled_samples_ms;
+  double eager_median_ms = 0, compiled_median_ms = 0;
+  double speedup = 0;  // eager / compiled: > 1 the compiled forward is faster
+  std::vector<double> process_speedups;
+  std::optional<double> speedup_low, speedup_high;
+};
+
+// The one place the paired figures are computed: the medians and the speedup
+// of one process's paired samples (throws std::invalid_argument when either
+// list is empty or the compiled median is 0).
+void SummarizePaired(PairedTiming& p);
+
 struct Memory {
   std::optional<int64_t> cpu_peak_rss_bytes;
   std::optional<int64_t> cpu_rss_after_warmup_bytes;
@@ -136,6 +157,7 @@ struct RunResult {
   std::optional<std::vector<std::string>> operators;  // distinct ATen ops with overloads
   std::optional<Profiling> profiling;
   std::optional<CompileInfo> compile;  // compiled backends with a split setup (inductor)
+  std::optional<PairedTiming> paired;   // backends other than eager, pairing not "off"
 };
 
 nlohmann::json ToJson(const RunResult& r);

@@ -59,6 +59,48 @@ TEST_CASE("a compiled backend's run keeps its setup time; eager has none") {
   CHECK_THROWS_AS(RunResultFromJson(unknown, "t.json"), FileError);
 }
 
+TEST_CASE("the paired pass: one process's speedup, pooled processes' interval, the JSON contract") {
+  auto part = [](std::vector<double> eager, std::vector<double> compiled) {
+    RunResult r = Sample();
+    r.backend = "torchscript";
+    r.settings = RunSettings{};
+    PairedTiming p;
+    p.order = "interleaved";
+    p.eager_samples_ms = std::move(eager);
+    p.compiled_samples_ms = std::move(compiled);
+    SummarizePaired(p);
+    r.paired = p;
+    return r;
+  };
+  RunResult one = part({4, 6, 5}, {2, 3, 2.5});
+  CHECK(one.paired->eager_median_ms == doctest::Approx(5));
+  CHECK(one.paired->compiled_median_ms == doctest::Approx(2.5));
+  CHECK(one.paired->speedup == doctest::Approx(2));
+  CHECK(ToJson(one)["paired"]["speedup_low"].is_null());
+  RunResult pooled = PoolProcesses({part({4, 6, 5}, {2, 3, 2.5}), part({3, 3, 3}, {3, 3, 3}), part({9}, {6})});
+  REQUIRE(pooled.paired);
+  CHECK(pooled.paired->process_speedups == std::vector<double>{2, 1, 1.5});
+  CHECK(pooled.paired->speedup == doctest::Approx(1.5));  // the median ratio, not the pooled medians'
+  CHECK(*pooled.paired->speedup_low == doctest::Approx(1));
+  CHECK(*pooled.paired->speedup_high == doctest::Approx(2));
+  CHECK(pooled.paired->eager_samples_ms.size() == 7);
+  RunResult back = RunResultFromJson(ToJson(pooled), "p.json");
+  CHECK(back.paired->process_speedups == pooled.paired->process_speedups);
+  CHECK(*back.paired->speedup_high == doctest::Approx(2));
+  CHECK(back.settings->pairing == "interleaved");
+  auto bad = ToJson(one);
+  bad["paired"]["order"] = "sideways";
+  CHECK_THROWS_WITH_AS(RunResultFromJson(bad, "p.json"), doctest::Contains("paired.order"), FileError);
+  bad = ToJson(one);
+  bad["paired"]["compiled_samples_ms"] = nlohmann::json::array();
+  CHECK_THROWS_WITH_AS(RunResultFromJson(bad, "p.json"), doctest::Contains("paired.compiled_samples_ms"), FileError);
+  bad = ToJson(one);
+  bad["settings"]["pairing"] = "sometimes";
+  CHECK_THROWS_WITH_AS(RunResultFromJson(bad, "p.json"), doctest::Contains("settings.pairing"), FileError);
+  PairedTiming empty;
+  CHECK_THROWS_AS(SummarizePaired(empty), std::invalid_argument);
+}
+
 TEST_CASE("errors name the file and the field") {
   auto j = ToJson(Sample());
   j["mode"] = "fly";

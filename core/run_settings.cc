@@ -1,5 +1,9 @@
 #include "core/run_settings.h"
 
+#include <algorithm>
+#include <iterator>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 namespace torchgauge::core {
@@ -11,6 +15,11 @@ std::optional<SettingsProblem> CheckRunSettings(const RunSettings& s) {
   if (s.profile_iterations < 0) return SettingsProblem{"profile_iterations", "must be >= 0"};
   if (!(s.timeout_s > 0)) return SettingsProblem{"timeout_s", "must be > 0"};
   if (s.threads < 0) return SettingsProblem{"threads", "must be >= 0"};
+  if (std::find(std::begin(kPairings), std::end(kPairings), s.pairing) == std::end(kPairings)) {
+    std::string values;
+    for (const char* v : kPairings) values += (values.empty() ? "" : ", ") + std::string(v);
+    return SettingsProblem{"pairing", "must be one of: " + values};
+  }
   return std::nullopt;
 }
 
@@ -19,7 +28,7 @@ nlohmann::json ToJson(const RunSettings& s) {
           {"seed", s.seed},           {"timeout_s", s.timeout_s},
           {"profile_iterations", s.profile_iterations},
           {"smoke", s.smoke},         {"processes", s.processes},
-          {"threads", s.threads}};
+          {"threads", s.threads},     {"pairing", s.pairing}};
 }
 
 RunSettings RunSettingsFromJson(const nlohmann::json& j) {
@@ -32,6 +41,7 @@ RunSettings RunSettingsFromJson(const nlohmann::json& j) {
   s.smoke = j.value("smoke", s.smoke);
   s.processes = j.value("processes", s.processes);
   s.threads = j.value("threads", s.threads);
+  s.pairing = j.value("pairing", s.pairing);
   return s;
 }
 

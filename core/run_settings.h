@@ -23,6 +23,12 @@ struct RunSettings {
   uint64_t seed = 0;            // weights and inputs
   int threads = 0;              // intra-op CPU threads; 0: LibTorch's default
   bool smoke = false;           // smoke inputs: see models::WorkloadOptions::smoke
+  // Backends other than eager: how the paired pass times eager against the
+  // compiled forward inside the same worker process (result "paired"):
+  // "interleaved" (pairs in alternating order, A B B A A B ..., so that a
+  // steady drift favours neither side), "back_to_back" (every eager step, then every compiled one:
+  // what interleaving protects against) or "off" (no paired pass).
+  std::string pairing = "interleaved";
 
   bool operator==(const RunSettings&) const = default;
 };
@@ -32,6 +38,9 @@ struct SettingsProblem {
   std::string field, message;
 };
 std::optional<SettingsProblem> CheckRunSettings(const RunSettings& s);
+
+// The values of RunSettings::pairing.
+inline constexpr const char* kPairings[] = {"interleaved", "back_to_back", "off"};
 
 // The "settings" object of a run result (and of a run spec).
 nlohmann::json ToJson(const RunSettings& s);

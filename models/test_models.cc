@@ -1,11 +1,16 @@
 // Hidden models that exercise the harness rather than PyTorch: a tiny
 // well-behaved MLP for fast end-to-end tests; models that crash, hang,
 // throw and exhaust memory, so that tests can check each failure status is
-// recorded while the rest of a suite completes; and test_gpu_phases, whose
-// step has a known idle, copy and compute phase.
+// recorded while the rest of a suite completes; test_drift, whose steps slow
+// down as it runs (the paired pass's interleaving test); test_null, whose step
+// does nothing (its median is the harness's own cost per step, as loadgen's
+// null SUT measures it); and test_gpu_phases, whose step has a known idle,
+// copy and compute phase.
 #include "models/test_models.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <stdexcept>
 #include <thread>
@@ -73,6 +78,56 @@ class TestWorkload : public Workload {
   std::unique_ptr<torch::optim::SGD> optimizer_;
 };
 
+// test_drift: test_tiny whose every step (eager or compiled) first sleeps
+// kDriftBaseMs x kDriftGrowth ^ (steps so far in this process), a machine or
+// process slowing down as it runs (the exponent stops at kDriftMaxSteps, so a
+// long run stays bounded). The growth is by a factor per step, so ten steps
+// apart always means the same ratio (1.08^10 = 2.16), however many steps came
+// before. Timed eager against compiled in one process, interleaving gives a
+// speedup near 1; every eager step before every compiled one makes the
+// compiled side look about twice as slow. The sleeps are tens of
+// milliseconds long (20 ms growing to about 230 ms over a 32-step run) so that
+// a loaded machine's scheduling delays, a few milliseconds per wake-up, stay
+// small beside them: at 3 ms, two busy loops on a 2-core machine turned
+// back to back's 0.43 into 0.79-0.94.
+constexpr double kDriftBaseMs = 20.0;
+constexpr double kDriftGrowth = 1.08;
+constexpr int64_t kDriftMaxSteps = 64;
+class DriftWorkload : public TestWorkload {
+ public:
+  using TestWorkload::TestWorkload;
+  void Step(Mode mode) override {
+    const double ms = kDriftBaseMs * std::pow(kDriftGrowth, static_cast<double>(std::min(steps_, kDriftMaxSteps)));
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
+    ++steps_;
+    TestWorkload::Step(mode);
+  }
+
+ private:
+  int64_t steps_ = 0;
+};
+
+// test_null: a step that does nothing at all, in either mode, so that the
+// collector's median for it is what the harness itself adds around every
+// step (tests/harness_overhead_bench.cc).
+class NullWorkload : public Workload {
+ public:
+  explicit NullWorkload(const WorkloadOptions& opt) {
+    inputs_["x"] = torch::zeros({1}, torch::TensorOptions(opt.device));
+    samples_per_step_ = 1;
+  }
+  torch::nn::Module& net() override { return net_; }
+  torch::Tensor Forward() override { return inputs_["x"]; }
+  torch::Tensor TrainStep() override { return inputs_["x"]; }
+  void Step(Mode) override {}
+  std::optional<std::string> CompiledForwardUnsupported(Mode) const override {
+    return std::string("test_null has no computation to compile");
+  }
+
+ private:
+  torch::nn::Module net_;
+};
+
 // test_gpu_phases (eval only): each step waits for the device, busy-waits
 // on the host for kHostMs (the device idles), copies kCopyFloats from pinned
 // host memory to the device (data movement), then runs kMatmuls matrix
@@ -137,6 +192,15 @@ void AddTestModels(std::vector<ModelInfo>& out) {
   out.push_back(Make("test_hang", Misbehaviour::kHang));
   out.push_back(Make("test_throw", Misbehaviour::kThrow));
   out.push_back(Make("test_oom", Misbehaviour::kOom));
+  ModelInfo drift = Make("test_drift", Misbehaviour::kNone);
+  drift.create = [](const WorkloadOptions& opt) { return std::make_unique<DriftWorkload>(opt, Misbehaviour::kNone); };
+  out.push_back(std::move(drift));
+  ModelInfo null_model = Make("test_null", Misbehaviour::kNone);
+  null_model.task = "harness test: a step that does nothing";
+  null_model.default_batch = {1, 1};
+  null_model.smoke_batch = {1, 1};
+  null_model.create = [](const WorkloadOptions& opt) { return std::make_unique<NullWorkload>(opt); };
+  out.push_back(std::move(null_model));
   ModelInfo phases = Make(gpu_phases::kModelId, Misbehaviour::kNone);
   phases.task = "harness test: known idle, copy and compute phases";
   phases.default_batch = {1, 1};

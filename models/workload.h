@@ -76,6 +76,7 @@ class Workload {
   // this, never Forward() directly.
   torch::Tensor RunForward() { return compiled_forward_ ? compiled_forward_() : Forward(); }
   void SetCompiledForward(std::function<torch::Tensor()> forward) { compiled_forward_ = std::move(forward); }
+  const std::function<torch::Tensor()>& compiled_forward() const { return compiled_forward_; }
 
   // Why a compiled forward cannot stand for this workload's computation in
   // `mode` (its step differentiates inside the forward, say, or trains

@@ -272,30 +272,57 @@ std::vector<CoverageRow> ApiCoverage(const std::vector<const core::RunResult*>& 
   return out;
 }
 
-std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*>& runs) {
-  std::map<std::tuple<std::string, std::string, std::string, int64_t>, const core::RunResult*> eager;
-  for (const auto* r : runs) {
-    if (r->backend == "eager" && Ok(*r)) eager[{r->model.id, r->mode, r->precision, r->batch_size}] = r;
-  }
-  auto ratio = [](const std::optional<core::Memory>& m_backend, const std::optional<core::Memory>& m_eager,
-                  std::optional<int64_t> core::Memory::*field) -> std::optional<double> {
-    if (!m_backend || !m_eager || !(*m_backend.*field) || !(*m_eager.*field) || *(*m_eager.*field) <= 0) {
-      return std::nullopt;
+namespace {
+
+// The ok eager runs, by what a backend's run is compared on: model, mode,
+// precision and batch size. Figures 3/4 and the HUD metrics pair runs through it.
+class EagerIndex {
+ public:
+  explicit EagerIndex(const std::vector<const core::RunResult*>& runs) {
+    for (const auto* r : runs) {
+      if (r->backend == "eager" && Ok(*r)) by_key_[Key(*r)] = r;
     }
-    return static_cast<double>(*(*m_backend.*field)) / static_cast<double>(*(*m_eager.*field));
-  };
+  }
+  // The eager counterpart of `r`; null when eager has no ok run for it.
+  const core::RunResult* Find(const core::RunResult& r) const {
+    auto it = by_key_.find(Key(r));
+    return it == by_key_.end() ? nullptr : it->second;
+  }
+
+ private:
+  using K = std::tuple<std::string, std::string, std::string, int64_t>;
+  static K Key(const core::RunResult& r) { return {r.model.id, r.mode, r.precision, r.batch_size}; }
+  std::map<K, const core::RunResult*> by_key_;
+};
+
+// num's peak over den's, for one Memory field; nullopt unless both measured it
+// and den's is positive.
+std::optional<double> MemoryRatio(const core::RunResult& num, const core::RunResult& den,
+                                  std::optional<int64_t> core::Memory::*field) {
+  if (!num.memory || !den.memory) return std::nullopt;
+  const auto& n = (*num.memory).*field;
+  const auto& d = (*den.memory).*field;
+  if (!n || !d || *d <= 0) return std::nullopt;
+  return static_cast<double>(*n) / static_cast<double>(*d);
+}
+
+}  // namespace
+
+std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*>& runs) {
+  const EagerIndex eager(runs);
   std::vector<BackendRatio> out;
   for (const auto* r : runs) {
     if (r->backend == "eager" || !Ok(*r)) continue;
-    auto it = eager.find({r->model.id, r->mode, r->precision, r->batch_size});
-    if (it == eager.end()) continue;
-    const auto& e = *it->second;
+    const auto* found = eager.Find(*r);
+    if (!found) continue;
+    const auto& e = *found;
     BackendRatio br{r->model.id, r->mode, r->precision, r->backend, e.timing->median_ms, r->timing->median_ms,
                     r->timing->median_ms / e.timing->median_ms};
-    br.cpu_memory_ratio = ratio(r->memory, e.memory, &core::Memory::cpu_peak_rss_bytes);
-    br.gpu_memory_ratio = ratio(r->memory, e.memory, &core::Memory::gpu_peak_allocated_bytes);
+    br.cpu_memory_ratio = MemoryRatio(*r, e, &core::Memory::cpu_peak_rss_bytes);
+    br.gpu_memory_ratio = MemoryRatio(*r, e, &core::Memory::gpu_peak_allocated_bytes);
     br.backend_setup_ms = r->timing->backend_setup_ms;
     br.noisy = NoisySides(e, "eager", *r, r->backend);
+    if (r->paired) br.paired = &*r->paired;
     out.push_back(std::move(br));
   }
   std::sort(out.begin(), out.end(), [](const BackendRatio& a, const BackendRatio& b) {
@@ -324,6 +351,80 @@ std::vector<BackendSummary> SummarizeBackends(const std::vector<BackendRatio>& r
     if (!a.cpu.empty()) s.cpu_memory_geomean = core::GeoMean(a.cpu);
     if (!a.gpu.empty()) s.gpu_memory_geomean = core::GeoMean(a.gpu);
     out.push_back(std::move(s));
+  }
+  return out;
+}
+
+namespace {
+
+// The first line of a failure's message, as the HUD groups failures.
+std::string FailureCause(const core::RunResult& r) {
+  std::string why = r.reason.value_or(r.status);
+  why = why.substr(0, why.find('\n'));
+  if (why.size() > 160) why = why.substr(0, 157) + "...";
+  return r.status + ": " + why;
+}
+
+double CompileSeconds(const core::RunResult& r) {
+  if (r.compile) {
+    const auto& c = *r.compile;
+    return (c.trace_ms.value_or(0) + c.convert_ms.value_or(0) + c.compile_ms.value_or(0) + c.load_ms.value_or(0)) /
+           1000.0;
+  }
+  return r.timing->backend_setup_ms.value_or(0) / 1000.0;
+}
+
+// The HUD's memory compression ratio: eager peak / compiled peak, GPU where
+// both measured it, else CPU.
+std::optional<double> Compression(const core::RunResult& eager, const core::RunResult& compiled) {
+  for (auto field : {&core::Memory::gpu_peak_allocated_bytes, &core::Memory::cpu_peak_rss_bytes}) {
+    auto c = MemoryRatio(eager, compiled, field);
+    if (c && *c > 0) return c;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<CompilerMetrics> HudCompilerMetrics(const std::vector<const core::RunResult*>& runs) {
+  const EagerIndex eager(runs);
+  struct Acc {
+    CompilerMetrics m;
+    std::vector<double> speedups, compile_s, compression;
+    std::map<std::string, int> causes;
+  };
+  std::map<std::pair<std::string, std::string>, Acc> acc;
+  for (const auto* r : runs) {
+    if (r->backend == "eager") continue;
+    const auto* e = eager.Find(*r);
+    if (!e) continue;  // eager did not run: the HUD leaves the model out
+    Acc& a = acc[{r->backend, r->mode}];
+    a.m.attempted++;
+    if (!Ok(*r)) {
+      a.causes[FailureCause(*r)]++;
+      continue;
+    }
+    a.m.passed++;
+    const double speedup = r->paired ? r->paired->speedup : e->timing->median_ms / r->timing->median_ms;
+    if (speedup > 0) a.speedups.push_back(speedup);
+    if (speedup < kHudSlowSpeedup) a.m.slow++;
+    if (r->compile || r->timing->backend_setup_ms) a.compile_s.push_back(CompileSeconds(*r));
+    if (auto c = Compression(*e, *r)) {
+      a.compression.push_back(*c);
+      if (*c < kHudPoorCompression) a.m.poor_compression++;
+    }
+  }
+  std::vector<CompilerMetrics> out;
+  for (auto& [key, a] : acc) {
+    a.m.backend = key.first;
+    a.m.mode = key.second;
+    if (!a.speedups.empty()) a.m.geomean_speedup = core::GeoMean(a.speedups);
+    if (!a.compile_s.empty()) a.m.mean_compile_s = core::Summarize(a.compile_s).mean;
+    if (!a.compression.empty()) a.m.compression_geomean = core::GeoMean(a.compression);
+    a.m.failure_causes.assign(a.causes.begin(), a.causes.end());
+    std::stable_sort(a.m.failure_causes.begin(), a.m.failure_causes.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
+    out.push_back(std::move(a.m));
   }
   return out;
 }
@@ -363,6 +464,7 @@ PlatformView ViewPlatform(const PlatformResults& p, const PaperTable2& paper, st
   pv.geomean_eval_ms = SuiteGeomean(pv.runs, "eval", &pv.geomean_eval_n);
   pv.backend_ratios = BackendRatios(pv.runs);
   pv.backend_summaries = SummarizeBackends(pv.backend_ratios);
+  pv.compiler_metrics = HudCompilerMetrics(pv.runs);
   if (pv.breakdown_source == BreakdownSource::kHost) pv.host_note = HostNote(pv.runs);
   pv.peak_summaries = SummarizePeakShares(pv.runs, p.manifest);
   JudgeNoise(pv);

@@ -134,6 +134,9 @@ struct BackendRatio {
   std::optional<double> cpu_memory_ratio, gpu_memory_ratio;
   std::optional<double> backend_setup_ms;  // the backend's one-off preparation, outside the timed steps
   std::string noisy;  // NoisySides of the pair; "" when both runs are clean
+  // The backend run's own paired pass (eager and compiled in the same worker
+  // process, core::PairedTiming); null in results without one.
+  const core::PairedTiming* paired = nullptr;
 };
 
 // The paper's headline numbers for Figures 3/4: geomeans of the ratios over
@@ -149,6 +152,25 @@ struct BackendSummary {
 // Every ok non-eager run paired with its ok eager run.
 std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*>& runs);
 std::vector<BackendSummary> SummarizeBackends(const std::vector<BackendRatio>& ratios);
+
+// A compiler as PyTorch's HUD dashboard summarises one (backend, mode):
+// pass rate (ok runs over the runs whose eager run was ok), geomean speedup
+// (eager / compiled: the run's paired pass when it has one, else the two
+// runs' medians), mean compilation latency (the compile split where
+// recorded, else the backend's setup) and memory compression ratio (eager
+// peak / compiled peak: GPU where both measured it, else CPU), with the
+// HUD's flags (speedup < 0.95, compression < 0.9) and the failures grouped
+// by their message.
+inline constexpr double kHudSlowSpeedup = 0.95;
+inline constexpr double kHudPoorCompression = 0.9;
+struct CompilerMetrics {
+  std::string backend, mode;
+  int attempted = 0, passed = 0;
+  std::optional<double> geomean_speedup, mean_compile_s, compression_geomean;
+  int slow = 0, poor_compression = 0;  // passed runs under the HUD's flags
+  std::vector<std::pair<std::string, int>> failure_causes;  // message, runs; most frequent first
+};
+std::vector<CompilerMetrics> HudCompilerMetrics(const std::vector<const core::RunResult*>& runs);
 
 struct PlatformView {
   std::string id;
@@ -166,6 +188,7 @@ struct PlatformView {
   int geomean_train_n = 0, geomean_eval_n = 0;
   std::vector<BackendRatio> backend_ratios;    // sorted by mode, backend, model, precision
   std::vector<BackendSummary> backend_summaries;  // sorted by backend, mode
+  std::vector<CompilerMetrics> compiler_metrics;  // sorted by backend, mode
   std::vector<PeakSummary> peak_summaries;     // empty when nothing has a % of peak
   int noisy_runs = 0;
   std::string noise_warning;  // core::NoiseWarning over the judged runs; "" when none is noisy

@@ -309,3 +309,48 @@ TEST_CASE("Table 2's export pairs train and eval rows by domain, also for a doma
   p.table2_eval.push_back(DomainBreakdown{"test", 1, 0.2, 0.1, 0.7, 0, nullptr});
   CHECK(Table2Table("b", p, paper).csv.find("test") != std::string::npos);
 }
+
+TEST_CASE("HudCompilerMetrics: pass rate, geomean speedup, compile latency, compression, flags and causes") {
+  auto mem = [](core::RunResult r, int64_t cpu) {
+    r.memory = core::Memory{};
+    r.memory->cpu_peak_rss_bytes = cpu;
+    return r;
+  };
+  std::vector<core::RunResult> runs = {
+      mem(Run("a", "vision", "eval", 100), 1000),
+      mem(Run("a", "vision", "eval", 50, std::nullopt, "inductor"), 800),   // 2x by the medians, compression 1.25
+      mem(Run("b", "nlp", "eval", 10), 1000),
+      mem(Run("b", "nlp", "eval", 20, std::nullopt, "inductor"), 2000),    // medians say 0.5x; its paired pass 0.9x
+      Run("c", "nlp", "eval", 10),
+      Run("c", "nlp", "eval", 10, std::nullopt, "inductor"),                // unsupported
+      Run("d", "nlp", "eval", 10),
+      Run("d", "nlp", "eval", 10, std::nullopt, "inductor"),                // unsupported, same cause
+      Run("e", "nlp", "eval", 10, std::nullopt, "inductor"),                // no ok eager: left out
+  };
+  runs[5].status = runs[7].status = "unsupported";
+  runs[5].reason = runs[7].reason = "inductor: the export or compile failed: boom\nTraceback...";
+  runs[1].compile = core::CompileInfo{.trace_ms = 1000, .convert_ms = 2000, .compile_ms = 6000, .load_ms = 1000};
+  runs[3].timing->backend_setup_ms = 2000;
+  core::PairedTiming paired;
+  paired.speedup = 0.9;
+  runs[3].paired = paired;
+  std::vector<const core::RunResult*> ptrs;
+  for (auto& r : runs) {
+    if (r.status.empty()) r.status = "ok";
+    ptrs.push_back(&r);
+  }
+  auto m = HudCompilerMetrics(ptrs);
+  REQUIRE(m.size() == 1);
+  CHECK(m[0].backend == "inductor");
+  CHECK(m[0].mode == "eval");
+  CHECK(m[0].attempted == 4);
+  CHECK(m[0].passed == 2);
+  CHECK(*m[0].geomean_speedup == doctest::Approx(std::sqrt(2.0 * 0.9)));  // b by its paired pass
+  CHECK(*m[0].mean_compile_s == doctest::Approx(6.0));                    // (10 s + 2 s) / 2
+  CHECK(*m[0].compression_geomean == doctest::Approx(std::sqrt(1.25 * 0.5)));
+  CHECK(m[0].slow == 1);
+  CHECK(m[0].poor_compression == 1);
+  REQUIRE(m[0].failure_causes.size() == 1);
+  CHECK(m[0].failure_causes[0].first == "unsupported: inductor: the export or compile failed: boom");
+  CHECK(m[0].failure_causes[0].second == 2);
+}

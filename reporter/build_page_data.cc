@@ -106,6 +106,67 @@ mu::data BackendRatioRows(const PlatformView& p) {
   return rows;
 }
 
+// The HUD's four compiler metrics per backend and mode, with its flags and
+// the failures grouped by cause.
+mu::data CompilerMetricRows(const PlatformView& p) {
+  mu::data rows = List();
+  for (const auto& m : p.compiler_metrics) {
+    mu::data row;
+    Set(row, "backend", m.backend);
+    Set(row, "mode", m.mode);
+    Set(row, "pass_rate", std::to_string(m.passed) + " / " + std::to_string(m.attempted) + " (" +
+                              Num(100.0 * m.passed / std::max(1, m.attempted), "%.0f") + " %)");
+    Set(row, "speedup", m.geomean_speedup ? Num(*m.geomean_speedup, "%.2f") + "×" : Dash());
+    Set(row, "compile", m.mean_compile_s ? Sig3(*m.mean_compile_s) : Dash());
+    Set(row, "compression", m.compression_geomean ? Num(*m.compression_geomean, "%.2f") : Dash());
+    Set(row, "slow", std::to_string(m.slow));
+    Set(row, "poor_compression", std::to_string(m.poor_compression));
+    mu::data causes = List();
+    for (const auto& [cause, n] : m.failure_causes) {
+      mu::data c;
+      Set(c, "cause", cause);
+      Set(c, "runs", std::to_string(n));
+      Append(causes, std::move(c));
+    }
+    Set(row, "has_causes", !m.failure_causes.empty());
+    Set(row, "causes", std::move(causes));
+    Append(rows, std::move(row));
+  }
+  return rows;
+}
+
+// The compiled runs' paired passes: eager against compiled in one worker.
+// With several processes the speedup carries the range of the processes'
+// ratios, and a range that includes 1 reads "within noise".
+mu::data PairedRows(const PlatformView& p) {
+  mu::data rows = List();
+  for (const auto& br : p.backend_ratios) {
+    if (!br.paired) continue;
+    const core::PairedTiming& pt = *br.paired;
+    mu::data row;
+    Set(row, "model", br.model);
+    Set(row, "mode", br.mode);
+    Set(row, "precision", br.precision);
+    Set(row, "backend", br.backend);
+    Set(row, "order", pt.order == "interleaved" ? std::string("interleaved") : std::string("back to back"));
+    Set(row, "eager", Ms(pt.eager_median_ms));
+    Set(row, "compiled", Ms(pt.compiled_median_ms));
+    Set(row, "speedup", Num(pt.speedup, "%.2f") + "×");
+    std::string range = Dash(), verdict = "one process: no interval";
+    if (pt.speedup_low && pt.speedup_high) {
+      range = Num(*pt.speedup_low, "%.2f") + "–" + Num(*pt.speedup_high, "%.2f") + "× (" +
+              std::to_string(pt.process_speedups.size()) + " processes)";
+      verdict = *pt.speedup_low <= 1.0 && *pt.speedup_high >= 1.0 ? "within noise"
+                : pt.speedup > 1.0                                 ? "faster"
+                                                                   : "slower";
+    }
+    Set(row, "range", range);
+    Set(row, "verdict", verdict);
+    Append(rows, std::move(row));
+  }
+  return rows;
+}
+
 // Figures 3 and 4 with the paper's headline geomeans and the per-run ratios.
 mu::data BackendSection(const PageContext& ctx, const Target& page, const std::string& build, const PlatformView& p,
                         const std::string& base) {
@@ -129,6 +190,10 @@ mu::data BackendSection(const PageContext& ctx, const Target& page, const std::s
                           base));
   }
   Set(d, "rows", BackendRatioRows(p));
+  const bool any_paired = std::any_of(p.backend_ratios.begin(), p.backend_ratios.end(),
+                                      [](const BackendRatio& r) { return r.paired != nullptr; });
+  if (any_paired) Set(d, "paired_rows", PairedRows(p));
+  Set(d, "has_paired", any_paired);
   Set(d, "row_count", std::to_string(p.backend_ratios.size()));
   return d;
 }
@@ -191,6 +256,11 @@ mu::data PlatformData(const PageContext& ctx, const BuildView& v, const Platform
   Set(pd, "table2_train", Table2Rows(p.table2_train, true, ctx.paper));
   Set(pd, "table2_eval", Table2Rows(p.table2_eval, false, ctx.paper));
   if (!p.backend_ratios.empty()) Set(pd, "backend_ratios", BackendSection(ctx, page, v.id, p, base));
+  if (!p.compiler_metrics.empty()) {
+    mu::data hud;
+    Set(hud, "rows", CompilerMetricRows(p));
+    Set(pd, "compiler_metrics", std::move(hud));
+  }
   SetRuns(pd, v.id, p, page, base);
   Set(pd, "peaks", PeaksData(*p.manifest));
   Set(pd, "has_peak_summaries", !p.peak_summaries.empty());

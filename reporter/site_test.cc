@@ -700,3 +700,38 @@ TEST_CASE("issue 13: results written before host_breakdown, system_load and peak
   // The GPU platform still has its GPU breakdown.
   CHECK(Has(page, "Shown: **GPU time: active / data movement / idle**"));
 }
+
+TEST_CASE("issue 16: a compiled run's paired pass is shown, and a range of process ratios that includes 1 is within noise") {
+  fs::path root = Tmp("paired");
+  FixtureSpec spec;
+  spec.builds = 1;
+  spec.models = 2;
+  spec.configs = 6;
+  GenerateFixtureTree(root / "results", spec);
+  // Two compiled runs get a paired pass: one whose processes disagree about
+  // the side of 1, one whose processes all find it faster.
+  int edited = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root / "results")) {
+    if (edited == 2 || e.path().extension() != ".json" || e.path().filename() == "manifest.json") continue;
+    auto j = nlohmann::json::parse(Read(e.path()));
+    if (j.value("kind", "") != "torchgauge.run" || j.value("backend", "eager") == "eager" || j.value("status", "") != "ok") continue;
+    const bool noisy = edited == 0;
+    j["paired"] = {{"order", "interleaved"},
+                   {"eager_samples_ms", {10.0, 11.0, 10.5}},
+                   {"compiled_samples_ms", {9.0, 10.0, 9.5}},
+                   {"eager_median_ms", 10.5},
+                   {"compiled_median_ms", 9.5},
+                   {"speedup", noisy ? 1.04 : 1.5},
+                   {"process_speedups", noisy ? nlohmann::json{0.93, 1.04, 1.2} : nlohmann::json{1.4, 1.5, 1.6}},
+                   {"speedup_low", noisy ? 0.93 : 1.4},
+                   {"speedup_high", noisy ? 1.2 : 1.6}};
+    Write(e.path(), j.dump());
+    ++edited;
+  }
+  REQUIRE(edited == 2);
+  BuildSite(Options(root / "results", root / "site"));
+  const std::string page = Read(root / "site" / "builds" / FixtureBuildId(spec, 0) / "summary.md");
+  CHECK(Has(page, "#### Eager and compiled in the same worker"));
+  CHECK(Has(page, "| 1.04× | 0.93–1.20× (3 processes) | within noise |"));
+  CHECK(Has(page, "| 1.50× | 1.40–1.60× (3 processes) | faster |"));
+}
