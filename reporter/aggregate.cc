@@ -386,6 +386,12 @@ std::optional<double> Compression(const core::RunResult& eager, const core::RunR
 
 }  // namespace
 
+std::string PairedVerdict(const core::PairedTiming& p) {
+  if (!p.speedup_low || !p.speedup_high) return "one process: no interval";
+  if (*p.speedup_low <= 1.0 && *p.speedup_high >= 1.0) return "within noise";
+  return p.speedup > 1.0 ? "faster" : "slower";
+}
+
 std::vector<CompilerMetrics> HudCompilerMetrics(const std::vector<const core::RunResult*>& runs) {
   const EagerIndex eager(runs);
   struct Acc {

@@ -139,6 +139,12 @@ struct BackendRatio {
   const core::PairedTiming* paired = nullptr;
 };
 
+// How a paired pass's speedup reads: "faster" or "slower" where its
+// processes' range (core::PairedTiming::speedup_low/high) lies on one side
+// of 1, "within noise" where the range includes 1, and "one process: no
+// interval" without a range. The build page's table and chart both use it.
+std::string PairedVerdict(const core::PairedTiming& p);
+
 // The paper's headline numbers for Figures 3/4: geomeans of the ratios over
 // the models of one backend and mode (section 3.2: "1.30x and 1.46x speedups
 // for training and inference on average (geomean)").

@@ -354,3 +354,20 @@ TEST_CASE("HudCompilerMetrics: pass rate, geomean speedup, compile latency, comp
   CHECK(m[0].failure_causes[0].first == "unsupported: inductor: the export or compile failed: boom");
   CHECK(m[0].failure_causes[0].second == 2);
 }
+
+TEST_CASE("PairedVerdict: a range on one side of 1 is faster or slower, one that includes 1 is within noise") {
+  core::PairedTiming p;
+  p.speedup = 1.2;
+  CHECK(PairedVerdict(p) == "one process: no interval");
+  p.speedup_low = 1.1;
+  p.speedup_high = 1.3;
+  CHECK(PairedVerdict(p) == "faster");
+  p.speedup_low = 0.98;
+  CHECK(PairedVerdict(p) == "within noise");
+  p.speedup = 0.9;
+  p.speedup_low = 0.85;
+  p.speedup_high = 1.0;  // touching 1 counts as including it
+  CHECK(PairedVerdict(p) == "within noise");
+  p.speedup_high = 0.95;
+  CHECK(PairedVerdict(p) == "slower");
+}

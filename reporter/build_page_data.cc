@@ -152,16 +152,13 @@ mu::data PairedRows(const PlatformView& p) {
     Set(row, "eager", Ms(pt.eager_median_ms));
     Set(row, "compiled", Ms(pt.compiled_median_ms));
     Set(row, "speedup", Num(pt.speedup, "%.2f") + "×");
-    std::string range = Dash(), verdict = "one process: no interval";
+    std::string range = Dash();
     if (pt.speedup_low && pt.speedup_high) {
       range = Num(*pt.speedup_low, "%.2f") + "–" + Num(*pt.speedup_high, "%.2f") + "× (" +
               std::to_string(pt.process_speedups.size()) + " processes)";
-      verdict = *pt.speedup_low <= 1.0 && *pt.speedup_high >= 1.0 ? "within noise"
-                : pt.speedup > 1.0                                 ? "faster"
-                                                                   : "slower";
     }
     Set(row, "range", range);
-    Set(row, "verdict", verdict);
+    Set(row, "verdict", PairedVerdict(pt));
     Append(rows, std::move(row));
   }
   return rows;
@@ -192,7 +189,15 @@ mu::data BackendSection(const PageContext& ctx, const Target& page, const std::s
   Set(d, "rows", BackendRatioRows(p));
   const bool any_paired = std::any_of(p.backend_ratios.begin(), p.backend_ratios.end(),
                                       [](const BackendRatio& r) { return r.paired != nullptr; });
-  if (any_paired) Set(d, "paired_rows", PairedRows(p));
+  if (any_paired) {
+    Set(d, "paired_rows", PairedRows(p));
+    Target f{Kind::kFigure, build, "paired." + p.id, ""};
+    Set(d, "paired_chart",
+        ctx.figures.Place(page, f, PairedChart(p.backend_ratios, "Eager / compiled in the same worker, " + p.id),
+                          "Speedup of each compiled run's paired pass (eager / compiled in the same worker process) "
+                          "with the range of its processes' ratios, on " + p.id,
+                          base));
+  }
   Set(d, "has_paired", any_paired);
   Set(d, "row_count", std::to_string(p.backend_ratios.size()));
   return d;

@@ -305,6 +305,59 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
   return spec;
 }
 
+json PairedChart(const std::vector<BackendRatio>& ratios, const std::string& title) {
+  json spec = Base(title);
+  std::vector<const BackendRatio*> paired;
+  for (const auto& r : ratios) {
+    if (r.paired) paired.push_back(&r);
+  }
+  std::stable_sort(paired.begin(), paired.end(),
+                   [](const BackendRatio* a, const BackendRatio* b) { return a->paired->speedup < b->paired->speedup; });
+  static const char* kVerdicts[] = {"faster", "slower", "within noise", "one process: no interval"};
+  static const char* kVerdictColors[] = {"#009E73", "#D55E00", "#999999", "#000000"};
+  json values = json::array(), order = json::array();
+  for (const auto* r : paired) {
+    const core::PairedTiming& p = *r->paired;
+    const std::string label = r->model + " (" + r->mode + ", " + r->backend + ", " + r->precision + ")";
+    order.push_back(label);
+    // Every row has every field (SetRows stores columns): null without a range.
+    const bool ranged = p.speedup_low && p.speedup_high;
+    values.push_back({{"run", label},
+                      {"speedup", Round(p.speedup, 1e4)},
+                      {"low", ranged ? json(Round(*p.speedup_low, 1e4)) : json(nullptr)},
+                      {"high", ranged ? json(Round(*p.speedup_high, 1e4)) : json(nullptr)},
+                      {"verdict", PairedVerdict(p)},
+                      {"processes", std::max<size_t>(1, p.process_speedups.size())}});
+  }
+  json y = {{"field", "run"}, {"type", "nominal"}, {"sort", order}, {"title", "Run (sorted by speedup)"},
+            {"axis", {{"labelLimit", 0}}}};
+  json x = {{"field", "speedup"}, {"type", "quantitative"}, {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
+            {"title", "Eager / compiled in one worker (> 1: the compiled forward is faster)"}};
+  json color = {{"field", "verdict"}, {"type", "nominal"}, {"title", "Verdict"},
+                {"scale", {{"domain", kVerdicts}, {"range", kVerdictColors}}}, {"legend", {{"orient", "top"}}}};
+  json tooltip = {{{"field", "run"}, {"title", "Run"}},
+                  {{"field", "speedup"}, {"title", "Speedup"}, {"format", ".3f"}},
+                  {{"field", "low"}, {"title", "Lowest process"}, {"format", ".3f"}},
+                  {{"field", "high"}, {"title", "Highest process"}, {"format", ".3f"}},
+                  {{"field", "processes"}, {"title", "Processes"}},
+                  {{"field", "verdict"}, {"title", "Verdict"}}};
+  SetRows(spec, std::move(values));
+  spec["width"] = 520;
+  spec["height"] = {{"step", 18}};
+  json range_x = x;
+  range_x["field"] = "low";
+  json range_bar = {{"transform", json::array({{{"filter", "isValid(datum.low)"}}})},
+                    {"mark", {{"type", "rule"}, {"strokeWidth", 2}}},
+                    {"encoding", {{"y", y}, {"x", range_x}, {"x2", {{"field", "high"}}}, {"color", color}}}};
+  json point = {{"mark", {{"type", "point"}, {"filled", true}, {"size", 45}}},
+                {"encoding", {{"y", y}, {"x", x}, {"color", color}, {"tooltip", tooltip}}}};
+  spec["layer"] = {
+      range_bar, point,
+      {{"mark", {{"type", "rule"}, {"color", "#000000"}, {"strokeDash", {4, 3}}}},
+       {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}}};
+  return spec;
+}
+
 namespace {
 // "resnet50", or "resnet50 (cudagraph, tf32)" where the model has rows of
 // more than one backend or precision.

@@ -54,6 +54,13 @@ nlohmann::json SamplesChart(const std::vector<SamplePoint>& samples, const std::
 // a rule at 1; models sorted by time ratio. Pass the ratios of one mode.
 nlohmann::json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& title);
 
+// The compiled runs' paired passes: per run (model, mode, backend,
+// precision), the speedup eager / compiled as a point on a log axis, the
+// range of its processes' ratios as a bar where it has one, coloured by
+// PairedVerdict ("within noise" where the range includes 1), with a rule at
+// 1. Runs without a paired pass are left out; sorted by speedup.
+nlohmann::json PairedChart(const std::vector<BackendRatio>& ratios, const std::string& title);
+
 // Figure 5, generalized: per model (and backend/precision where a model has
 // several), the time ratio of one platform over the reference as points on
 // a log axis with a rule at 1, colour and shape by mode; a ring marks the

@@ -48,3 +48,41 @@ TEST_CASE("trend charts: a noisy point gets a cross and a tooltip; a clean chart
   CHECK(faceted["spec"]["layer"].size() == 2);
   CHECK(faceted["spec"]["width"] == 300);
 }
+
+TEST_CASE("the paired chart: a bar for each range, coloured by verdict; runs without a paired pass left out") {
+  auto paired = [](double speedup, std::optional<double> low, std::optional<double> high) {
+    torchgauge::core::PairedTiming p;
+    p.order = "interleaved";
+    p.speedup = speedup;
+    p.speedup_low = low;
+    p.speedup_high = high;
+    if (low) p.process_speedups = {*low, speedup, *high};
+    return p;
+  };
+  const auto faster = paired(1.4, 1.3, 1.5), noise = paired(1.02, 0.97, 1.08), single = paired(0.8, {}, {});
+  std::vector<BackendRatio> ratios(4);
+  const char* models[] = {"a", "b", "c", "d"};
+  const torchgauge::core::PairedTiming* passes[] = {&faster, &noise, &single, nullptr};
+  for (int i = 0; i < 4; ++i) {
+    ratios[i].model = models[i];
+    ratios[i].mode = "eval";
+    ratios[i].backend = "inductor";
+    ratios[i].precision = "default";
+    ratios[i].paired = passes[i];
+  }
+  const json spec = PairedChart(ratios, "paired");
+  const json cols = spec["data"]["values"][0];
+  // Sorted by speedup; "d" has no paired pass.
+  CHECK(cols["run"] == json({"c (eval, inductor, default)", "b (eval, inductor, default)", "a (eval, inductor, default)"}));
+  CHECK(cols["verdict"] == json({"one process: no interval", "within noise", "faster"}));
+  CHECK(cols["low"] == json({nullptr, 0.97, 1.3}));
+  CHECK(cols["high"] == json({nullptr, 1.08, 1.5}));
+  CHECK(cols["processes"] == json({1, 3, 3}));
+  REQUIRE(spec["layer"].size() == 3);
+  // The range bar is drawn only where there is a range, from low to high.
+  CHECK(spec["layer"][0]["transform"][0]["filter"] == "isValid(datum.low)");
+  CHECK(spec["layer"][0]["encoding"]["x"]["field"] == "low");
+  CHECK(spec["layer"][0]["encoding"]["x2"]["field"] == "high");
+  CHECK(spec["layer"][1]["encoding"]["color"]["field"] == "verdict");
+  CHECK(spec["layer"][2]["encoding"]["x"]["datum"] == 1);
+}

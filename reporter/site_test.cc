@@ -734,4 +734,17 @@ TEST_CASE("issue 16: a compiled run's paired pass is shown, and a range of proce
   CHECK(Has(page, "#### Eager and compiled in the same worker"));
   CHECK(Has(page, "| 1.04× | 0.93–1.20× (3 processes) | within noise |"));
   CHECK(Has(page, "| 1.50× | 1.40–1.60× (3 processes) | faster |"));
+  // The chart of the same: its spec holds both runs, each with its range and verdict.
+  bool found = false;
+  for (const auto& e : fs::recursive_directory_iterator(root / "site")) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with("paired.") || !name.ends_with(".vl.json")) continue;
+    found = true;
+    const auto chart = nlohmann::json::parse(Read(e.path()));
+    const auto cols = chart["data"]["values"][0];
+    CHECK(cols["verdict"] == nlohmann::json({"within noise", "faster"}));
+    CHECK(cols["low"] == nlohmann::json({0.93, 1.4}));
+    CHECK(cols["high"] == nlohmann::json({1.2, 1.6}));
+  }
+  CHECK(found);
 }
