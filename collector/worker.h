@@ -21,4 +21,11 @@ core::RunResult ResultSkeleton(const RunSpec& spec);
 // the spec, measures, writes the result where the spec says.
 int WorkerMain(const std::filesystem::path& spec_file);
 
+// Fixes glibc malloc's mmap and trim thresholds for the rest of the process,
+// so that freed tensor memory is reused rather than returned to the kernel
+// and faulted in again at the next step (worker.cc says why and what it
+// measured). WorkerMain calls it first; harness_overhead_bench calls it too,
+// so that its bare loop runs on the same heap policy.
+void SteadyHeap();
+
 }  // namespace torchgauge::collector

@@ -94,7 +94,7 @@ tg_configure() {
 }
 
 tg_build() {
-  cmake --build "$TG_BUILD" -j"$(nproc)" >&2
+  cmake --build "$TG_BUILD" -j"$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" >&2
 }
 
 tg_bootstrap() {

@@ -19,6 +19,6 @@ if [ ! -f "$dir/build.ninja" ]; then
 fi
 # Only what the sanitize_* tests run (no benchmarks, no browser test): every
 # test executable labelled unit, integration or fuzz (torchgauge_add_test).
-cmake --build "$dir" -j"$(nproc)" --target torchgauge_sanitized_tests \
+cmake --build "$dir" -j"$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" --target torchgauge_sanitized_tests \
   torchgauge-report torchgauge-gen-fixtures torchgauge_fuzzers platform_fields_dump
 echo "sanitizer build ready in $(( $(date +%s) - start )) s: $dir"
