@@ -193,7 +193,7 @@ mu::data BackendSection(const PageContext& ctx, const Target& page, const std::s
     Set(d, "paired_rows", PairedRows(p));
     Target f{Kind::kFigure, build, "paired." + p.id, ""};
     Set(d, "paired_chart",
-        ctx.figures.Place(page, f, PairedChart(p.backend_ratios, "Eager / compiled in the same worker, " + p.id),
+        ctx.figures.Place(page, f, PairedChart(p.backend_ratios, "Eager / compiled in the same worker, " + p.id + ", by speedup"),
                           "Speedup of each compiled run's paired pass (eager / compiled in the same worker process) "
                           "with the range of its processes' ratios, on " + p.id,
                           base));

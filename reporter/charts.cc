@@ -329,8 +329,8 @@ json PairedChart(const std::vector<BackendRatio>& ratios, const std::string& tit
                       {"verdict", PairedVerdict(p)},
                       {"processes", std::max<size_t>(1, p.process_speedups.size())}});
   }
-  json y = {{"field", "run"}, {"type", "nominal"}, {"sort", order}, {"title", "Run (sorted by speedup)"},
-            {"axis", {{"labelLimit", 0}}}};
+  // No axis title: long run labels pushed it over them; the chart's title says the order.
+  json y = {{"field", "run"}, {"type", "nominal"}, {"sort", order}, {"title", nullptr}, {"axis", {{"labelLimit", 0}}}};
   json x = {{"field", "speedup"}, {"type", "quantitative"}, {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
             {"title", "Eager / compiled in one worker (> 1: the compiled forward is faster)"}};
   json color = {{"field", "verdict"}, {"type", "nominal"}, {"title", "Verdict"},
