@@ -263,7 +263,7 @@ void AddSettingsOptions(CLI::App& sub, SettingsOverrides& s) {
   sub.add_option("--threads", s.threads, "Intra-op CPU threads per run (default: LibTorch's choice)");
   sub.add_option("--pairing", s.pairing,
                  "Compiled backends: time eager against the compiled forward in the same worker, 'interleaved' "
-                 "(A B A B, the default), 'back_to_back' (all eager steps, then all compiled) or 'off'")
+                 "(pairs of alternating order, A B B A ..., the default), 'back_to_back' (all eager steps, then all compiled) or 'off'")
       ->check(CLI::IsMember(std::vector<std::string>(std::begin(core::kPairings), std::end(core::kPairings))));
 }
 

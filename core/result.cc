@@ -616,10 +616,9 @@ std::optional<PairedTiming> PoolPaired(const std::vector<RunResult>& processes) 
                                    p.compiled_samples_ms.end());
     out.process_speedups.push_back(p.speedup);
   }
+  SummarizePaired(out);  // the pooled samples' medians
   const Summary ratios = Summarize(out.process_speedups);
-  out.eager_median_ms = Summarize(out.eager_samples_ms).median;
-  out.compiled_median_ms = Summarize(out.compiled_samples_ms).median;
-  out.speedup = ratios.median;
+  out.speedup = ratios.median;  // the processes' median ratio, not the pooled medians' ratio
   out.speedup_low = ratios.min;
   out.speedup_high = ratios.max;
   return out;

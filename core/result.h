@@ -73,9 +73,9 @@ struct CompileInfo {
 
 // Backends other than eager (RunSettings::pairing): the eager forward and the
 // compiled one timed in the same worker process after the timing pass, on the
-// same weights and inputs. With "interleaved" each eager step is followed by
-// a compiled one (A B A B), so drift in the machine or the process hits both
-// sides alike; "back_to_back" runs every eager step first. Pooled over
+// same weights and inputs. With "interleaved" the steps run in pairs whose
+// order alternates (A B B A A B ...), so drift in the machine or the process
+// hits both sides alike; "back_to_back" runs every eager step first. Pooled over
 // processes, the samples are concatenated and process_speedups keeps each
 // process's ratio; speedup is their median, speedup_low/high their range.
 struct PairedTiming {
