@@ -78,16 +78,30 @@ std::optional<std::string> InstallBackend(const std::string& backend, models::Wo
   // executor differentiates the graph).
   torch::AutoGradMode grad_mode(!eval);
   std::function<torch::Tensor()> compiled;
+  core::CompileInfo info;
   try {
     if (backend == "inductor") {
-      core::CompileInfo info;
-      CompiledForward c = CompileInductor(workload, mode, info);
+      CompiledInductor c;
+      try {
+        c = CompileInductor(workload, mode, info);
+      } catch (...) {
+        if (compile) *compile = info;  // the phases that ran, and the check that failed
+        throw;
+      }
       if (compile) *compile = info;
       if (c.unsupported) return c.unsupported;
+      if (c.train_step) {
+        // Checked against eager's loss and gradients by CompileInductor; the
+        // package has no profiling runs to warm up.
+        workload.SetCompiledTrainStep(std::move(c.train_step));
+        return std::nullopt;
+      }
       compiled = std::move(c.forward);
     } else {
       compiled = TraceForward(workload);
     }
+  } catch (const CompiledResultMismatch&) {
+    throw;  // a wrong result, not an unsupported configuration
   } catch (const std::exception& e) {
     // A forward that fails in eager too is the model's error, not a limit
     // of tracing: let that error through.
@@ -100,11 +114,15 @@ std::optional<std::string> InstallBackend(const std::string& backend, models::Wo
     const auto [diff, scale] = Difference(got, want);
     const bool half = want.scalar_type() == torch::kHalf || want.scalar_type() == torch::kBFloat16;
     const double tolerance = (half ? 1e-2 : 1e-4) * std::max(scale, 1.0);
+    if (compile && *compile) {
+      (*compile)->check = "output";
+      (*compile)->check_error = diff / std::max(scale, 1.0);
+    }
     if (!(diff <= tolerance)) {
       std::ostringstream msg;
       msg << backend << ": the compiled forward's output differs from eager by " << diff << " (tolerance " << tolerance
           << ")";
-      throw std::runtime_error(msg.str());
+      throw CompiledResultMismatch(msg.str());
     }
   }
   // The graph executor profiles the first calls and then optimises (and, for

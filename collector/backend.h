@@ -8,8 +8,9 @@
 //                eager, as in a Python loop around a compiled model. A trace
 //                is specialised to the run's input shapes, which never change.
 //   inductor     TorchInductor through AOTInductor (inductor_backend.h): the
-//                traced forward compiled ahead of time into a package that
-//                LibTorch runs; eval only in this version.
+//                traced forward (eval), or the joint forward-backward of the
+//                model's loss (train, the optimizer stepping in C++),
+//                compiled ahead of time into a package that LibTorch runs.
 //   cudagraph    not implemented: recorded as unsupported, with the reason.
 #pragma once
 
@@ -29,8 +30,11 @@ std::optional<std::string> BackendUnsupported(const std::string& backend, const 
 // Call after the precision is applied and the net is in `mode`'s train/eval
 // state. Returns why this workload cannot run on the backend (the model says
 // so, or tracing fails), or nullopt when installed. In eval mode the compiled
-// output is checked against Forward() once; a mismatch throws, since it is a
-// wrong result rather than an unsupported configuration.
+// output is checked against Forward() once, and an inductor train package
+// against eager's loss and gradients; a mismatch throws
+// CompiledResultMismatch, since it is a wrong result rather than an
+// unsupported configuration. Inductor train installs a compiled train step
+// (Workload::SetCompiledTrainStep), the others a compiled forward.
 // `compile`, where given, receives the compile latency split of backends
 // that record one (inductor), whether or not the compile succeeded.
 std::optional<std::string> InstallBackend(const std::string& backend, models::Workload& workload, models::Mode mode,

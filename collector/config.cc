@@ -145,7 +145,8 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   if (!j.is_object()) throw std::invalid_argument(source + ": a suite must be a JSON object");
   static const std::vector<std::string> kKnown = {
       "name", "description", "batch_sizes", "models", "exclude", "modes", "backends", "precisions", "warmup",
-      "repeat", "processes", "profile_iterations", "timeout_s", "seed", "pairing", "batch_size_overrides", "probe"};
+      "repeat", "processes", "profile_iterations", "timeout_s", "seed", "pairing", "batch_size_overrides", "probe",
+      "backend_models"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find(kKnown.begin(), kKnown.end(), it.key()) == kKnown.end()) Bad(source, it.key(), "unknown field");
   }
@@ -167,6 +168,22 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   }
   s.batch_size_overrides =
       Field<std::map<std::string, std::map<std::string, int64_t>>>(j, "batch_size_overrides", source, {});
+  s.backend_models =
+      Field<std::map<std::string, std::map<std::string, std::vector<std::string>>>>(j, "backend_models", source, {});
+  for (const auto& [backend, modes] : s.backend_models) {
+    if (std::find(s.backends.begin(), s.backends.end(), backend) == s.backends.end()) {
+      Bad(source, "backend_models." + backend, "is not one of the suite's backends (" + [&] {
+        std::string all;
+        for (const auto& b : s.backends) all += (all.empty() ? "" : ", ") + b;
+        return all;
+      }() + ")");
+    }
+    for (const auto& [mode, ids] : modes) {
+      if (!core::IsName<core::Mode>(mode)) {
+        Bad(source, "backend_models." + backend, "mode '" + mode + "' is not one of: " + core::JoinNames(core::kModes));
+      }
+    }
+  }
   for (const auto& [model, modes] : s.batch_size_overrides) {
     for (const auto& [mode, size] : modes) {
       if (!core::IsName<core::Mode>(mode)) {
@@ -205,6 +222,7 @@ json SuiteToJson(const SuiteConfig& s) {
   j["exclude"] = s.exclude;
   j["modes"] = s.modes;
   j["backends"] = s.backends;
+  if (!s.backend_models.empty()) j["backend_models"] = s.backend_models;
   j["precisions"] = s.precisions;
   j["warmup"] = s.settings.warmup;
   j["repeat"] = s.settings.repeat;

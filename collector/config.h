@@ -33,6 +33,12 @@ struct SuiteConfig {
   // batch_sizes; threads only from the command line.
   core::RunSettings settings;
   std::map<std::string, std::map<std::string, int64_t>> batch_size_overrides;  // model -> mode -> size
+  // backend -> mode -> models: a backend named here runs, in each mode, only
+  // the models listed for that mode (none where the mode is not listed); the
+  // suite's other backends run every selected model. Applies to the suite's
+  // own backends, not to ones asked for with --backend. The smoke suite uses
+  // it to compile a representative few within its budget.
+  std::map<std::string, std::map<std::string, std::vector<std::string>>> backend_models;
   // The per-collection probe's sizes (the suite file's "probe" object:
   // matmul_n, warmup, repeats, triad_elements, kernels); 0 sizes mean the
   // probe's defaults. `device` is set when the collection runs.

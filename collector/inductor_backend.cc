@@ -6,11 +6,13 @@
 #include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/csrc/jit/passes/fixup_trace_scope_blocks.h>
 #include <torch/csrc/jit/passes/normalize_ops.h>
+#include <torch/optim/optimizer.h>
 #include <torch/serialize.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -38,12 +40,20 @@ using Clock = std::chrono::steady_clock;
 
 std::string PackageKey::Hex() const {
   core::Fingerprint f;
-  f.Add(std::string_view("torchgauge.aoti.v1")).Add(graph).Add(torch_version).Add(device).Add(isa).Add(inputs);
-  f.Add(static_cast<int64_t>(threads));
+  // v2: packages keep every tensor as a supplied constant (v1 packages
+  // inlined tensors of up to 8 elements into their code).
+  f.Add(std::string_view("torchgauge.aoti.v2")).Add(graph).Add(torch_version).Add(device).Add(isa).Add(inputs);
+  f.Add(static_cast<int64_t>(threads)).Add(kind);
   return f.Hex();
 }
 
 namespace {
+
+// The train check's tolerances: loss and gradients relative to
+// max(|eager|, 1) (the reductions of a fused backward run in another order);
+// a step with random numbers compares only the loss, loosely.
+constexpr double kJointTolerance = 1e-3;
+constexpr double kLooseLossTolerance = 0.25;
 
 double MsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -78,15 +88,15 @@ std::vector<torch::Tensor> InputsOf(models::Workload& w) {
 }
 
 // A TorchScript module holding the workload's state as attributes, with the
-// traced forward as its "forward" method.
-jit::Module TraceToModule(models::Workload& w, const NamedState& state) {
+// `traced` function (the forward pass, or forward and loss) as its "forward" method.
+jit::Module TraceToModule(models::Workload& w, const NamedState& state, const std::function<torch::Tensor()>& traced) {
   jit::Module m("__torch__.TorchGaugeInductor");
   for (const auto& [name, t] : state.parameters) m.register_parameter(name, t, /*is_buffer=*/false);
   for (const auto& [name, t] : state.buffers) m.register_buffer(name, t);
   jit::Stack inputs;
   for (auto& t : InputsOf(w)) inputs.emplace_back(t);
   auto [trace, outputs] = jit::tracer::trace(
-      std::move(inputs), [&w](jit::Stack) -> jit::Stack { return {w.Forward()}; },
+      std::move(inputs), [&traced](jit::Stack) -> jit::Stack { return {traced()}; },
       [](const torch::autograd::Variable&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false, &m);
   if (outputs.size() != 1 || !outputs[0].isTensor()) throw std::runtime_error("the traced forward does not return one tensor");
   auto graph = trace->graph;
@@ -130,9 +140,11 @@ std::string Tail(const std::string& text, size_t lines) {
   return text.substr(pos == 0 ? 0 : pos + 1, end - (pos == 0 ? 0 : pos + 1));
 }
 
-// Runs tools/aoti_compile.py; returns the failure message or nullopt.
+// Runs tools/aoti_compile.py; returns the failure message or nullopt. A
+// joint compile fills `outputs` with the package's outputs by name.
 std::optional<std::string> CompilePackage(const fs::path& graph, const fs::path& inputs, const fs::path& package,
-                                          int threads, core::CompileInfo& compile) {
+                                          int threads, bool joint, core::CompileInfo& compile,
+                                          std::vector<std::string>& outputs) {
   const std::string python = Setting("TORCHGAUGE_PYTHON", TORCHGAUGE_DEFAULT_PYTHON);
   const std::string script = Setting("TORCHGAUGE_AOTI_COMPILE", TORCHGAUGE_AOTI_COMPILE_SCRIPT);
   if (python.empty() || script.empty()) {
@@ -141,7 +153,7 @@ std::optional<std::string> CompilePackage(const fs::path& graph, const fs::path&
   const std::string cmd = core::ShellQuote(python) + " " + core::ShellQuote(script) + " --graph " +
                           core::ShellQuote(graph.string()) + " --inputs " + core::ShellQuote(inputs.string()) +
                           " --out " + core::ShellQuote(package.string()) + " --threads " + std::to_string(threads) +
-                          " 2>" + core::ShellQuote((graph.parent_path() / "compile.log").string());
+                          (joint ? " --joint" : "") + " 2>" + core::ShellQuote((graph.parent_path() / "compile.log").string());
   const core::CommandOutput out = core::RunCapture(cmd);
   if (out.exit_code != 0) {
     std::ifstream log(graph.parent_path() / "compile.log");
@@ -153,6 +165,12 @@ std::optional<std::string> CompilePackage(const fs::path& graph, const fs::path&
   if (j.is_object()) {
     if (j.contains("convert_ms") && j["convert_ms"].is_number()) compile.convert_ms = j["convert_ms"].get<double>();
     if (j.contains("compile_ms") && j["compile_ms"].is_number()) compile.compile_ms = j["compile_ms"].get<double>();
+  }
+  if (joint) {
+    if (!j.is_object() || !j.contains("outputs") || !j["outputs"].is_array()) {
+      return std::string("the compile step did not say the joint package's outputs");
+    }
+    outputs = j["outputs"].get<std::vector<std::string>>();
   }
   return std::nullopt;
 }
@@ -169,51 +187,143 @@ struct Scratch {
 };
 
 // The recorded ISA and thread count of a cached package, checked against the
-// run's own before it is loaded, whatever the key says.
-bool MetadataMatches(const fs::path& meta, const PackageKey& key) {
+// run's own before it is loaded, whatever the key says; fills a joint
+// package's outputs.
+bool MetadataMatches(const fs::path& meta, const PackageKey& key, std::vector<std::string>& outputs) {
   std::ifstream in(meta);
   const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.value("isa", "") == key.isa && j.value("threads", -1) == key.threads &&
-         j.value("torch", "") == key.torch_version && j.value("device", "") == key.device;
+  if (!(j.is_object() && j.value("isa", "") == key.isa && j.value("threads", -1) == key.threads &&
+        j.value("torch", "") == key.torch_version && j.value("device", "") == key.device &&
+        j.value("kind", "") == key.kind)) {
+    return false;
+  }
+  if (key.kind == "joint") {
+    if (!j.contains("outputs") || !j["outputs"].is_array()) return false;
+    outputs = j["outputs"].get<std::vector<std::string>>();
+  }
+  return true;
+}
+
+// Whether a traced graph draws random numbers (dropout, sampling): compiled
+// code draws them from its own generator, so its values cannot equal eager's.
+bool DrawsRandomNumbers(const jit::Graph& graph) {
+  for (const jit::Node* node : graph.nodes()) {
+    const std::string kind = node->kind().toQualString();
+    for (const char* word : {"dropout", "bernoulli", "rand", "normal", "uniform", "multinomial", "exponential"}) {
+      if (kind.find(word) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
+// Largest |got - want| over max(|want|, 1): the check's relative error.
+double RelativeError(const torch::Tensor& got, const torch::Tensor& want) {
+  if (!want.defined() || !got.defined()) return want.defined() == got.defined() ? 0.0 : INFINITY;
+  auto g = got.detach().to(torch::kCPU, torch::kDouble);
+  auto w = want.detach().to(torch::kCPU, torch::kDouble);
+  if (g.sizes() != w.sizes()) return INFINITY;
+  const double diff = (g - w).abs().max().item<double>();
+  return diff / std::max(w.abs().max().item<double>(), 1.0);
+}
+
+// Train packages: the loss and every gradient against eager's, from the same
+// weights and inputs (each side updates the buffers once, as a warm-up step
+// would). Throws on a mismatch: a wrong result is not an unsupported one.
+void CheckJoint(torch::inductor::AOTIModelPackageLoader& loader, models::Workload& w,
+                const std::function<torch::Tensor()>& loss_fn, const std::vector<torch::Tensor>& trained,
+                bool random, core::CompileInfo& compile) {
+  torch::Tensor want_loss;
+  std::vector<torch::Tensor> want_grads;
+  {
+    torch::AutoGradMode on(true);
+    want_loss = loss_fn();
+    want_grads = torch::autograd::grad({want_loss}, trained, {}, /*retain_graph=*/false, /*create_graph=*/false,
+                                       /*allow_unused=*/true);
+  }
+  const std::vector<torch::Tensor> got = loader.run(InputsOf(w));
+  double err = RelativeError(got.at(0), want_loss);
+  if (random) {
+    compile.check = "loss_loose";
+    compile.check_error = err;
+    if (!(err <= kLooseLossTolerance)) {
+      std::ostringstream msg;
+      msg << "inductor: the compiled train step's loss " << got.at(0).item<double>() << " is far from eager's "
+          << want_loss.item<double>() << " (relative " << err << ", tolerance " << kLooseLossTolerance
+          << " for a step that draws random numbers)";
+      throw CompiledResultMismatch(msg.str());
+    }
+    return;
+  }
+  std::string worst = "loss";
+  for (size_t i = 0; i < trained.size(); ++i) {
+    const double e = RelativeError(got.at(i + 1), want_grads[i]);
+    if (!(e <= err)) {
+      err = e;
+      worst = "gradient " + std::to_string(i);
+    }
+  }
+  compile.check = "loss_and_gradients";
+  compile.check_error = err;
+  if (!(err <= kJointTolerance)) {
+    std::ostringstream msg;
+    msg << "inductor: the compiled train step differs from eager by " << err << " (relative, in the " << worst
+        << "; tolerance " << kJointTolerance << ")";
+    throw CompiledResultMismatch(msg.str());
+  }
 }
 
 }  // namespace
 
-CompiledForward CompileInductor(models::Workload& w, models::Mode mode, core::CompileInfo& compile) {
-  CompiledForward out;
-  if (mode == models::Mode::kTrain) {
-    out.unsupported = "inductor: train runs need the joint forward-backward package, which this collector version "
-                      "does not build yet (eval runs are compiled)";
-    return out;
+CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::CompileInfo& compile) {
+  CompiledInductor out;
+  const bool train = mode == models::Mode::kTrain;
+  std::optional<models::Workload::TrainParts> parts;
+  if (train) {
+    parts = w.SplitTrainStep();
+    if (!parts || !parts->loss || !parts->optimizer) {
+      out.unsupported = "inductor: a train run compiles the model's forward pass and loss into one joint "
+                        "forward-backward package and steps the model's optimizer; this model's train step does "
+                        "not split into one loss and one optimizer step (Workload::SplitTrainStep)";
+      return out;
+    }
   }
-  torch::NoGradGuard no_grad;
+  // Eval traces without autograd; train traces with it, as its steps run.
+  torch::AutoGradMode grad_mode(train);
+  const std::function<torch::Tensor()> traced_fn =
+      train ? parts->loss : std::function<torch::Tensor()>([&w] { return w.Forward(); });
   const NamedState state = StateOf(w.net());
   const std::vector<torch::Tensor> inputs = InputsOf(w);
   Scratch scratch;
   auto start = Clock::now();
-  jit::Module traced = TraceToModule(w, state);
+  jit::Module traced = TraceToModule(w, state, traced_fn);
   compile.trace_ms = MsSince(start);
+  const auto graph = traced.get_method("forward").graph();
+  const bool random = DrawsRandomNumbers(*graph);
 
   const torch::Device device = inputs.empty() ? torch::Device(torch::kCPU) : inputs.front().device();
-  PackageKey key{traced.get_method("forward").graph()->toString(), TORCH_VERSION, device.str(), at::get_cpu_capability(),
-                 InputSignature(inputs), at::get_num_threads()};
+  PackageKey key{graph->toString(),      TORCH_VERSION,         device.str(), at::get_cpu_capability(),
+                 InputSignature(inputs), at::get_num_threads(), train ? "joint" : "forward"};
   compile.cache_key = key.Hex();
   const fs::path dir = CacheDir();
   fs::create_directories(dir);
   const fs::path package = dir / (compile.cache_key + ".pt2");
   const fs::path meta = dir / (compile.cache_key + ".json");
-  compile.cache_hit = fs::exists(package) && MetadataMatches(meta, key);
+  std::vector<std::string> outputs;
+  compile.cache_hit = fs::exists(package) && MetadataMatches(meta, key, outputs);
   if (!compile.cache_hit) {
     traced.save((scratch.dir / "graph.pt").string());
     const std::vector<char> bytes = torch::pickle_save(c10::ivalue::Tuple::create(
         std::vector<c10::IValue>(inputs.begin(), inputs.end())));
     std::ofstream((scratch.dir / "inputs.pt").string(), std::ios::binary).write(bytes.data(), bytes.size());
-    if (auto why = CompilePackage(scratch.dir / "graph.pt", scratch.dir / "inputs.pt", package, key.threads, compile)) {
+    if (auto why = CompilePackage(scratch.dir / "graph.pt", scratch.dir / "inputs.pt", package, key.threads, train,
+                                  compile, outputs)) {
       out.unsupported = "inductor: " + *why;
       return out;
     }
-    core::WriteJsonAtomic(meta, {{"isa", key.isa}, {"threads", key.threads}, {"torch", key.torch_version},
-                                     {"device", key.device}, {"inputs", key.inputs}});
+    nlohmann::json m = {{"isa", key.isa},       {"threads", key.threads}, {"torch", key.torch_version},
+                        {"device", key.device}, {"inputs", key.inputs},   {"kind", key.kind}};
+    if (train) m["outputs"] = outputs;
+    core::WriteJsonAtomic(meta, m);
   }
 
   start = Clock::now();
@@ -221,17 +331,51 @@ CompiledForward CompileInductor(models::Workload& w, models::Mode mode, core::Co
       package.string(), "model", /*run_single_threaded=*/false, /*num_runners=*/1,
       device.is_cuda() ? device.index() : c10::DeviceIndex(-1));
   // The package reads the module's own tensors: never weights baked in by
-  // another run that happened to share the key.
+  // another run that happened to share the key, and a train step's optimizer
+  // updates reach it. The graph's own tensor constants (a tensor the forward
+  // creates from literals, which the trace records as a constant and the
+  // exporter names "_tensor_constantN" or "lifted_tensor_N") stay the
+  // package's. Any other tensor the package wants and the module lacks is a
+  // broken package, not a quiet default.
   std::unordered_map<std::string, at::Tensor> constants;
   std::map<std::string, torch::Tensor> by_name;
   for (const auto& [name, t] : state.parameters) by_name[name] = t;
   for (const auto& [name, t] : state.buffers) by_name[name] = t;
   for (const auto& fqn : loader->get_constant_fqns()) {
-    if (auto it = by_name.find(fqn); it != by_name.end()) constants[fqn] = it->second;
+    auto it = by_name.find(fqn);
+    if (it != by_name.end()) {
+      constants[fqn] = it->second;
+    } else if (!fqn.starts_with("_tensor_constant") && !fqn.starts_with("lifted_tensor")) {
+      throw std::runtime_error("inductor: the package reads a tensor the model lacks: " + fqn);
+    }
   }
   loader->load_constants(constants, /*use_inactive=*/false, /*check_full_update=*/false, /*user_managed=*/true);
   compile.load_ms = MsSince(start);
-  out.forward = [loader, &w] { return loader->run(InputsOf(w)).at(0); };
+  if (!train) {
+    out.forward = [loader, &w] { return loader->run(InputsOf(w)).at(0); };
+    return out;
+  }
+
+  // The joint package's outputs after the loss name the trained parameters.
+  std::vector<torch::Tensor> trained;
+  for (size_t i = 1; i < outputs.size(); ++i) {
+    auto it = by_name.find(outputs[i]);
+    if (it == by_name.end()) {
+      throw std::runtime_error("inductor: the joint package returns the gradient of " + outputs[i] +
+                               ", which the model lacks");
+    }
+    trained.push_back(it->second);
+  }
+  CheckJoint(*loader, w, parts->loss, trained, random, compile);
+  out.train_step = [loader, &w, trained, optimizer = parts->optimizer] {
+    std::vector<torch::Tensor> result = loader->run(InputsOf(w));
+    for (size_t i = 0; i < trained.size(); ++i) {
+      torch::Tensor param = trained[i];
+      param.mutable_grad() = result[i + 1];
+    }
+    optimizer->step();
+    return result[0].detach();
+  };
   return out;
 }
 

@@ -14,12 +14,20 @@
 // Packages are cached under ~/.cache/torchgauge/aoti/ (TORCHGAUGE_CACHE) by a
 // key of the traced graph, torch version, device, CPU ISA, thread count and
 // input shapes and dtypes; a package whose recorded ISA or thread count does
-// not match the run is never loaded. Eval only in this version: train runs
-// are recorded as unsupported with the reason.
+// not match the run is never loaded.
+//
+// Eval compiles the forward pass. Train compiles the joint forward-backward
+// of the model's loss (Workload::SplitTrainStep): one package call returns
+// the loss and every parameter's gradient and updates the buffers in place;
+// the model's own optimizer then steps in C++. Models whose train step does
+// not split into one loss and one optimizer are unsupported, with the reason.
+// Known limit of the export: BatchNorm's num_batches_tracked is not advanced
+// (it matters only to BatchNorm with momentum = None, a cumulative average).
 #pragma once
 
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "core/result.h"
@@ -27,19 +35,31 @@
 
 namespace torchgauge::collector {
 
-struct CompiledForward {
-  std::function<torch::Tensor()> forward;   // set when compiled and loaded
-  std::optional<std::string> unsupported;  // else why, in the exporter's or compiler's own words
+// A compiled backend whose result differs from eager's: a wrong result, which
+// the run records as an error, never as unsupported.
+struct CompiledResultMismatch : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
-// Traces, compiles (or finds in the cache) and loads the workload's forward,
-// filling `compile` with the latency split and the cache outcome. The caller
-// (InstallBackend) checks the output against eager and installs it.
-CompiledForward CompileInductor(models::Workload& workload, models::Mode mode, core::CompileInfo& compile);
+
+struct CompiledInductor {
+  std::function<torch::Tensor()> forward;     // eval: set when compiled and loaded
+  std::function<torch::Tensor()> train_step;  // train: the joint package, then the optimizer step; returns the loss
+  std::optional<std::string> unsupported;    // else why, in the exporter's or compiler's own words
+};
+// Traces, compiles (or finds in the cache) and loads the workload's forward
+// (eval) or its joint forward-backward (train), filling `compile` with the
+// latency split and the cache outcome. A train package is checked here
+// against eager's loss and gradients (compile.check, compile.check_error; a
+// mismatch throws); the caller (InstallBackend) checks an eval forward's
+// output and installs what was compiled.
+CompiledInductor CompileInductor(models::Workload& workload, models::Mode mode, core::CompileInfo& compile);
 
 // The cache key's fields, in the order they are hashed; exposed for tests.
+// kind: "forward" (eval) or "joint" (train).
 struct PackageKey {
   std::string graph, torch_version, device, isa, inputs;
   int threads = 0;
+  std::string kind = "forward";
   std::string Hex() const;
 };
 

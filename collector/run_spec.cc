@@ -60,6 +60,26 @@ void CheckNames(const SuiteConfig& suite, const PlanFilters& filters) {
   for (const auto& id : suite.models) {
     if (!models::FindModel(id)) throw std::invalid_argument("suite '" + suite.name + "': unknown model '" + id + "'");
   }
+  for (const auto& [backend, modes] : suite.backend_models) {
+    for (const auto& [mode, ids] : modes) {
+      for (const auto& id : ids) {
+        if (!models::FindModel(id)) {
+          throw std::invalid_argument("suite '" + suite.name + "': backend_models." + backend + "." + mode +
+                                      ": unknown model '" + id + "'");
+        }
+      }
+    }
+  }
+}
+
+// A suite's backend_models restriction, for the suite's own backends only.
+bool BackendRuns(const SuiteConfig& suite, const PlanFilters& filters, const std::string& backend,
+                 const std::string& mode, const std::string& model) {
+  if (!filters.backends.empty()) return true;
+  const auto b = suite.backend_models.find(backend);
+  if (b == suite.backend_models.end()) return true;
+  const auto m = b->second.find(mode);
+  return m != b->second.end() && std::find(m->second.begin(), m->second.end(), model) != m->second.end();
 }
 
 bool Selected(const models::ModelInfo& info, const SuiteConfig& suite, const PlanFilters& filters,
@@ -103,6 +123,7 @@ std::vector<RunSpec> BuildPlan(const SuiteConfig& suite, const PlanFilters& filt
     for (const auto& mode : modes) {
       const int64_t batch = BatchSize(info, mode, suite, filters, device);
       for (const auto& backend : backends) {
+        if (!BackendRuns(suite, filters, backend, mode, info.id)) continue;
         for (const auto& precision : precisions) {
           RunSpec s;
           s.model = info.id;

@@ -133,16 +133,19 @@ void TimingPass(Stepper& s, core::RunResult& r) {
 // The paired pass of a backend other than eager (RunSettings::pairing):
 // settings.repeat eager and settings.repeat compiled steps in this process,
 // on the same weights and inputs, switching the workload's compiled forward
-// off and on between steps. The eager path is warmed up first (the timing
-// pass warmed the compiled one). Leaves the compiled forward installed.
+// (or compiled train step) off and on between steps. The eager path is warmed
+// up first (the timing pass warmed the compiled one). Leaves the compiled
+// code installed.
 std::optional<core::PairedTiming> PairedPass(Stepper& s) {
   const auto& settings = s.spec.settings;
   const auto compiled = s.workload.compiled_forward();
-  if (s.spec.backend == "eager" || settings.pairing == "off" || !compiled) return std::nullopt;
+  const auto compiled_train = s.workload.compiled_train_step();
+  if (s.spec.backend == "eager" || settings.pairing == "off" || (!compiled && !compiled_train)) return std::nullopt;
   std::unique_ptr<CudaTimer> timer;
   if (s.gpu) timer = std::make_unique<CudaTimer>();
   auto step = [&](bool use_compiled) {
     s.workload.SetCompiledForward(use_compiled ? compiled : nullptr);
+    s.workload.SetCompiledTrainStep(use_compiled ? compiled_train : nullptr);
     return TimedStep(s, timer.get());
   };
   for (int i = 0; i < std::max(1, settings.warmup); ++i) step(false);
@@ -162,6 +165,7 @@ std::optional<core::PairedTiming> PairedPass(Stepper& s) {
     for (int i = 0; i < settings.repeat; ++i) p.compiled_samples_ms.push_back(step(true));
   }
   s.workload.SetCompiledForward(compiled);
+  s.workload.SetCompiledTrainStep(compiled_train);
   core::SummarizePaired(p);
   return p;
 }

@@ -303,7 +303,8 @@ json ToJson(const RunResult& r) {
   if (r.compile) {
     const auto& c = *r.compile;
     j["compile"] = {{"trace_ms", Opt(c.trace_ms)}, {"convert_ms", Opt(c.convert_ms)}, {"compile_ms", Opt(c.compile_ms)},
-                    {"load_ms", Opt(c.load_ms)}, {"cache_hit", c.cache_hit}, {"cache_key", c.cache_key}};
+                    {"load_ms", Opt(c.load_ms)}, {"cache_hit", c.cache_hit}, {"cache_key", c.cache_key},
+                    {"check", c.check},           {"check_error", Opt(c.check_error)}};
   }
   if (r.paired) {
     const auto& p = *r.paired;
@@ -490,6 +491,9 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     ci.load_ms = c.GetOpt<double>("load_ms");
     ci.cache_hit = c.GetOr<bool>("cache_hit", false);
     ci.cache_key = c.GetOr<std::string>("cache_key", "");
+    ci.check = c.GetOr<std::string>("check", "");
+    ci.check_error = c.GetOpt<double>("check_error");
+    NonNegative(ci.check_error, file, "compile.check_error");
     for (const auto& [v, name] : {std::pair{ci.trace_ms, "compile.trace_ms"}, {ci.convert_ms, "compile.convert_ms"},
                                   {ci.compile_ms, "compile.compile_ms"}, {ci.load_ms, "compile.load_ms"}}) {
       NonNegative(v, file, name);

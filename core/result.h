@@ -69,6 +69,13 @@ struct CompileInfo {
   std::optional<double> trace_ms, convert_ms, compile_ms, load_ms;
   bool cache_hit = false;
   std::string cache_key;  // "" where the backend has no package cache
+  // How the compiled code was checked against eager when it was installed:
+  // "output" (eval), "loss_and_gradients" (train), "loss_loose" (a train step
+  // that draws random numbers, which compiled code draws from its own
+  // generator: only the loss's size is compared), "" where not checked. The
+  // error is the largest relative difference found.
+  std::string check;
+  std::optional<double> check_error;
 };
 
 // Backends other than eager (RunSettings::pairing): the eager forward and the

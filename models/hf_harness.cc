@@ -89,6 +89,11 @@ class LanguageModelWorkload : public Workload {
     return loss.detach();
   }
 
+  std::optional<TrainParts> SplitTrainStep() override {
+    if (!optimizer_) return std::nullopt;
+    return TrainParts{[this] { return Loss(Forward(), inputs_.at("labels")); }, optimizer_.get()};
+  }
+
  private:
   int64_t SmokeSeqLen(bool train) const {
     const int64_t stated = train ? spec_->smoke_train_seq_len : spec_->smoke_eval_seq_len;

@@ -57,6 +57,10 @@ class TestWorkload : public Workload {
     optimizer_->step();
     return loss.detach();
   }
+  std::optional<TrainParts> SplitTrainStep() override {
+    return TrainParts{[this] { return torch::nn::functional::cross_entropy(Forward(), inputs_["target"]); },
+                      optimizer_.get()};
+  }
 
  private:
   void Misbehave() {

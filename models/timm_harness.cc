@@ -53,6 +53,12 @@ class TimmWorkload : public Workload {
     return loss.detach();
   }
 
+  std::optional<TrainParts> SplitTrainStep() override {
+    if (!optimizer_) return std::nullopt;
+    return TrainParts{[this] { return torch::nn::functional::cross_entropy(Forward(), inputs_.at("target")); },
+                      optimizer_.get()};
+  }
+
  private:
   std::shared_ptr<torch::nn::Module> net_;
   std::function<torch::Tensor(const torch::Tensor&)> forward_;

@@ -7,7 +7,8 @@ namespace torchgauge::models {
 
 void Workload::Step(Mode mode) {
   if (mode == Mode::kTrain) {
-    TrainStep();
+    if (compiled_train_step_) compiled_train_step_();
+    else TrainStep();
   } else {
     c10::InferenceMode guard;
     RunForward();

@@ -28,6 +28,10 @@
 
 #include "core/vocabulary.h"
 
+namespace torch::optim {
+class Optimizer;
+}
+
 namespace torchgauge::models {
 
 // The contract's vocabulary (core/vocabulary.h): a model's domain and the
@@ -78,6 +82,22 @@ class Workload {
   void SetCompiledForward(std::function<torch::Tensor()> forward) { compiled_forward_ = std::move(forward); }
   const std::function<torch::Tensor()>& compiled_forward() const { return compiled_forward_; }
 
+  // A compiled train step, where a backend compiles forward, loss and
+  // backward together (inductor's joint package): Step(kTrain) runs it in
+  // place of TrainStep(). Returns the (detached) loss.
+  void SetCompiledTrainStep(std::function<torch::Tensor()> step) { compiled_train_step_ = std::move(step); }
+  const std::function<torch::Tensor()>& compiled_train_step() const { return compiled_train_step_; }
+  // The train step split into the parts a joint forward-backward compiler
+  // needs: the loss of one forward pass over inputs() (calling Forward(), with
+  // no zero_grad, backward or optimizer step), and the one optimizer that
+  // TrainStep() steps over net()'s parameters. Empty where the step does not
+  // split so (several optimizers, several forward passes, host work between
+  // them, gradients clipped or rescaled); a backend then says why.
+  struct TrainParts {
+    std::function<torch::Tensor()> loss;
+    torch::optim::Optimizer* optimizer = nullptr;
+  };
+  virtual std::optional<TrainParts> SplitTrainStep() { return std::nullopt; }
   // Why a compiled forward cannot stand for this workload's computation in
   // `mode` (its step differentiates inside the forward, say, or trains
   // networks that Forward() does not run); nullopt when it can.
@@ -109,6 +129,7 @@ class Workload {
 
  private:
   std::function<torch::Tensor()> compiled_forward_;
+  std::function<torch::Tensor()> compiled_train_step_;
 };
 
 using WorkloadFactory = std::function<std::unique_ptr<Workload>(const WorkloadOptions&)>;

@@ -7,11 +7,24 @@ inputs beside it (torch::pickle_save). This tool converts that graph into an
 ExportedProgram and compiles it with TorchInductor into a .pt2 package that
 LibTorch loads and runs with no Python (torch::inductor::AOTIModelPackageLoader).
 
+With --joint (train runs) the graph computes the loss: the program is
+turned into its joint forward-backward (torch.export's
+_export_forward_backward), whose package returns the loss and then the
+gradients of the parameters, in the order printed as "outputs" (attribute
+names); buffer updates (BatchNorm's running statistics) are written in place
+into the tensors the collector hands the package.
+
+Small tensors are never inlined into the generated code
+(always_keep_tensor_constants): every parameter and buffer stays a constant the
+collector supplies, so an optimizer step reaches the package and a cached
+package never carries the weights of the run that built it.
+
 It is the only Python that runs at collect time, and it is never timed as a
 step: the collector records its wall time as the compile latency. It prints
-one JSON object on stdout: the phase times in milliseconds and the package.
+one JSON object on stdout: the phase times in milliseconds, the package and,
+with --joint, the outputs.
 
-Usage: aoti_compile.py --graph G.pt --inputs I.pt --out P.pt2 --threads N
+Usage: aoti_compile.py --graph G.pt --inputs I.pt --out P.pt2 --threads N [--joint]
 """
 import argparse
 import json
@@ -26,6 +39,7 @@ def main() -> int:
     ap.add_argument("--inputs", required=True, help="example inputs (a tuple, torch::pickle_save)")
     ap.add_argument("--out", required=True, help="the .pt2 package to write")
     ap.add_argument("--threads", type=int, required=True, help="the run's intra-op thread count")
+    ap.add_argument("--joint", action="store_true", help="the graph returns a loss: compile forward and backward")
     args = ap.parse_args()
 
     import torch  # noqa: E402 (slow import: after argument errors)
@@ -41,17 +55,55 @@ def main() -> int:
     if isinstance(example, torch.Tensor):
         example = (example,)
     example = tuple(example)
-    with torch.no_grad():
+    outputs = None
+    if args.joint:
+        from torch.export.graph_signature import OutputKind
+        from torch.export.experimental import _export_forward_backward
+
+        from torch.export.graph_signature import InputKind
+
         program = TS2EPConverter(module, example).convert()
+        # The converter lifts the module's own attributes as buffers; those
+        # that are parameters of the TorchScript module are the trained ones.
+        parameters = {name for name, _ in module.named_parameters()}
+        for spec in program.graph_signature.input_specs:
+            if spec.kind == InputKind.BUFFER and spec.target in parameters:
+                spec.kind = InputKind.PARAMETER
+                spec.persistent = None
+                program.state_dict[spec.target] = torch.nn.Parameter(program.state_dict[spec.target])
+        program.verifier().check(program)
+        program = _export_forward_backward(program, joint_loss_index=0)
+        # The package returns the user-visible outputs: the loss, then one
+        # gradient per trained parameter (buffer mutations are applied in place).
+        outputs = []
+        for spec in program.graph_signature.output_specs:
+            if spec.kind == OutputKind.LOSS_OUTPUT:
+                outputs.append("loss")
+            elif spec.kind == OutputKind.GRADIENT_TO_PARAMETER:
+                outputs.append(spec.target)
+            elif spec.kind != OutputKind.BUFFER_MUTATION:
+                raise RuntimeError(f"unexpected output of the joint program: {spec.kind} {spec.target}")
+        if not outputs or outputs[0] != "loss":
+            raise RuntimeError(f"the joint program does not return the loss first: {outputs}")
+    else:
+        with torch.no_grad():
+            program = TS2EPConverter(module, example).convert()
     times["convert_ms"] = (time.perf_counter() - start) * 1e3
 
     start = time.perf_counter()
+    torch._inductor.config.always_keep_tensor_constants = True
     tmp = args.out[: -len(".pt2")] + ".tmp.pt2" if args.out.endswith(".pt2") else args.out + ".tmp.pt2"
-    with torch.no_grad():
+    if args.joint:
         torch._inductor.aoti_compile_and_package(program, package_path=tmp)
+    else:
+        with torch.no_grad():
+            torch._inductor.aoti_compile_and_package(program, package_path=tmp)
     os.replace(tmp, args.out)
     times["compile_ms"] = (time.perf_counter() - start) * 1e3
-    json.dump({"package": args.out, **times, "torch": torch.__version__}, sys.stdout)
+    result = {"package": args.out, **times, "torch": torch.__version__}
+    if outputs is not None:
+        result["outputs"] = outputs
+    json.dump(result, sys.stdout)
     sys.stdout.write("\n")
     return 0
 
