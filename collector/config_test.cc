@@ -4,6 +4,10 @@
 
 #include "collector/config.h"
 #include "collector/environment.h"
+#include "collector/run_spec.h"
+
+#include <map>
+#include <set>
 
 using namespace torchgauge;
 using nlohmann::json;
@@ -50,4 +54,37 @@ TEST_CASE("a thread-limited collection is a platform of its own") {
                     {"cpu", {{"logical_cores", 16}}},
                     {"libtorch", {{"cuda_runtime", "13.0"}, {"hip_runtime", nullptr}}}};
   CHECK(collector::AutoPlatformId(gpu, 4).ends_with("-cu130-4t"));
+}
+
+TEST_CASE("backend_models limits a suite's backend to some models per mode; --backend lifts it") {
+  const auto smoke = collector::ParseSuite(collector::EmbeddedSuiteJson("smoke"), "smoke");
+  const auto plan = collector::BuildPlan(smoke, {}, "cpu");
+  std::map<std::string, std::set<std::string>> inductor;  // mode -> models
+  std::set<std::string> eager_models;
+  for (const auto& r : plan) {
+    if (r.backend == "inductor") inductor[r.mode].insert(r.model);
+    if (r.backend == "eager") eager_models.insert(r.model);
+  }
+  const auto& listed = smoke.backend_models.at("inductor");
+  CHECK(inductor["eval"] == std::set<std::string>(listed.at("eval").begin(), listed.at("eval").end()));
+  CHECK(inductor["train"] == std::set<std::string>(listed.at("train").begin(), listed.at("train").end()));
+  CHECK(inductor["train"].size() >= 2);
+  CHECK(eager_models.size() == smoke.models.size());  // eager runs every model
+  CHECK(collector::SuiteToJson(collector::ParseSuite(collector::SuiteToJson(smoke), "rt")) == collector::SuiteToJson(smoke));
+
+  collector::PlanFilters asked;
+  asked.backends = {"inductor"};
+  asked.modes = {"eval"};
+  size_t runs = 0;
+  for (const auto& r : collector::BuildPlan(smoke, asked, "cpu")) runs += r.backend == "inductor";
+  CHECK(runs == smoke.models.size());  // asked for by name: every selected model
+
+  json j = collector::EmbeddedSuiteJson("smoke");
+  j["backend_models"] = {{"cudagraph", {{"eval", {"resnet18"}}}}};
+  CHECK_THROWS_WITH(collector::ParseSuite(j, "x.json"), doctest::Contains("backend_models.cudagraph"));
+  j["backend_models"] = {{"inductor", {{"inference", {"resnet18"}}}}};
+  CHECK_THROWS_WITH(collector::ParseSuite(j, "x.json"), doctest::Contains("inference"));
+  j["backend_models"] = {{"inductor", {{"eval", {"no_such_model"}}}}};
+  CHECK_THROWS_WITH(collector::BuildPlan(collector::ParseSuite(j, "x.json"), {}, "cpu"),
+                    doctest::Contains("no_such_model"));
 }

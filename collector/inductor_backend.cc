@@ -40,9 +40,10 @@ using Clock = std::chrono::steady_clock;
 
 std::string PackageKey::Hex() const {
   core::Fingerprint f;
-  // v2: packages keep every tensor as a supplied constant (v1 packages
-  // inlined tensors of up to 8 elements into their code).
-  f.Add(std::string_view("torchgauge.aoti.v2")).Add(graph).Add(torch_version).Add(device).Add(isa).Add(inputs);
+  // v3: packages keep every tensor as a supplied constant (v1 packages
+  // inlined tensors of up to 8 elements into their code) and are specialised
+  // to static shapes (v1 and v2 packages had symbolic sizes).
+  f.Add(std::string_view("torchgauge.aoti.v3")).Add(graph).Add(torch_version).Add(device).Add(isa).Add(inputs);
   f.Add(static_cast<int64_t>(threads)).Add(kind);
   return f.Hex();
 }
@@ -272,6 +273,62 @@ void CheckJoint(torch::inductor::AOTIModelPackageLoader& loader, models::Workloa
   }
 }
 
+// Loads a package and hands it the module's own tensors (`by_name`, by
+// attribute name). The package reads them where they are: never weights baked
+// in by another run that happened to share the key, and a train step's
+// optimizer updates reach it. The graph's own tensor constants (a tensor the
+// forward creates from literals, which the trace records as a constant and the
+// exporter names "_tensor_constantN" or "lifted_tensor_N") stay the
+// package's. Any other tensor the package wants and the module lacks is a
+// broken package, not a quiet default.
+std::shared_ptr<torch::inductor::AOTIModelPackageLoader> LoadPackage(
+    const fs::path& package, const torch::Device& device, const std::map<std::string, torch::Tensor>& by_name) {
+  auto loader = std::make_shared<torch::inductor::AOTIModelPackageLoader>(
+      package.string(), "model", /*run_single_threaded=*/false, /*num_runners=*/1,
+      device.is_cuda() ? device.index() : c10::DeviceIndex(-1));
+  std::unordered_map<std::string, at::Tensor> constants;
+  for (const auto& fqn : loader->get_constant_fqns()) {
+    auto it = by_name.find(fqn);
+    if (it != by_name.end()) {
+      constants[fqn] = it->second;
+    } else if (!fqn.starts_with("_tensor_constant") && !fqn.starts_with("lifted_tensor")) {
+      throw std::runtime_error("inductor: the package reads a tensor the model lacks: " + fqn);
+    }
+  }
+  loader->load_constants(constants, /*use_inactive=*/false, /*check_full_update=*/false, /*user_managed=*/true);
+  return loader;
+}
+
+// The compiled train step of a joint package whose outputs are `outputs`
+// ("loss", then the trained parameters' attribute names), after checking it
+// against eager (CheckJoint): the package's gradients go to .grad, then the
+// model's optimizer steps.
+std::function<torch::Tensor()> JointTrainStep(std::shared_ptr<torch::inductor::AOTIModelPackageLoader> loader,
+                                              models::Workload& w, const std::vector<std::string>& outputs,
+                                              const std::map<std::string, torch::Tensor>& by_name,
+                                              const models::Workload::TrainParts& parts, bool random,
+                                              core::CompileInfo& compile) {
+  std::vector<torch::Tensor> trained;
+  for (size_t i = 1; i < outputs.size(); ++i) {
+    auto it = by_name.find(outputs[i]);
+    if (it == by_name.end()) {
+      throw std::runtime_error("inductor: the joint package returns the gradient of " + outputs[i] +
+                               ", which the model lacks");
+    }
+    trained.push_back(it->second);
+  }
+  CheckJoint(*loader, w, parts.loss, trained, random, compile);
+  return [loader, &w, trained, optimizer = parts.optimizer] {
+    std::vector<torch::Tensor> result = loader->run(InputsOf(w));
+    for (size_t i = 0; i < trained.size(); ++i) {
+      torch::Tensor param = trained[i];
+      param.mutable_grad() = result[i + 1];
+    }
+    optimizer->step();
+    return result[0].detach();
+  };
+}
+
 }  // namespace
 
 CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::CompileInfo& compile) {
@@ -327,55 +384,17 @@ CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::C
   }
 
   start = Clock::now();
-  auto loader = std::make_shared<torch::inductor::AOTIModelPackageLoader>(
-      package.string(), "model", /*run_single_threaded=*/false, /*num_runners=*/1,
-      device.is_cuda() ? device.index() : c10::DeviceIndex(-1));
-  // The package reads the module's own tensors: never weights baked in by
-  // another run that happened to share the key, and a train step's optimizer
-  // updates reach it. The graph's own tensor constants (a tensor the forward
-  // creates from literals, which the trace records as a constant and the
-  // exporter names "_tensor_constantN" or "lifted_tensor_N") stay the
-  // package's. Any other tensor the package wants and the module lacks is a
-  // broken package, not a quiet default.
-  std::unordered_map<std::string, at::Tensor> constants;
   std::map<std::string, torch::Tensor> by_name;
   for (const auto& [name, t] : state.parameters) by_name[name] = t;
   for (const auto& [name, t] : state.buffers) by_name[name] = t;
-  for (const auto& fqn : loader->get_constant_fqns()) {
-    auto it = by_name.find(fqn);
-    if (it != by_name.end()) {
-      constants[fqn] = it->second;
-    } else if (!fqn.starts_with("_tensor_constant") && !fqn.starts_with("lifted_tensor")) {
-      throw std::runtime_error("inductor: the package reads a tensor the model lacks: " + fqn);
-    }
-  }
-  loader->load_constants(constants, /*use_inactive=*/false, /*check_full_update=*/false, /*user_managed=*/true);
+  auto loader = LoadPackage(package, device, by_name);
   compile.load_ms = MsSince(start);
   if (!train) {
     out.forward = [loader, &w] { return loader->run(InputsOf(w)).at(0); };
     return out;
   }
 
-  // The joint package's outputs after the loss name the trained parameters.
-  std::vector<torch::Tensor> trained;
-  for (size_t i = 1; i < outputs.size(); ++i) {
-    auto it = by_name.find(outputs[i]);
-    if (it == by_name.end()) {
-      throw std::runtime_error("inductor: the joint package returns the gradient of " + outputs[i] +
-                               ", which the model lacks");
-    }
-    trained.push_back(it->second);
-  }
-  CheckJoint(*loader, w, parts->loss, trained, random, compile);
-  out.train_step = [loader, &w, trained, optimizer = parts->optimizer] {
-    std::vector<torch::Tensor> result = loader->run(InputsOf(w));
-    for (size_t i = 0; i < trained.size(); ++i) {
-      torch::Tensor param = trained[i];
-      param.mutable_grad() = result[i + 1];
-    }
-    optimizer->step();
-    return result[0].detach();
-  };
+  out.train_step = JointTrainStep(loader, w, outputs, by_name, *parts, random, compile);
   return out;
 }
 

@@ -33,6 +33,23 @@ import sys
 import time
 
 
+def export_static_shapes():
+    """TS2EPConverter exports every input dimension as dynamic (Dim.AUTO). The
+    collector's runs never change shape and packages are cached per shape, so
+    every dimension is made static instead: Inductor then specialises its code
+    to the shapes (as torch.compile does by default), and guards on symbolic
+    sizes that the exporter cannot solve (adaptive pooling's) cannot fail the
+    export. The converter reads Dim from its module, so that name is replaced
+    with one whose AUTO is STATIC."""
+    import torch
+    import torch._export.converter as converter
+
+    class StaticDims:
+        AUTO = torch.export.Dim.STATIC
+
+    converter.Dim = StaticDims
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graph", required=True, help="TorchScript module saved by the collector")
@@ -44,6 +61,8 @@ def main() -> int:
 
     import torch  # noqa: E402 (slow import: after argument errors)
     from torch._export.converter import TS2EPConverter
+
+    export_static_shapes()
 
     # Inductor's CPU code generation picks its vectorisation and parallel
     # loops for the threads it is compiled under: the run's, not the machine's.
