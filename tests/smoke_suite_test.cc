@@ -74,13 +74,17 @@ TEST_CASE("the smoke suite runs every model on the test device") {
     }
     if (r.status != "ok") continue;
     CHECK(r.memory.has_value());
-    CHECK((r.operators && !r.operators->empty()));
+    // An Inductor package may call no ATen operator at all: pyhpc's
+    // equation of state compiles to one generated kernel, so its step runs
+    // outside operators entirely. Every other run dispatches operators.
+    const bool generated = r.backend == "inductor";
+    CHECK((r.operators && (generated || !r.operators->empty())));
     // Every device: the host breakdown (its parts sum to the wall), the
     // profiler's per-op cost and what the machine did during the timing pass.
     REQUIRE(r.host_breakdown.has_value());
     const auto& h = *r.host_breakdown;
     CHECK(std::abs(h.compute_ms + h.data_movement_ms + h.outside_operators_ms - h.wall_ms) <= 0.01 * h.wall_ms);
-    CHECK(h.top_level_op_count > 0);
+    CHECK((generated || h.top_level_op_count > 0));
     CHECK(h.profiler_overhead_per_op_us.has_value());
     CHECK(r.system_load.has_value());
     std::printf("%-28s %-5s %-11s host: compute %5.1f%%  movement %5.1f%%  outside ops %5.1f%%  (wall %.3f ms)%s\n",
@@ -104,6 +108,7 @@ TEST_CASE("the smoke suite runs every model on the test device") {
   for (const auto& [backend, n] : ok_by_backend) std::cout << backend << ": " << n << " ok runs\n";
   CHECK(ok_by_backend["eager"] > 0);
   CHECK(ok_by_backend["torchscript"] > 0);
+  CHECK(ok_by_backend["inductor"] >= 8);  // one model per domain in eval, two in train
   // The collection's probe and CPU frequency policy are in the manifest.
   const auto manifest_path = root / "smoke" / device / "manifest.json";
   const auto manifest =
