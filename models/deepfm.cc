@@ -115,12 +115,20 @@ class DeepFmWorkload : public Workload {
 
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_, "deepfm: TrainStep needs a workload built in train mode");
-    auto prob = RunForward();
-    auto loss = torch::binary_cross_entropy(prob, inputs_["label"].to(prob.scalar_type()));
+    auto loss = Loss(RunForward());
     optimizer_->zero_grad();
     loss.backward();
     optimizer_->step();
     return loss.detach();
+  }
+
+  std::optional<TrainParts> SplitTrainStep() override {
+    if (!optimizer_) return std::nullopt;
+    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
+  }
+
+  torch::Tensor Loss(const torch::Tensor& prob) {
+    return torch::binary_cross_entropy(prob, inputs_["label"].to(prob.scalar_type()));
   }
 
   std::optional<double> AnalyticFlops(Mode mode) const override {

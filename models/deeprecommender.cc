@@ -82,15 +82,23 @@ class DeepRecommenderWorkload : public Workload {
   // the loss only counts rated items.
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_, "nvidia_deeprecommender: TrainStep needs a workload built in train mode");
-    const auto& targets = inputs_["ratings"];
     optimizer_->zero_grad();
-    auto outputs = RunForward();
-    auto mask = (targets != 0).to(outputs.scalar_type());
-    auto num_ratings = mask.sum();
-    auto loss = torch::mse_loss(outputs * mask, targets, at::Reduction::Sum) / num_ratings;
+    auto loss = Loss(RunForward());
     loss.backward();
     optimizer_->step();
     return loss.detach();
+  }
+
+  std::optional<TrainParts> SplitTrainStep() override {
+    if (!optimizer_) return std::nullopt;
+    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
+  }
+
+  // The masked MSE over the rated items (DeepRecommender's MSEloss).
+  torch::Tensor Loss(const torch::Tensor& outputs) {
+    const auto& targets = inputs_["ratings"];
+    auto mask = (targets != 0).to(outputs.scalar_type());
+    return torch::mse_loss(outputs * mask, targets, at::Reduction::Sum) / mask.sum();
   }
 
   std::optional<double> AnalyticFlops(Mode mode) const override {

@@ -87,12 +87,20 @@ class NcfWorkload : public Workload {
 
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_, "ncf: TrainStep needs a workload built in train mode");
-    auto logits = RunForward();
-    auto loss = torch::binary_cross_entropy_with_logits(logits, inputs_["label"].to(logits.scalar_type()));
+    auto loss = Loss(RunForward());
     optimizer_->zero_grad();
     loss.backward();
     optimizer_->step();
     return loss.detach();
+  }
+
+  std::optional<TrainParts> SplitTrainStep() override {
+    if (!optimizer_) return std::nullopt;
+    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
+  }
+
+  torch::Tensor Loss(const torch::Tensor& logits) {
+    return torch::binary_cross_entropy_with_logits(logits, inputs_["label"].to(logits.scalar_type()));
   }
 
   std::optional<double> AnalyticFlops(Mode mode) const override {
