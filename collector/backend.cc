@@ -47,6 +47,8 @@ std::function<torch::Tensor()> TraceForward(models::Workload& w) {
   };
 }
 
+}  // namespace
+
 // Largest absolute difference, and the reference's largest magnitude.
 std::pair<double, double> Difference(const torch::Tensor& got, const torch::Tensor& want) {
   auto g = got.detach().to(torch::kCPU, torch::kDouble);
@@ -54,8 +56,6 @@ std::pair<double, double> Difference(const torch::Tensor& got, const torch::Tens
   if (g.sizes() != w.sizes()) return {INFINITY, 0};
   return {(g - w).abs().max().item<double>(), w.abs().max().item<double>()};
 }
-
-}  // namespace
 
 std::optional<std::string> BackendUnsupported(const std::string& backend, const std::string& precision) {
   if (backend == "eager") return std::nullopt;

@@ -15,12 +15,18 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 #include <string>
 
 #include "core/result.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {
+
+// The compiled result's largest absolute difference from eager's, and eager's
+// largest magnitude ({inf, 0} when the shapes differ): the one measure every
+// compiled-against-eager check uses.
+std::pair<double, double> Difference(const torch::Tensor& got, const torch::Tensor& want);
 
 // Why `backend` cannot run at `precision`, or nullopt; decided before the
 // workload is built.

@@ -1,5 +1,7 @@
 #include "collector/inductor_backend.h"
 
+#include "collector/backend.h"
+
 #include <ATen/Version.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>
 #include <torch/csrc/jit/api/module.h>
@@ -220,11 +222,8 @@ bool DrawsRandomNumbers(const jit::Graph& graph) {
 // Largest |got - want| over max(|want|, 1): the check's relative error.
 double RelativeError(const torch::Tensor& got, const torch::Tensor& want) {
   if (!want.defined() || !got.defined()) return want.defined() == got.defined() ? 0.0 : INFINITY;
-  auto g = got.detach().to(torch::kCPU, torch::kDouble);
-  auto w = want.detach().to(torch::kCPU, torch::kDouble);
-  if (g.sizes() != w.sizes()) return INFINITY;
-  const double diff = (g - w).abs().max().item<double>();
-  return diff / std::max(w.abs().max().item<double>(), 1.0);
+  const auto [diff, scale] = Difference(got, want);
+  return diff / std::max(scale, 1.0);
 }
 
 // Train packages: the loss and every gradient against eager's, from the same

@@ -14,15 +14,23 @@ work="$3"
 rm -rf "$work"
 mkdir -p "$work"
 export TORCHGAUGE_CACHE="$work/cache"
-start=$(date +%s.%N)
-bash "$src/tools/smoke_collect.sh" "$collect" "$work/results" --no-summary >"$work/collect.log" 2>&1 || {
-  tail -50 "$work/collect.log"
-  echo "smoke_time_bench: the collection failed" >&2
-  exit 1
+
+# timed_collection NAME: collects into $work/NAME (log $work/NAME.log) and
+# sets $seconds to its wall time.
+timed_collection() {
+  local start end
+  start=$(date +%s.%N)
+  bash "$src/tools/smoke_collect.sh" "$collect" "$work/$1" --no-summary >"$work/$1.log" 2>&1 || {
+    tail -50 "$work/$1.log"
+    echo "smoke_time_bench: the collection into $1 failed" >&2
+    exit 1
+  }
+  end=$(date +%s.%N)
+  seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
 }
-end=$(date +%s.%N)
-seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
-grep -E '^(torchgauge-collect:|peaks on|  matmul|  triad|warning:|ok:|results:)' "$work/collect.log" || true
+
+timed_collection results
+grep -E '^(torchgauge-collect:|peaks on|  matmul|  triad|warning:|ok:|results:)' "$work/results.log" || true
 platforms=$(find "$work/results" -mindepth 2 -maxdepth 2 -type d | sort)
 echo "platforms:"
 echo "$platforms"
@@ -42,15 +50,9 @@ awk -v s="$seconds" 'BEGIN { exit !(s <= 300) }' || {
 }
 
 # Again, from the cache: nothing may compile.
-start=$(date +%s.%N)
-bash "$src/tools/smoke_collect.sh" "$collect" "$work/again" --no-summary >"$work/again.log" 2>&1 || {
-  tail -50 "$work/again.log"
-  echo "smoke_time_bench: the second collection failed" >&2
-  exit 1
-}
-end=$(date +%s.%N)
-again=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
-echo "second smoke collection (package cache warm): $again s"
+first=$seconds
+timed_collection again
+echo "second smoke collection (package cache warm): $seconds s (first: $first s)"
 runs=$(find "$work/again" -path '*/runs/*inductor*.json' | sort)
 n=$(echo "$runs" | grep -c . || true)
 if [ "$n" -lt 8 ]; then

@@ -27,6 +27,7 @@ with --joint, the outputs.
 Usage: aoti_compile.py --graph G.pt --inputs I.pt --out P.pt2 --threads N [--joint]
 """
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -112,11 +113,9 @@ def main() -> int:
     start = time.perf_counter()
     torch._inductor.config.always_keep_tensor_constants = True
     tmp = args.out[: -len(".pt2")] + ".tmp.pt2" if args.out.endswith(".pt2") else args.out + ".tmp.pt2"
-    if args.joint:
+    # A joint program differentiates inside its graph; a forward needs no grad.
+    with contextlib.nullcontext() if args.joint else torch.no_grad():
         torch._inductor.aoti_compile_and_package(program, package_path=tmp)
-    else:
-        with torch.no_grad():
-            torch._inductor.aoti_compile_and_package(program, package_path=tmp)
     os.replace(tmp, args.out)
     times["compile_ms"] = (time.perf_counter() - start) * 1e3
     result = {"package": args.out, **times, "torch": torch.__version__}
