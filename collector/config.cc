@@ -139,6 +139,38 @@ ProbeOptions ParseProbe(const json& j, const std::string& source) {
   return o;
 }
 
+// backend_models and backend_processes: each names only the suite's own
+// backends.
+void ParseBackendLimits(const json& j, const std::string& source, SuiteConfig& s) {
+  std::string backends;
+  for (const auto& b : s.backends) backends += (backends.empty() ? "" : ", ") + b;
+  auto check_backend = [&](const std::string& field, const std::string& backend) {
+    if (std::find(s.backends.begin(), s.backends.end(), backend) == s.backends.end()) {
+      Bad(source, field + "." + backend, "is not one of the suite's backends (" + backends + ")");
+    }
+  };
+  s.backend_models =
+      Field<std::map<std::string, std::map<std::string, std::vector<std::string>>>>(j, "backend_models", source, {});
+  for (const auto& [backend, modes] : s.backend_models) {
+    check_backend("backend_models", backend);
+    for (const auto& [mode, ids] : modes) {
+      if (!core::IsName<core::Mode>(mode)) {
+        Bad(source, "backend_models." + backend, "mode '" + mode + "' is not one of: " + core::JoinNames(core::kModes));
+      }
+    }
+  }
+  if (j.contains("backend_processes") && j.at("backend_processes").is_object()) {
+    for (const auto& [backend, n] : j.at("backend_processes").items()) {
+      CheckInteger<int>(n, source, "backend_processes." + backend);
+    }
+  }
+  s.backend_processes = Field<std::map<std::string, int>>(j, "backend_processes", source, {});
+  for (const auto& [backend, n] : s.backend_processes) {
+    check_backend("backend_processes", backend);
+    if (n < 1) Bad(source, "backend_processes." + backend, "must be >= 1");
+  }
+}
+
 }  // namespace
 
 SuiteConfig ParseSuite(const json& j, const std::string& source) {
@@ -146,7 +178,7 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   static const std::vector<std::string> kKnown = {
       "name", "description", "batch_sizes", "models", "exclude", "modes", "backends", "precisions", "warmup",
       "repeat", "processes", "profile_iterations", "timeout_s", "seed", "pairing", "batch_size_overrides", "probe",
-      "backend_models"};
+      "backend_models", "backend_processes"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find(kKnown.begin(), kKnown.end(), it.key()) == kKnown.end()) Bad(source, it.key(), "unknown field");
   }
@@ -168,22 +200,7 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   }
   s.batch_size_overrides =
       Field<std::map<std::string, std::map<std::string, int64_t>>>(j, "batch_size_overrides", source, {});
-  s.backend_models =
-      Field<std::map<std::string, std::map<std::string, std::vector<std::string>>>>(j, "backend_models", source, {});
-  for (const auto& [backend, modes] : s.backend_models) {
-    if (std::find(s.backends.begin(), s.backends.end(), backend) == s.backends.end()) {
-      Bad(source, "backend_models." + backend, "is not one of the suite's backends (" + [&] {
-        std::string all;
-        for (const auto& b : s.backends) all += (all.empty() ? "" : ", ") + b;
-        return all;
-      }() + ")");
-    }
-    for (const auto& [mode, ids] : modes) {
-      if (!core::IsName<core::Mode>(mode)) {
-        Bad(source, "backend_models." + backend, "mode '" + mode + "' is not one of: " + core::JoinNames(core::kModes));
-      }
-    }
-  }
+  ParseBackendLimits(j, source, s);
   for (const auto& [model, modes] : s.batch_size_overrides) {
     for (const auto& [mode, size] : modes) {
       if (!core::IsName<core::Mode>(mode)) {
@@ -213,6 +230,11 @@ void ApplyOverrides(const SettingsOverrides& o, core::RunSettings& s) {
   }
 }
 
+void ApplyOverrides(const SettingsOverrides& o, SuiteConfig& suite) {
+  ApplyOverrides(o, suite.settings);
+  if (o.processes) suite.backend_processes.clear();
+}
+
 json SuiteToJson(const SuiteConfig& s) {
   json j;
   j["name"] = s.name;
@@ -223,6 +245,7 @@ json SuiteToJson(const SuiteConfig& s) {
   j["modes"] = s.modes;
   j["backends"] = s.backends;
   if (!s.backend_models.empty()) j["backend_models"] = s.backend_models;
+  if (!s.backend_processes.empty()) j["backend_processes"] = s.backend_processes;
   j["precisions"] = s.precisions;
   j["warmup"] = s.settings.warmup;
   j["repeat"] = s.settings.repeat;

@@ -39,6 +39,12 @@ struct SuiteConfig {
   // own backends, not to ones asked for with --backend. The smoke suite uses
   // it to compile a representative few within its budget.
   std::map<std::string, std::map<std::string, std::vector<std::string>>> backend_models;
+  // backend -> worker processes per run: that backend's runs use this many
+  // processes instead of `processes`, so that a compiler's paired speedup gets
+  // an interval from the processes' ratios while the eager runs stay in one
+  // process. Applies to the suite's own backends; --processes on the command
+  // line sets every run's count and lifts it.
+  std::map<std::string, int> backend_processes;
   // The per-collection probe's sizes (the suite file's "probe" object:
   // matmul_n, warmup, repeats, triad_elements, kernels); 0 sizes mean the
   // probe's defaults. `device` is set when the collection runs.
@@ -55,6 +61,9 @@ struct SettingsOverrides {
 // Applies `o` to the suite's settings and checks the result; a value out of
 // range throws std::invalid_argument naming the option (--repeat: ...).
 void ApplyOverrides(const SettingsOverrides& o, core::RunSettings& settings);
+// The same for a whole suite: --processes also replaces the suite's
+// per-backend counts (backend_processes), so that it sets every run's.
+void ApplyOverrides(const SettingsOverrides& o, SuiteConfig& suite);
 
 // Names of the embedded suites.
 std::vector<std::string> EmbeddedSuiteNames();

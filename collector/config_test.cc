@@ -88,3 +88,35 @@ TEST_CASE("backend_models limits a suite's backend to some models per mode; --ba
   CHECK_THROWS_WITH(collector::BuildPlan(collector::ParseSuite(j, "x.json"), {}, "cpu"),
                     doctest::Contains("no_such_model"));
 }
+
+TEST_CASE("backend_processes gives a backend's runs their own process count; --processes lifts it") {
+  const auto smoke = collector::ParseSuite(collector::EmbeddedSuiteJson("smoke"), "smoke");
+  REQUIRE(smoke.backend_processes.count("inductor"));
+  REQUIRE(smoke.backend_processes.at("inductor") >= 2);  // the smoke site's speedups get intervals
+  std::map<std::string, std::set<int>> counts;  // backend -> the processes its runs have
+  for (const auto& r : collector::BuildPlan(smoke, {}, "cpu")) counts[r.backend].insert(r.settings.processes);
+  CHECK(counts["eager"] == std::set<int>{smoke.settings.processes});
+  for (const auto& [backend, n] : counts) {
+    const auto own = smoke.backend_processes.find(backend);
+    CHECK(n == std::set<int>{own == smoke.backend_processes.end() ? smoke.settings.processes : own->second});
+  }
+  CHECK(collector::SuiteToJson(collector::ParseSuite(collector::SuiteToJson(smoke), "rt"))["backend_processes"] ==
+        collector::SuiteToJson(smoke)["backend_processes"]);
+
+  auto asked = smoke;
+  collector::SettingsOverrides o;
+  o.repeat = 7;
+  collector::ApplyOverrides(o, asked);
+  CHECK(asked.backend_processes == smoke.backend_processes);  // other options leave the counts
+  o.processes = 3;
+  collector::ApplyOverrides(o, asked);
+  for (const auto& r : collector::BuildPlan(asked, {}, "cpu")) CHECK(r.settings.processes == 3);
+
+  json j = collector::EmbeddedSuiteJson("smoke");
+  j["backend_processes"] = {{"cudagraph", 2}};
+  CHECK_THROWS_WITH(collector::ParseSuite(j, "x.json"), doctest::Contains("backend_processes.cudagraph"));
+  j["backend_processes"] = {{"inductor", 0}};
+  CHECK_THROWS_WITH(collector::ParseSuite(j, "x.json"), doctest::Contains("must be >= 1"));
+  j["backend_processes"] = {{"inductor", 2.5}};
+  CHECK_THROWS_WITH(collector::ParseSuite(j, "x.json"), doctest::Contains("must be an integer"));
+}

@@ -26,6 +26,7 @@
 #include "core/json_io.h"
 #include "core/remove_tree.h"
 #include "core/shell.h"
+#include "models/unsupported_error.h"
 
 #ifndef TORCHGAUGE_DEFAULT_PYTHON
 #define TORCHGAUGE_DEFAULT_PYTHON ""
@@ -57,6 +58,10 @@ namespace {
 // a step with random numbers compares only the loss, loosely.
 constexpr double kJointTolerance = 1e-3;
 constexpr double kLooseLossTolerance = 0.25;
+// CheckJoint's float64 judgement: the compiled step may be this many times as
+// far from a float64 eager step as float32 eager is (PyTorch's benchmark
+// harness uses 2 by default).
+constexpr double kFp64Multiplier = 2.0;
 
 double MsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -162,6 +167,11 @@ std::optional<std::string> CompilePackage(const fs::path& graph, const fs::path&
     std::ifstream log(graph.parent_path() / "compile.log");
     std::stringstream text;
     text << log.rdbuf();
+    // The tool's last line names the failure; without it (killed, say), the
+    // log's last lines.
+    const std::string last = Tail(text.str(), 1);
+    const std::string prefix = "aoti_compile failed: ";
+    if (last.starts_with(prefix)) return "the export or compile failed: " + last.substr(prefix.size());
     return "the export or compile failed: " + Tail(text.str(), 3);
   }
   const auto j = nlohmann::json::parse(Tail(out.output, 1), nullptr, /*allow_exceptions=*/false);
@@ -226,50 +236,105 @@ double RelativeError(const torch::Tensor& got, const torch::Tensor& want) {
   return diff / std::max(scale, 1.0);
 }
 
+// The loss and the gradients of `trained` from one eager step in float64,
+// from the same weights, buffers and inputs: the reference that tells float32
+// rounding from a wrong result. The workload goes to float64 and back
+// (Workload::CastTo), then every parameter and buffer gets its own float32
+// storage back (set_data), so the optimizer's and the package's tensors hold
+// exactly what they held, and the inputs are put back as they were.
+// Empty, with `why`, where the step cannot run in float64.
+std::vector<torch::Tensor> Float64Step(models::Workload& w, const std::function<torch::Tensor()>& loss_fn,
+                                       const std::vector<torch::Tensor>& trained, std::string& why) {
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> state;  // (tensor, its float32 data)
+  for (const auto& p : w.net().parameters()) state.emplace_back(p, p.data());
+  for (const auto& b : w.net().buffers()) state.emplace_back(b, b.data());
+  const auto inputs = w.inputs();
+  std::vector<torch::Tensor> out;
+  w.CastTo(torch::kDouble);
+  try {
+    torch::AutoGradMode on(true);
+    const torch::Tensor loss = loss_fn();
+    out = torch::autograd::grad({loss}, trained, {}, /*retain_graph=*/false, /*create_graph=*/false,
+                                /*allow_unused=*/true);
+    out.insert(out.begin(), loss.detach());
+  } catch (const std::exception& e) {
+    out.clear();
+    why = e.what();
+    why = why.substr(0, why.find('\n'));
+  }
+  w.CastTo(torch::kFloat);
+  for (auto& [t, data] : state) t.set_data(data);
+  w.inputs() = inputs;
+  return out;
+}
+
 // Train packages: the loss and every gradient against eager's, from the same
 // weights and inputs (each side updates the buffers once, as a warm-up step
-// would). Throws on a mismatch: a wrong result is not an unsupported one.
+// would). Where they differ by more than kJointTolerance, the difference can
+// be float32 rounding that the model amplifies: BatchNorm over a 2x2 map at
+// batch 1 (resnet50, shufflenet_v2 at the smoke size) leaves eager's own
+// float32 gradients 6-9 % from float64's. Then, as PyTorch's compiler
+// benchmarks judge accuracy, a float64 eager step is the reference: each
+// compiled output may be at most kFp64Multiplier times as far from it as
+// eager's float32 output, plus kJointTolerance / 10. Throws on a mismatch: a
+// wrong result is not an unsupported one.
 void CheckJoint(torch::inductor::AOTIModelPackageLoader& loader, models::Workload& w,
                 const std::function<torch::Tensor()>& loss_fn, const std::vector<torch::Tensor>& trained,
                 bool random, core::CompileInfo& compile) {
-  torch::Tensor want_loss;
-  std::vector<torch::Tensor> want_grads;
+  std::vector<torch::Tensor> want;  // eager's loss, then its gradients
   {
     torch::AutoGradMode on(true);
-    want_loss = loss_fn();
-    want_grads = torch::autograd::grad({want_loss}, trained, {}, /*retain_graph=*/false, /*create_graph=*/false,
-                                       /*allow_unused=*/true);
+    const torch::Tensor loss = loss_fn();
+    want = torch::autograd::grad({loss}, trained, {}, /*retain_graph=*/false, /*create_graph=*/false,
+                                 /*allow_unused=*/true);
+    want.insert(want.begin(), loss.detach());
   }
   const std::vector<torch::Tensor> got = loader.run(InputsOf(w));
-  double err = RelativeError(got.at(0), want_loss);
+  double err = RelativeError(got.at(0), want[0]);
   if (random) {
     compile.check = "loss_loose";
     compile.check_error = err;
     if (!(err <= kLooseLossTolerance)) {
       std::ostringstream msg;
       msg << "inductor: the compiled train step's loss " << got.at(0).item<double>() << " is far from eager's "
-          << want_loss.item<double>() << " (relative " << err << ", tolerance " << kLooseLossTolerance
+          << want[0].item<double>() << " (relative " << err << ", tolerance " << kLooseLossTolerance
           << " for a step that draws random numbers)";
       throw CompiledResultMismatch(msg.str());
     }
     return;
   }
-  std::string worst = "loss";
-  for (size_t i = 0; i < trained.size(); ++i) {
-    const double e = RelativeError(got.at(i + 1), want_grads[i]);
-    if (!(e <= err)) {
-      err = e;
-      worst = "gradient " + std::to_string(i);
-    }
+  auto name = [](size_t i) { return i == 0 ? std::string("loss") : "gradient " + std::to_string(i - 1); };
+  std::string worst = name(0);
+  for (size_t i = 1; i < want.size(); ++i) {
+    const double e = RelativeError(got.at(i), want[i]);
+    if (!(e <= err)) err = e, worst = name(i);
   }
   compile.check = "loss_and_gradients";
   compile.check_error = err;
-  if (!(err <= kJointTolerance)) {
-    std::ostringstream msg;
-    msg << "inductor: the compiled train step differs from eager by " << err << " (relative, in the " << worst
-        << "; tolerance " << kJointTolerance << ")";
+  if (err <= kJointTolerance) return;
+  std::ostringstream msg;
+  msg << "inductor: the compiled train step differs from eager by " << err << " (relative, in the " << worst
+      << "; tolerance " << kJointTolerance << ")";
+  if (want[0].scalar_type() != torch::kFloat) throw CompiledResultMismatch(msg.str());
+  std::string why;
+  const std::vector<torch::Tensor> ref = Float64Step(w, loss_fn, trained, why);
+  if (ref.size() != want.size()) {
+    msg << "; no float64 reference: " << why;
     throw CompiledResultMismatch(msg.str());
   }
+  double compiled_err = 0, eager_err = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const double c = RelativeError(got.at(i), ref[i]), e = RelativeError(want[i], ref[i]);
+    compiled_err = std::max(compiled_err, c), eager_err = std::max(eager_err, e);
+    if (!(c <= kFp64Multiplier * e + kJointTolerance / 10)) {
+      msg << ", and from a float64 eager step by " << c << " in the " << name(i) << ", more than "
+          << kFp64Multiplier << " times float32 eager's " << e << " plus " << kJointTolerance / 10;
+      throw CompiledResultMismatch(msg.str());
+    }
+  }
+  compile.check = "loss_and_gradients_fp64";
+  compile.check_error = compiled_err;
+  compile.check_reference_error = eager_err;
 }
 
 // Loads a package and hands it the module's own tensors (`by_name`, by
@@ -335,7 +400,12 @@ CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::C
   const bool train = mode == models::Mode::kTrain;
   std::optional<models::Workload::TrainParts> parts;
   if (train) {
-    parts = w.SplitTrainStep();
+    try {
+      parts = w.SplitTrainStep();
+    } catch (const models::UnsupportedError& e) {  // the model's own reason
+      out.unsupported = std::string("inductor: ") + e.what();
+      return out;
+    }
     if (!parts || !parts->loss || !parts->optimizer) {
       out.unsupported = "inductor: a train run compiles the model's forward pass and loss into one joint "
                         "forward-backward package and steps the model's optimizer; this model's train step does "

@@ -49,7 +49,7 @@ SuiteConfig LoadSuite(const RunCommandOptions& o) {
     source = o.config_file;
   }
   auto suite = ParseSuite(suite_json, source);
-  ApplyOverrides(o.overrides, suite.settings);
+  ApplyOverrides(o.overrides, suite);
   return suite;
 }
 

@@ -133,6 +133,9 @@ std::vector<RunSpec> BuildPlan(const SuiteConfig& suite, const PlanFilters& filt
           s.batch_size = batch;
           s.device = device;
           s.settings = suite.settings;
+          if (const auto p = suite.backend_processes.find(backend); p != suite.backend_processes.end()) {
+            s.settings.processes = p->second;
+          }
           plan.push_back(s);
         }
       }

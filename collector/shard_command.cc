@@ -74,6 +74,7 @@ std::vector<core::CostInput> CostInputs(const std::vector<RunSpec>& plan) {
     const bool mode_ok = info && (s.mode == "train" ? info->supports_train : info->supports_eval);
     c.supported = mode_ok && !BackendUnsupported(s.backend, s.precision);
     c.model_weight = StaticModelWeight(s.model, s.batch_size);
+    c.processes = s.settings.processes;
     out.push_back(c);
   }
   return out;

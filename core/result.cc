@@ -304,7 +304,8 @@ json ToJson(const RunResult& r) {
     const auto& c = *r.compile;
     j["compile"] = {{"trace_ms", Opt(c.trace_ms)}, {"convert_ms", Opt(c.convert_ms)}, {"compile_ms", Opt(c.compile_ms)},
                     {"load_ms", Opt(c.load_ms)}, {"cache_hit", c.cache_hit}, {"cache_key", c.cache_key},
-                    {"check", c.check},           {"check_error", Opt(c.check_error)}};
+                    {"check", c.check},           {"check_error", Opt(c.check_error)},
+                    {"check_reference_error", Opt(c.check_reference_error)}};
   }
   if (r.paired) {
     const auto& p = *r.paired;
@@ -494,6 +495,8 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     ci.check = c.GetOr<std::string>("check", "");
     ci.check_error = c.GetOpt<double>("check_error");
     NonNegative(ci.check_error, file, "compile.check_error");
+    ci.check_reference_error = c.GetOpt<double>("check_reference_error");
+    NonNegative(ci.check_reference_error, file, "compile.check_reference_error");
     for (const auto& [v, name] : {std::pair{ci.trace_ms, "compile.trace_ms"}, {ci.convert_ms, "compile.convert_ms"},
                                   {ci.compile_ms, "compile.compile_ms"}, {ci.load_ms, "compile.load_ms"}}) {
       NonNegative(v, file, name);

@@ -70,12 +70,17 @@ struct CompileInfo {
   bool cache_hit = false;
   std::string cache_key;  // "" where the backend has no package cache
   // How the compiled code was checked against eager when it was installed:
-  // "output" (eval), "loss_and_gradients" (train), "loss_loose" (a train step
-  // that draws random numbers, which compiled code draws from its own
-  // generator: only the loss's size is compared), "" where not checked. The
-  // error is the largest relative difference found.
+  // "output" (eval), "loss_and_gradients" (train), "loss_and_gradients_fp64"
+  // (train, judged against a float64 eager step where float32 rounding
+  // exceeds the plain check's tolerance), "loss_loose" (a train step that
+  // draws random numbers, which compiled code draws from its own generator:
+  // only the loss's size is compared), "" where not checked. The error is the
+  // largest relative difference found (for _fp64, from the float64 step);
+  // check_reference_error, for _fp64 only, is float32 eager's own largest
+  // difference from the float64 step.
   std::string check;
   std::optional<double> check_error;
+  std::optional<double> check_reference_error;
 };
 
 // Backends other than eager (RunSettings::pairing): the eager forward and the

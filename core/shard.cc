@@ -62,7 +62,7 @@ std::string FormatShard(const ShardSpec& shard) {
 }
 
 double StaticCost(const CostInput& run, const CostSettings& settings) {
-  const double processes = std::max(1, settings.processes);
+  const double processes = std::max(1, run.processes > 0 ? run.processes : settings.processes);
   if (!run.supported) return processes * kProcessSetupSteps;
   const double mode_factor = run.key.mode == "train" ? 3.0 : 1.0;
   const double steps = std::max(0, settings.warmup) + std::max(0, settings.repeat) +

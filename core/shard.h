@@ -57,6 +57,9 @@ struct CostInput {
   // (1 = resnet50 at batch 32); the collector takes it from
   // collector/cost_weights.h.
   double model_weight = 1.0;
+  // The run's worker processes (a suite's backend_processes can give a
+  // backend's runs their own count); 0: the settings' processes.
+  int processes = 0;
 };
 
 // The static cost, in units of "one eval step of a weight-1 model". Rule:
@@ -70,7 +73,7 @@ struct CostInput {
 //   a profiled step counts twice (profiler overhead); precision counts 1 (faster on tensor
 //   cores, slower where emulated: no device-free rule is better than none).
 //   Unsupported runs: kProcessSetupSteps per process only.
-// The total is multiplied by processes.
+// The total is multiplied by processes (the run's own count where it has one).
 inline constexpr double kProcessSetupSteps = 2.0;
 double StaticCost(const CostInput& run, const CostSettings& settings);
 

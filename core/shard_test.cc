@@ -204,6 +204,10 @@ TEST_CASE("StaticCost follows its stated rule") {
   CostSettings five = s;
   five.processes = 5;
   CHECK(StaticCost(train, five) == doctest::Approx(5 * StaticCost(train, s)));
+  CostInput own = train;  // a run with its own count (a suite's backend_processes)
+  own.processes = 2;
+  CHECK(StaticCost(own, s) == doctest::Approx(2 * StaticCost(train, s)));
+  CHECK(StaticCost(own, five) == doctest::Approx(2 * StaticCost(train, s)));
 }
 
 TEST_CASE("PlanCosts: measured durations, and static costs scaled to seconds for runs without one") {

@@ -310,7 +310,9 @@ struct BigBirdSelfAttentionImpl : torch::nn::Module {
     // 1st part: q[0] attends to every key (global block).
     auto first_product = BmmNdTranspose(bq.select(2, 0), key_layer, 4);
     first_product = first_product * rsqrt_d;
-    first_product += (1.0 - to_mask) * penalty;
+    // torch::rsub(x, 1.0), not 1.0 - x: LibTorch computes Scalar - Tensor in place
+    // on a new tensor, which the inductor backend's exporter rejects in eval.
+    first_product += torch::rsub(to_mask, 1.0) * penalty;
     auto first_attn_weights = torch::softmax(first_product, -1);
     auto first_context_layer = BmmNd(first_attn_weights, value_layer, 4).unsqueeze(2);
 
@@ -325,7 +327,7 @@ struct BigBirdSelfAttentionImpl : torch::nn::Module {
                                      3);
     auto second_rand_pad = torch::cat({rand_mask.new_ones({bsz, h, bs, 4 * bs}), rand_mask.select(2, 0)}, 3);
     second_product = second_product * rsqrt_d;
-    second_product += (1.0 - torch::minimum(second_seq_pad, second_rand_pad)) * penalty;
+    second_product += torch::rsub(torch::minimum(second_seq_pad, second_rand_pad), 1.0) * penalty;
     auto second_attn_weights = torch::softmax(second_product, -1);
     auto second_context_layer = BmmNd(second_attn_weights, second_value_mat, 4).unsqueeze(2);
 
@@ -342,10 +344,10 @@ struct BigBirdSelfAttentionImpl : torch::nn::Module {
     first_band_product = first_band_product * rsqrt_d;
     auto last_band_product = torch::einsum("bhlqd,bhkd->bhlqk", {middle_query_matrix, bk.select(2, -1)});
     last_band_product = last_band_product * rsqrt_d;
-    inner_band_product += (1.0 - masks.band) * penalty;
-    first_band_product += (1.0 - to_mask.slice(3, 0, bs).unsqueeze(3)) * penalty;
-    last_band_product += (1.0 - to_mask.slice(3, -bs).unsqueeze(3)) * penalty;
-    rand_band_product += (1.0 - rand_mask.slice(2, 1, -1)) * penalty;
+    inner_band_product += torch::rsub(masks.band, 1.0) * penalty;
+    first_band_product += torch::rsub(to_mask.slice(3, 0, bs).unsqueeze(3), 1.0) * penalty;
+    last_band_product += torch::rsub(to_mask.slice(3, -bs).unsqueeze(3), 1.0) * penalty;
+    rand_band_product += torch::rsub(rand_mask.slice(2, 1, -1), 1.0) * penalty;
     auto band_product = torch::cat({first_band_product, inner_band_product, rand_band_product, last_band_product}, -1);
     auto attn_weights = torch::softmax(band_product, -1);
     auto context_layer = BmmNd(attn_weights.slice(4, bs, 4 * bs), exp_blocked_value_matrix, 5);
@@ -363,14 +365,14 @@ struct BigBirdSelfAttentionImpl : torch::nn::Module {
         {to_mask.slice(3, 0, bs), to_mask.slice(3, -3 * bs), to_mask.new_ones({bsz, 1, 1, r * bs})}, 3);
     auto second_last_rand_pad = torch::cat({rand_mask.new_ones({bsz, h, bs, 4 * bs}), rand_mask.select(2, -1)}, 3);
     second_last_product = second_last_product * rsqrt_d;
-    second_last_product += (1.0 - torch::minimum(second_last_seq_pad, second_last_rand_pad)) * penalty;
+    second_last_product += torch::rsub(torch::minimum(second_last_seq_pad, second_last_rand_pad), 1.0) * penalty;
     auto second_last_attn_weights = torch::softmax(second_last_product, -1);
     auto second_last_context_layer = BmmNd(second_last_attn_weights, second_last_value_mat, 4).unsqueeze(2);
 
     // 5th part: q[-1] attends to every key (global block).
     auto last_product = BmmNdTranspose(bq.select(2, -1), key_layer, 4);
     last_product = last_product * rsqrt_d;
-    last_product += (1.0 - to_mask) * penalty;
+    last_product += torch::rsub(to_mask, 1.0) * penalty;
     auto last_attn_weights = torch::softmax(last_product, -1);
     auto last_context_layer = BmmNd(last_attn_weights, value_layer, 4).unsqueeze(2);
 
@@ -489,7 +491,8 @@ struct BigBirdModelImpl : torch::nn::Module {
       }
       a.masks = MakeBlockSparseMasks(attention_mask, config.block_size);
     } else {
-      a.extended_mask = (1.0 - attention_mask.unsqueeze(1).unsqueeze(2)) * std::numeric_limits<float>::lowest();
+      a.extended_mask =
+          torch::rsub(attention_mask.unsqueeze(1).unsqueeze(2), 1.0) * std::numeric_limits<float>::lowest();
     }
     auto embedding_output = embeddings(input_ids, token_type_ids);
     auto sequence_output = encoder(embedding_output, a);

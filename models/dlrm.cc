@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "models/unsupported_error.h"
+
 #include <cmath>
 #include <memory>
 
@@ -121,6 +123,8 @@ class DlrmWorkload : public Workload {
     optimizer_->step();
     return loss.detach();
   }
+
+  std::optional<TrainParts> SplitTrainStep() override { throw UnsupportedError(kSparseGradientsUnsupported); }
 
   std::optional<double> AnalyticFlops(Mode mode) const override {
     // Dense work only: MLP multiply-adds, the 9x9x64 interaction bmm and the

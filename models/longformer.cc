@@ -307,7 +307,9 @@ struct LongformerModelImpl : torch::nn::Module {
       token_type_ids = F::pad(token_type_ids, F::PadFuncOptions({0, padding_len}).value(0));
     }
     // get_extended_attention_mask(...)[:, 0, 0, :]
-    auto extended = (1.0 - attention_mask.unsqueeze(1).unsqueeze(2)) * kFloatMin;
+    // torch::rsub(x, 1.0), not 1.0 - x: LibTorch computes Scalar - Tensor in place
+    // on a new tensor, which the inductor backend's exporter rejects in eval.
+    auto extended = torch::rsub(attention_mask.unsqueeze(1).unsqueeze(2), 1.0) * kFloatMin;
     extended = extended.select(1, 0).select(1, 0);
     auto embedding_output = embeddings(input_ids, token_type_ids);
     return encoder(embedding_output, extended, padding_len);

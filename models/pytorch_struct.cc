@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "models/optimizers.h"
+
 namespace torchgauge::models {
 
 namespace {
@@ -159,8 +161,10 @@ class PytorchStructWorkload : public Workload {
     MakeSentences(opt.batch_size, opt.smoke ? kSmokeMaxLen : kMaxLen, opt.device);
     samples_per_step_ = opt.batch_size;
     if (opt.mode == Mode::kTrain) {
-      optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(),
-                                                        torch::optim::AdamOptions(kLr).betas({kBeta1, kBeta2}));
+      // clip_grad_norm_(3.0) between backward and the Adam step.
+      optimizer_ = std::make_unique<HookedAdam>(
+          net_->parameters(), torch::optim::AdamOptions(kLr).betas({kBeta1, kBeta2}),
+          [this](HookedAdam&) { torch::nn::utils::clip_grad_norm_(net_->parameters(), kClipNorm); });
     }
   }
 
@@ -178,14 +182,21 @@ class PytorchStructWorkload : public Workload {
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_, "pytorch_struct: TrainStep needs a workload built in train mode");
     optimizer_->zero_grad();
-    auto loss = RunForward().mean();
-    (-loss).backward();
-    torch::nn::utils::clip_grad_norm_(net_->parameters(), kClipNorm);
+    auto negated = Loss(RunForward());
+    negated.backward();
     optimizer_->step();
-    return loss.detach();
+    return (-negated).detach();
+  }
+
+  // The loss the step differentiates: -partition.mean().
+  std::optional<TrainParts> SplitTrainStep() override {
+    if (!optimizer_) return std::nullopt;
+    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
   }
 
  private:
+  static torch::Tensor Loss(const torch::Tensor& partition) { return -partition.mean(); }
+
   // Seeded stand-ins for one TokenBucket batch of UDPOS sentences: lengths
   // uniform in 6..max_len (29: the data filter), word ids uniform over the
   // vocabulary without its specials, <pad> after each sentence's end; padded
@@ -201,7 +212,7 @@ class PytorchStructWorkload : public Workload {
   }
 
   NeuralCfg net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<HookedAdam> optimizer_;
 };
 
 }  // namespace

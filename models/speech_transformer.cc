@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "models/unsupported_error.h"
+
 #include <cmath>
 
 namespace torchgauge::models {
@@ -300,6 +302,16 @@ class SpeechTransformerWorkload : public Workload {
     for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
     optimizer_->step();
     return loss.detach();
+  }
+
+  // The step also counts the correctly predicted tokens on the host
+  // (cal_performance's .item(), inside the loss), which a joint package,
+  // returning the loss and the gradients, would leave out.
+  std::optional<TrainParts> SplitTrainStep() override {
+    throw UnsupportedError(
+        "the train step counts the correctly predicted tokens on the host (cal_performance, a .item() inside the "
+        "loss); a joint forward-backward package returns only the loss and the gradients, so it would leave that "
+        "work out");
   }
 
  private:

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "models/unsupported_error.h"
+
 #include <cmath>
 #include <memory>
 #include <string>
@@ -208,6 +210,8 @@ class TorchrecDlrmWorkload : public Workload {
     optimizer_->step();
     return loss.detach();
   }
+
+  std::optional<TrainParts> SplitTrainStep() override { throw UnsupportedError(kSparseGradientsUnsupported); }
 
   std::optional<double> AnalyticFlops(Mode mode) const override {
     // Multiply-adds of the dense arch, the cross network (two low-rank

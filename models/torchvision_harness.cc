@@ -51,9 +51,6 @@ class TorchvisionWorkload : public Workload {
     return torch::nn::functional::cross_entropy(logits, inputs_.at("target"));
   }
 
- public:
-
- private:
   std::shared_ptr<torch::nn::Module> net_;
   std::function<torch::Tensor(const torch::Tensor&)> forward_;
   std::unique_ptr<torch::optim::Adam> optimizer_;

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "models/optimizers.h"
+
 #include <cmath>
 
 namespace torchgauge::models {
@@ -178,8 +180,12 @@ struct TransformerImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& src_seq, const torch::Tensor& trg_seq) {
     auto src_mask = (src_seq != config.pad_idx).unsqueeze(-2);
     const auto len = trg_seq.size(1);
-    auto subsequent = (1 - torch::triu(torch::ones({1, len, len}, torch::TensorOptions(trg_seq.device())), 1))
-                          .to(torch::kBool);
+    // 1 - triu(ones, 1), as get_subsequent_mask writes it; torch::rsub, not
+    // C++'s 1 - tensor, which LibTorch computes in place on a new tensor (an
+    // in-place op the exporter rejects in the inductor backend's graph).
+    auto subsequent =
+        torch::rsub(torch::triu(torch::ones({1, len, len}, torch::TensorOptions(trg_seq.device())), 1), 1)
+            .to(torch::kBool);
     auto trg_mask = (trg_seq != config.pad_idx).unsqueeze(-2) & subsequent;
     auto enc = encoder(src_seq, src_mask);
     auto dec = decoder(trg_seq, trg_mask, enc, src_mask);
@@ -215,8 +221,11 @@ class TransformerWorkload : public Workload {
     inputs_["trg_seq"] = trg.slice(1, 0, -1).contiguous();
     inputs_["gold"] = trg.slice(1, 1).contiguous().view(-1);
     if (opt.mode == Mode::kTrain) {
-      optimizer_ = std::make_unique<torch::optim::Adam>(
-          net_->parameters(), torch::optim::AdamOptions(0.0).betas({0.9, 0.98}).eps(1e-9));
+      // ScheduledOptim.step_and_update_lr: the learning rate is updated before
+      // every step (lr_mul 2, d_model 512, n_warmup_steps 128).
+      optimizer_ = std::make_unique<HookedAdam>(
+          net_->parameters(), torch::optim::AdamOptions(0.0).betas({0.9, 0.98}).eps(1e-9),
+          [this](HookedAdam& o) { SetLearningRate(o, NoamRate(2.0, 512, 128, ++step_)); });
     }
     samples_per_step_ = opt.batch_size;
   }
@@ -228,24 +237,26 @@ class TransformerWorkload : public Workload {
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_, "attention_is_all_you_need_pytorch: workload was not built for training");
     optimizer_->zero_grad();
-    auto pred = RunForward();
-    auto loss = torch::nn::functional::cross_entropy(
-        pred, inputs_.at("gold"),
-        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(Config{}.pad_idx).reduction(torch::kSum));
+    auto loss = Loss(RunForward());
     loss.backward();
-    // ScheduledOptim.step_and_update_lr: lr = lr_mul * d_model^-0.5 *
-    // min(step^-0.5, step * warmup^-1.5), updated before every step.
-    ++step_;
-    const double lr = 2.0 * std::pow(512.0, -0.5) *
-                      std::min(std::pow(static_cast<double>(step_), -0.5), step_ * std::pow(128.0, -1.5));
-    for (auto& group : optimizer_->param_groups()) group.options().set_lr(lr);
     optimizer_->step();
     return loss.detach();
   }
 
+  std::optional<TrainParts> SplitTrainStep() override {
+    if (!optimizer_) return std::nullopt;
+    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
+  }
+
  private:
+  torch::Tensor Loss(const torch::Tensor& pred) const {
+    return torch::nn::functional::cross_entropy(
+        pred, inputs_.at("gold"),
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(Config{}.pad_idx).reduction(torch::kSum));
+  }
+
   Transformer net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<HookedAdam> optimizer_;
   int64_t step_ = 0;
 };
 

@@ -72,16 +72,18 @@ torch::Tensor AngleProtoLoss(const torch::Tensor& embeddings /* speakers x utter
 }
 
 // RAdam as in TorchBench's copy (degenerated_to_sgd=True, weight decay 0);
-// LibTorch ships no RAdam.
-class RAdam {
+// LibTorch ships no RAdam. A torch::optim::Optimizer (zero_grad sets the
+// gradients to none, as before), so that the inductor backend's compiled
+// train step can step it.
+class RAdam : public torch::optim::Optimizer {
  public:
-  RAdam(std::vector<torch::Tensor> params, double lr) : params_(std::move(params)), lr_(lr) {}
+  RAdam(std::vector<torch::Tensor> params, double lr)
+      : torch::optim::Optimizer({torch::optim::OptimizerParamGroup(params)},
+                                std::make_unique<torch::optim::AdamOptions>(lr)),
+        params_(std::move(params)),
+        lr_(lr) {}
 
-  void zero_grad() {
-    for (auto& p : params_) p.mutable_grad().reset();
-  }
-
-  void step() {
+  torch::Tensor step(LossClosure /*closure*/ = nullptr) override {
     torch::NoGradGuard no_grad;
     ++step_;
     const double beta2_t = std::pow(kBeta2, static_cast<double>(step_));
@@ -111,6 +113,7 @@ class RAdam {
         params_[i].add_(exp_avg_[i], -step_size * lr_);
       }
     }
+    return {};
   }
 
  private:
@@ -139,14 +142,21 @@ class TtsAngularWorkload : public Workload {
 
   torch::Tensor TrainStep() override {
     optimizer_->zero_grad();
-    auto embeddings = RunForward();
-    auto loss = AngleProtoLoss(embeddings.view({-1, kUtterancesPerSpeaker, embeddings.size(1)}));
+    auto loss = Loss(RunForward());
     loss.backward();
     optimizer_->step();
     return loss.detach();
   }
 
+  std::optional<TrainParts> SplitTrainStep() override {
+    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
+  }
+
  private:
+  static torch::Tensor Loss(const torch::Tensor& embeddings) {
+    return AngleProtoLoss(embeddings.view({-1, kUtterancesPerSpeaker, embeddings.size(1)}));
+  }
+
   SpeakerEncoder net_;
   std::unique_ptr<RAdam> optimizer_;
 };

@@ -1,5 +1,6 @@
 // Thrown by a workload factory when this machine cannot run the model at all
-// (a run-time library it needs cannot be loaded, say). The collector's worker
+// (a run-time library it needs cannot be loaded, say), or by
+// Workload::SplitTrainStep when a compiler cannot take the model's train step. The collector's worker
 // records the run as `unsupported` with what() as the reason, never as an
 // error and never by falling back to other code.
 #pragma once
@@ -13,5 +14,14 @@ class UnsupportedError : public std::runtime_error {
  public:
   explicit UnsupportedError(const std::string& why) : std::runtime_error(why) {}
 };
+
+// Why a model whose embedding tables take sparse gradients (EmbeddingBag with
+// sparse=True, updated row by row by the optimizer) has no joint
+// forward-backward package: SplitTrainStep throws it for dlrm and
+// torchrec_dlrm.
+inline constexpr const char* kSparseGradientsUnsupported =
+    "the embedding tables' gradients are sparse tensors (EmbeddingBag sparse=True, applied row by row by the "
+    "optimizer), and the joint forward-backward export produces dense outputs only (tried: it fails on the "
+    "SparseCPU backend)";
 
 }  // namespace torchgauge::models

@@ -184,11 +184,15 @@ class VitWorkload : public Workload {
   torch::Tensor Forward() override { return net_->forward(inputs_["images"]); }
 
   torch::Tensor TrainStep() override {
-    auto loss = torch::nn::functional::cross_entropy(RunForward(), inputs_["target"]);
+    auto loss = Loss(RunForward());
     optimizer_->zero_grad();
     loss.backward();
     optimizer_->step();
     return loss.detach();
+  }
+
+  std::optional<TrainParts> SplitTrainStep() override {
+    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
   }
 
   std::optional<double> AnalyticFlops(Mode mode) const override {
@@ -203,6 +207,10 @@ class VitWorkload : public Workload {
   }
 
  private:
+  torch::Tensor Loss(const torch::Tensor& logits) const {
+    return torch::nn::functional::cross_entropy(logits, inputs_.at("target"));
+  }
+
   VitConfig config_;
   VisionTransformer net_;
   std::unique_ptr<torch::optim::SGD> optimizer_;

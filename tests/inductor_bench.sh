@@ -40,6 +40,8 @@ for path in sorted(glob.glob(f"{sys.argv[1]}/*/*/runs/*.inductor.*.json")):
     if p.get("speedup_low") is not None:
         speed += f' [{p["speedup_low"]:.2f}, {p["speedup_high"]:.2f}]'
     check = f'{c["check"]} {c["check_error"]:.1e}' if c.get("check") and c.get("check_error") is not None else "-"
+    if c.get("check_reference_error") is not None:
+        check += f' (float32 eager {c["check_reference_error"]:.1e})'
     rows.append((model, r["mode"], r["status"], check, speed, f"{latency:.1f}" if latency else "-",
                  why.splitlines()[-1][:90] if why and r["status"] != "ok" else ""))
 print("| model | mode | outcome | check vs eager (error) | speedup [processes] | compile latency (s) | why not ok |")

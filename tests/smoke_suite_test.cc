@@ -74,6 +74,14 @@ TEST_CASE("the smoke suite runs every model on the test device") {
     }
     if (r.status != "ok") continue;
     CHECK(r.memory.has_value());
+    if (r.backend == "inductor") {
+      // The suite's Inductor runs have two worker processes (backend_processes),
+      // so each paired speedup has an interval from the processes' ratios.
+      REQUIRE(r.paired.has_value());
+      CHECK((r.settings && r.settings->processes == 2));
+      CHECK(r.paired->process_speedups.size() == 2);
+      CHECK((r.paired->speedup_low && r.paired->speedup_high));
+    }
     // An Inductor package may call no ATen operator at all: pyhpc's
     // equation of state compiles to one generated kernel, so its step runs
     // outside operators entirely. Every other run dispatches operators.

@@ -32,6 +32,11 @@ import json
 import os
 import sys
 import time
+import traceback
+
+# The last line of stderr on a failure: this prefix, the exception type and
+# the first line of its message (collector/inductor_backend.cc reads it).
+FAILURE_PREFIX = "aoti_compile failed: "
 
 
 def export_static_shapes():
@@ -127,4 +132,13 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except Exception as e:  # noqa: BLE001 (every failure is reported the same way)
+        # The traceback for the log, then one line that names the failure: the
+        # collector records it as the run's reason (a compiler's last lines are
+        # often a traceback's code or a C++ warning, not the cause).
+        traceback.print_exc()
+        first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")
+        sys.stderr.write(f"\n{FAILURE_PREFIX}{type(e).__name__}: {first}\n")
+        sys.exit(1)

@@ -197,12 +197,22 @@ TEST_CASE("inductor train follows eager training: resnet18 (BatchNorm statistics
 }
 
 TEST_CASE("inductor: a train step that does not split into one loss and one optimizer is unsupported, with why") {
-  auto w = Make("dlrm", Mode::kTrain);
+  auto w = Make("phlippe_resnet", Mode::kTrain);
   std::optional<core::CompileInfo> info;
   const auto why = collector::InstallBackend("inductor", *w, Mode::kTrain, &info);
   REQUIRE(why);
   CHECK(why->find("inductor") != std::string::npos);
   CHECK(why->find("one loss and one optimizer") != std::string::npos);
+  CHECK_FALSE(w->compiled_train_step());
+}
+
+TEST_CASE("inductor: a model's own reason why its train step has no joint package (dlrm: sparse gradients)") {
+  auto w = Make("dlrm", Mode::kTrain);
+  std::optional<core::CompileInfo> info;
+  const auto why = collector::InstallBackend("inductor", *w, Mode::kTrain, &info);
+  REQUIRE(why);
+  CHECK(why->starts_with("inductor: "));
+  CHECK(why->find("sparse") != std::string::npos);
   CHECK_FALSE(w->compiled_train_step());
 }
 
