@@ -78,13 +78,13 @@ torch::Tensor AngleProtoLoss(const torch::Tensor& embeddings /* speakers x utter
 class RAdam : public torch::optim::Optimizer {
  public:
   RAdam(std::vector<torch::Tensor> params, double lr)
-      : torch::optim::Optimizer({torch::optim::OptimizerParamGroup(params)},
+      : torch::optim::Optimizer({torch::optim::OptimizerParamGroup(std::move(params))},
                                 std::make_unique<torch::optim::AdamOptions>(lr)),
-        params_(std::move(params)),
         lr_(lr) {}
 
   torch::Tensor step(LossClosure /*closure*/ = nullptr) override {
     torch::NoGradGuard no_grad;
+    auto& params = param_groups()[0].params();
     ++step_;
     const double beta2_t = std::pow(kBeta2, static_cast<double>(step_));
     const double n_sma_max = 2 / (1 - kBeta2) - 1;
@@ -97,20 +97,20 @@ class RAdam : public torch::optim::Optimizer {
                         bias1
                   : 1.0 / bias1;
     if (exp_avg_.empty()) {
-      for (auto& p : params_) {
+      for (auto& p : params) {
         exp_avg_.push_back(torch::zeros_like(p));
         exp_avg_sq_.push_back(torch::zeros_like(p));
       }
     }
-    for (size_t i = 0; i < params_.size(); ++i) {
-      const auto& grad = params_[i].grad();
+    for (size_t i = 0; i < params.size(); ++i) {
+      const auto& grad = params[i].grad();
       if (!grad.defined()) continue;
       exp_avg_sq_[i].mul_(kBeta2).addcmul_(grad, grad, 1 - kBeta2);
       exp_avg_[i].mul_(kBeta1).add_(grad, 1 - kBeta1);
       if (rectified) {
-        params_[i].addcdiv_(exp_avg_[i], exp_avg_sq_[i].sqrt().add_(kEps), -step_size * lr_);
+        params[i].addcdiv_(exp_avg_[i], exp_avg_sq_[i].sqrt().add_(kEps), -step_size * lr_);
       } else {
-        params_[i].add_(exp_avg_[i], -step_size * lr_);
+        params[i].add_(exp_avg_[i], -step_size * lr_);
       }
     }
     return {};
@@ -118,7 +118,6 @@ class RAdam : public torch::optim::Optimizer {
 
  private:
   static constexpr double kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
-  std::vector<torch::Tensor> params_;
   std::vector<torch::Tensor> exp_avg_, exp_avg_sq_;
   double lr_;
   int64_t step_ = 0;

@@ -58,13 +58,23 @@ struct TempCache {
   }
 };
 
-core::CompileInfo CheckEval(const std::string& id) {
-  auto eager = Make(id, Mode::kEval);
-  auto compiled = Make(id, Mode::kEval);
+// An eager workload and a second one, from the same seed, with the inductor
+// backend installed (which must succeed).
+struct Installed {
+  std::unique_ptr<models::Workload> eager, compiled;
   std::optional<core::CompileInfo> info;
-  const auto why = collector::InstallBackend("inductor", *compiled, Mode::kEval, &info);
+};
+
+Installed Install(const std::string& id, Mode mode) {
+  Installed w{Make(id, mode), Make(id, mode), std::nullopt};
+  const auto why = collector::InstallBackend("inductor", *w.compiled, mode, &w.info);
   REQUIRE_MESSAGE(!why, id << ": " << why.value_or(""));
-  REQUIRE(info);
+  REQUIRE(w.info);
+  return w;
+}
+
+core::CompileInfo CheckEval(const std::string& id) {
+  auto [eager, compiled, info] = Install(id, Mode::kEval);
   torch::Tensor want, got;
   {
     torch::NoGradGuard g;
@@ -106,12 +116,7 @@ void CopyState(models::Workload& from, models::Workload& to) {
 // learning rate whatever its gradient's size, so elements whose gradient is
 // rounding noise around 0 step either way.) Returns the largest error.
 double CheckTrain(const std::string& id, int steps, double tolerance) {
-  auto eager = Make(id, Mode::kTrain);
-  auto compiled = Make(id, Mode::kTrain);
-  std::optional<core::CompileInfo> info;
-  const auto why = collector::InstallBackend("inductor", *compiled, Mode::kTrain, &info);
-  REQUIRE_MESSAGE(!why, id << ": " << why.value_or(""));
-  REQUIRE(info);
+  auto [eager, compiled, info] = Install(id, Mode::kTrain);
   REQUIRE(compiled->compiled_train_step());
   CHECK_FALSE(compiled->compiled_forward());
   CHECK(info->check == "loss_and_gradients");
@@ -196,24 +201,23 @@ TEST_CASE("inductor train follows eager training: resnet18 (BatchNorm statistics
   CheckTrain("resnet18", 3, 1e-3);
 }
 
-TEST_CASE("inductor: a train step that does not split into one loss and one optimizer is unsupported, with why") {
-  auto w = Make("phlippe_resnet", Mode::kTrain);
+// The reason a model's train step gets no joint package; nothing installed.
+std::string UnsupportedTrainReason(const std::string& id) {
+  auto w = Make(id, Mode::kTrain);
   std::optional<core::CompileInfo> info;
   const auto why = collector::InstallBackend("inductor", *w, Mode::kTrain, &info);
-  REQUIRE(why);
-  CHECK(why->find("inductor") != std::string::npos);
-  CHECK(why->find("one loss and one optimizer") != std::string::npos);
+  REQUIRE_MESSAGE(why, id);
   CHECK_FALSE(w->compiled_train_step());
+  CHECK(why->starts_with("inductor: "));
+  return *why;
+}
+
+TEST_CASE("inductor: a train step that does not split into one loss and one optimizer is unsupported, with why") {
+  CHECK(UnsupportedTrainReason("phlippe_resnet").find("one loss and one optimizer") != std::string::npos);
 }
 
 TEST_CASE("inductor: a model's own reason why its train step has no joint package (dlrm: sparse gradients)") {
-  auto w = Make("dlrm", Mode::kTrain);
-  std::optional<core::CompileInfo> info;
-  const auto why = collector::InstallBackend("inductor", *w, Mode::kTrain, &info);
-  REQUIRE(why);
-  CHECK(why->starts_with("inductor: "));
-  CHECK(why->find("sparse") != std::string::npos);
-  CHECK_FALSE(w->compiled_train_step());
+  CHECK(UnsupportedTrainReason("dlrm").find("sparse") != std::string::npos);
 }
 
 TEST_CASE("inductor: the cache key changes with each of its fields") {
