@@ -109,7 +109,18 @@ std::optional<std::string> InstallBackend(const std::string& backend, models::Wo
     return backend + ": the forward pass cannot be traced or compiled: " + e.what();
   }
   if (eval) {
-    const torch::Tensor want = workload.Forward();
+    // Both sides from the same inputs: a forward may update its inputs in
+    // place (pyhpc_turbulent_kinetic_energy integrates tke on), so they are
+    // put back, in place, between eager's forward and the compiled one.
+    std::vector<std::pair<torch::Tensor, torch::Tensor>> before;  // (input, its values)
+    for (auto& [name, t] : workload.inputs()) {
+      if (t.defined()) before.emplace_back(t, t.clone());
+    }
+    const torch::Tensor want = workload.Forward().clone();
+    {
+      torch::NoGradGuard no_grad;
+      for (auto& [t, values] : before) t.copy_(values);
+    }
     const torch::Tensor got = compiled();
     const auto [diff, scale] = Difference(got, want);
     const bool half = want.scalar_type() == torch::kHalf || want.scalar_type() == torch::kBFloat16;

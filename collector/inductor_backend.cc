@@ -51,6 +51,26 @@ std::string PackageKey::Hex() const {
   return f.Hex();
 }
 
+Fp64Judgement JudgeAgainstFloat64(const torch::Tensor& compiled, const torch::Tensor& eager,
+                                  const torch::Tensor& float64, double tolerance) {
+  auto rmse = [](const torch::Tensor& got, const torch::Tensor& want) -> double {
+    if (!want.defined() || !got.defined()) return want.defined() == got.defined() ? 0.0 : INFINITY;
+    auto g = got.detach().to(torch::kCPU, torch::kDouble);
+    auto w = want.detach().to(torch::kCPU, torch::kDouble);
+    if (g.sizes() != w.sizes()) return INFINITY;
+    return (g - w).square().mean().sqrt().item<double>();
+  };
+  Fp64Judgement j;
+  j.compiled_rmse = rmse(compiled, float64);
+  j.eager_rmse = rmse(eager, float64);
+  const bool small = float64.defined() && (float64.numel() < 1000 || (float64.dim() == 4 && float64.size(2) == 1 &&
+                                                                      float64.size(3) == 1));
+  j.multiplier = small ? 3.0 : 2.0;
+  j.bound = j.multiplier * j.eager_rmse + tolerance / 10;
+  j.pass = j.compiled_rmse <= j.bound;
+  return j;
+}
+
 namespace {
 
 // The train check's tolerances: loss and gradients relative to
@@ -58,11 +78,6 @@ namespace {
 // a step with random numbers compares only the loss, loosely.
 constexpr double kJointTolerance = 1e-3;
 constexpr double kLooseLossTolerance = 0.25;
-// CheckJoint's float64 judgement: the compiled step may be this many times as
-// far from a float64 eager step as float32 eager is (PyTorch's benchmark
-// harness uses 2 by default).
-constexpr double kFp64Multiplier = 2.0;
-
 double MsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -87,22 +102,32 @@ NamedState StateOf(torch::nn::Module& net) {
   return s;
 }
 
-std::vector<torch::Tensor> InputsOf(models::Workload& w) {
+// The inputs a traced graph takes, by name: a forward may add entries to
+// inputs() (pyhpc_turbulent_kinetic_energy stores a result there), and the
+// package must still be given exactly what the trace was.
+std::vector<torch::Tensor> TracedInputs(models::Workload& w, const std::vector<std::string>& input_names) {
   std::vector<torch::Tensor> in;
-  for (auto& [name, t] : w.inputs()) {
-    if (t.defined()) in.push_back(t);
-  }
+  for (const auto& name : input_names) in.push_back(w.inputs().at(name));
   return in;
 }
 
 // A TorchScript module holding the workload's state as attributes, with the
-// `traced` function (the forward pass, or forward and loss) as its "forward" method.
-jit::Module TraceToModule(models::Workload& w, const NamedState& state, const std::function<torch::Tensor()>& traced) {
+// `traced` function (the forward pass, or forward and loss) as its "forward"
+// method, and the names of the inputs() that method takes, in order.
+struct TracedModule {
+  jit::Module module;
+  std::vector<std::string> input_names;
+};
+TracedModule TraceToModule(models::Workload& w, const NamedState& state,
+                           const std::function<torch::Tensor()>& traced) {
   jit::Module m("__torch__.TorchGaugeInductor");
   for (const auto& [name, t] : state.parameters) m.register_parameter(name, t, /*is_buffer=*/false);
   for (const auto& [name, t] : state.buffers) m.register_buffer(name, t);
   jit::Stack inputs;
-  for (auto& t : InputsOf(w)) inputs.emplace_back(t);
+  std::vector<std::string> names;
+  for (auto& [name, t] : w.inputs()) {
+    if (t.defined()) names.push_back(name), inputs.emplace_back(t);
+  }
   auto [trace, outputs] = jit::tracer::trace(
       std::move(inputs), [&traced](jit::Stack) -> jit::Stack { return {traced()}; },
       [](const torch::autograd::Variable&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false, &m);
@@ -112,7 +137,7 @@ jit::Module TraceToModule(models::Workload& w, const NamedState& state, const st
   jit::NormalizeOps(graph);
   auto fn = m._ivalue()->compilation_unit()->create_function(c10::QualifiedName(*m.type()->name(), "forward"), graph);
   m.type()->addMethod(fn);
-  return m;
+  return {m, names};
 }
 
 std::string InputSignature(const std::vector<torch::Tensor>& inputs) {
@@ -274,13 +299,13 @@ std::vector<torch::Tensor> Float64Step(models::Workload& w, const std::function<
 // be float32 rounding that the model amplifies: BatchNorm over a 2x2 map at
 // batch 1 (resnet50, shufflenet_v2 at the smoke size) leaves eager's own
 // float32 gradients 6-9 % from float64's. Then, as PyTorch's compiler
-// benchmarks judge accuracy, a float64 eager step is the reference: each
-// compiled output may be at most kFp64Multiplier times as far from it as
-// eager's float32 output, plus kJointTolerance / 10. Throws on a mismatch: a
-// wrong result is not an unsupported one.
+// benchmarks judge accuracy, a float64 eager step is the reference: an output
+// within kJointTolerance of eager passes; any other must pass
+// JudgeAgainstFloat64. Throws on a mismatch: a wrong result is not an
+// unsupported one.
 void CheckJoint(torch::inductor::AOTIModelPackageLoader& loader, models::Workload& w,
-                const std::function<torch::Tensor()>& loss_fn, const std::vector<torch::Tensor>& trained,
-                bool random, core::CompileInfo& compile) {
+                const std::vector<std::string>& input_names, const std::function<torch::Tensor()>& loss_fn,
+                const std::vector<torch::Tensor>& trained, bool random, core::CompileInfo& compile) {
   std::vector<torch::Tensor> want;  // eager's loss, then its gradients
   {
     torch::AutoGradMode on(true);
@@ -289,7 +314,7 @@ void CheckJoint(torch::inductor::AOTIModelPackageLoader& loader, models::Workloa
                                  /*allow_unused=*/true);
     want.insert(want.begin(), loss.detach());
   }
-  const std::vector<torch::Tensor> got = loader.run(InputsOf(w));
+  const std::vector<torch::Tensor> got = loader.run(TracedInputs(w, input_names));
   double err = RelativeError(got.at(0), want[0]);
   if (random) {
     compile.check = "loss_loose";
@@ -322,19 +347,24 @@ void CheckJoint(torch::inductor::AOTIModelPackageLoader& loader, models::Workloa
     msg << "; no float64 reference: " << why;
     throw CompiledResultMismatch(msg.str());
   }
-  double compiled_err = 0, eager_err = 0;
+  // Recorded: the output nearest its bound (compiled RMSE over the bound).
+  double nearest = -1;
   for (size_t i = 0; i < want.size(); ++i) {
-    const double c = RelativeError(got.at(i), ref[i]), e = RelativeError(want[i], ref[i]);
-    compiled_err = std::max(compiled_err, c), eager_err = std::max(eager_err, e);
-    if (!(c <= kFp64Multiplier * e + kJointTolerance / 10)) {
-      msg << ", and from a float64 eager step by " << c << " in the " << name(i) << ", more than "
-          << kFp64Multiplier << " times float32 eager's " << e << " plus " << kJointTolerance / 10;
+    if (RelativeError(got.at(i), want[i]) <= kJointTolerance) continue;
+    const Fp64Judgement j = JudgeAgainstFloat64(got.at(i), want[i], ref[i], kJointTolerance);
+    if (!j.pass) {
+      msg << ", and in the " << name(i) << " its RMSE from a float64 eager step is " << j.compiled_rmse
+          << ", more than " << j.multiplier << " times float32 eager's " << j.eager_rmse << " plus "
+          << kJointTolerance / 10;
       throw CompiledResultMismatch(msg.str());
+    }
+    if (j.compiled_rmse / j.bound > nearest) {
+      nearest = j.compiled_rmse / j.bound;
+      compile.check_error = j.compiled_rmse;
+      compile.check_reference_error = j.eager_rmse;
     }
   }
   compile.check = "loss_and_gradients_fp64";
-  compile.check_error = compiled_err;
-  compile.check_reference_error = eager_err;
 }
 
 // Loads a package and hands it the module's own tensors (`by_name`, by
@@ -368,7 +398,8 @@ std::shared_ptr<torch::inductor::AOTIModelPackageLoader> LoadPackage(
 // against eager (CheckJoint): the package's gradients go to .grad, then the
 // model's optimizer steps.
 std::function<torch::Tensor()> JointTrainStep(std::shared_ptr<torch::inductor::AOTIModelPackageLoader> loader,
-                                              models::Workload& w, const std::vector<std::string>& outputs,
+                                              models::Workload& w, const std::vector<std::string>& input_names,
+                                              const std::vector<std::string>& outputs,
                                               const std::map<std::string, torch::Tensor>& by_name,
                                               const models::Workload::TrainParts& parts, bool random,
                                               core::CompileInfo& compile) {
@@ -381,9 +412,9 @@ std::function<torch::Tensor()> JointTrainStep(std::shared_ptr<torch::inductor::A
     }
     trained.push_back(it->second);
   }
-  CheckJoint(*loader, w, parts.loss, trained, random, compile);
-  return [loader, &w, trained, optimizer = parts.optimizer] {
-    std::vector<torch::Tensor> result = loader->run(InputsOf(w));
+  CheckJoint(*loader, w, input_names, parts.loss, trained, random, compile);
+  return [loader, &w, input_names, trained, optimizer = parts.optimizer] {
+    std::vector<torch::Tensor> result = loader->run(TracedInputs(w, input_names));
     for (size_t i = 0; i < trained.size(); ++i) {
       torch::Tensor param = trained[i];
       param.mutable_grad() = result[i + 1];
@@ -418,12 +449,13 @@ CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::C
   const std::function<torch::Tensor()> traced_fn =
       train ? parts->loss : std::function<torch::Tensor()>([&w] { return w.Forward(); });
   const NamedState state = StateOf(w.net());
-  const std::vector<torch::Tensor> inputs = InputsOf(w);
   Scratch scratch;
   auto start = Clock::now();
-  jit::Module traced = TraceToModule(w, state, traced_fn);
+  TracedModule traced = TraceToModule(w, state, traced_fn);
+  const std::vector<std::string> input_names = traced.input_names;
   compile.trace_ms = MsSince(start);
-  const auto graph = traced.get_method("forward").graph();
+  const std::vector<torch::Tensor> inputs = TracedInputs(w, input_names);
+  const auto graph = traced.module.get_method("forward").graph();
   const bool random = DrawsRandomNumbers(*graph);
 
   const torch::Device device = inputs.empty() ? torch::Device(torch::kCPU) : inputs.front().device();
@@ -437,7 +469,7 @@ CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::C
   std::vector<std::string> outputs;
   compile.cache_hit = fs::exists(package) && MetadataMatches(meta, key, outputs);
   if (!compile.cache_hit) {
-    traced.save((scratch.dir / "graph.pt").string());
+    traced.module.save((scratch.dir / "graph.pt").string());
     const std::vector<char> bytes = torch::pickle_save(c10::ivalue::Tuple::create(
         std::vector<c10::IValue>(inputs.begin(), inputs.end())));
     std::ofstream((scratch.dir / "inputs.pt").string(), std::ios::binary).write(bytes.data(), bytes.size());
@@ -459,11 +491,11 @@ CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::C
   auto loader = LoadPackage(package, device, by_name);
   compile.load_ms = MsSince(start);
   if (!train) {
-    out.forward = [loader, &w] { return loader->run(InputsOf(w)).at(0); };
+    out.forward = [loader, &w, input_names] { return loader->run(TracedInputs(w, input_names)).at(0); };
     return out;
   }
 
-  out.train_step = JointTrainStep(loader, w, outputs, by_name, *parts, random, compile);
+  out.train_step = JointTrainStep(loader, w, input_names, outputs, by_name, *parts, random, compile);
   return out;
 }
 

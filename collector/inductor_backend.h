@@ -54,6 +54,20 @@ struct CompiledInductor {
 // output and installs what was compiled.
 CompiledInductor CompileInductor(models::Workload& workload, models::Mode mode, core::CompileInfo& compile);
 
+// The train check's float64 judgement of one output (the loss or a gradient)
+// whose float32 difference from eager exceeds the plain tolerance, as
+// PyTorch's compiler benchmarks judge accuracy (torch._dynamo.utils.same with
+// fp64_ref): it passes when the compiled output's RMSE from the float64 eager
+// output is at most `multiplier` times float32 eager's RMSE from it, plus
+// tolerance / 10. The multiplier is 3 for a tensor of under 1,000 elements or
+// a 1x1 kernel, where noise dominates the measure, else 2. Exposed for tests.
+struct Fp64Judgement {
+  bool pass = false;
+  double compiled_rmse = 0, eager_rmse = 0, multiplier = 0, bound = 0;
+};
+Fp64Judgement JudgeAgainstFloat64(const torch::Tensor& compiled, const torch::Tensor& eager,
+                                  const torch::Tensor& float64, double tolerance);
+
 // The cache key's fields, in the order they are hashed; exposed for tests.
 // kind: "forward" (eval) or "joint" (train).
 struct PackageKey {

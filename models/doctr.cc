@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "models/optimizers.h"
 #include "models/resnet.h"
 
 namespace torchgauge::models {
@@ -247,8 +248,10 @@ class DoctrRecoWorkload : public Workload {
     RandomWords(opt.batch_size, opt.device, inputs_);
     mean_ = torch::tensor({0.694, 0.695, 0.693}, f32).view({1, 3, 1, 1});
     std_ = torch::tensor({0.299, 0.296, 0.301}, f32).view({1, 3, 1, 1});
-    optimizer_ = std::make_unique<torch::optim::Adam>(
-        net_->parameters(), torch::optim::AdamOptions(kLr).betas({kBeta1, kBeta2}).eps(kAdamEps).weight_decay(0));
+    // clip_grad_norm_(5) between backward and the Adam step.
+    optimizer_ = std::make_unique<HookedAdam>(
+        net_->parameters(), torch::optim::AdamOptions(kLr).betas({kBeta1, kBeta2}).eps(kAdamEps).weight_decay(0),
+        [this](HookedAdam&) { nn::utils::clip_grad_norm_(net_->parameters(), kClipNorm); });
   }
 
   nn::Module& net() override { return *net_; }
@@ -266,17 +269,24 @@ class DoctrRecoWorkload : public Workload {
   // fit_one_epoch: zero_grad, backward, clip_grad_norm_(5), Adam step.
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_, "doctr_reco_predictor: TrainStep needs a workload built in train mode");
-    auto logits = RunForward();
+    auto loss = Loss(RunForward());
+    optimizer_->zero_grad();
+    loss.backward();
+    optimizer_->step();  // clips, then updates
+    return loss.detach();
+  }
+
+  std::optional<TrainParts> SplitTrainStep() override {
+    if (!optimizer_) return std::nullopt;
+    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
+  }
+
+  torch::Tensor Loss(const torch::Tensor& logits) {
     const int64_t n = logits.size(0), t = logits.size(1);
     auto input_lengths = torch::full({n}, t, torch::TensorOptions(logits.device()).dtype(torch::kInt));
     auto log_probs = torch::log_softmax(logits.permute({1, 0, 2}), -1);
-    auto loss = torch::ctc_loss(log_probs, inputs_["targets"], input_lengths, inputs_["target_lengths"], kVocabSize,
-                                at::Reduction::Mean, /*zero_infinity=*/true);
-    optimizer_->zero_grad();
-    loss.backward();
-    nn::utils::clip_grad_norm_(net_->parameters(), kClipNorm);
-    optimizer_->step();
-    return loss.detach();
+    return torch::ctc_loss(log_probs, inputs_["targets"], input_lengths, inputs_["target_lengths"], kVocabSize,
+                           at::Reduction::Mean, /*zero_infinity=*/true);
   }
 
   // Eval: the logits, then CTCPostProcessor's tensor part (softmax max / min
@@ -299,7 +309,7 @@ class DoctrRecoWorkload : public Workload {
   bool train_;
   Crnn net_;
   torch::Tensor mean_, std_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
+  std::unique_ptr<HookedAdam> optimizer_;
 };
 
 ModelInfo DetInfo() {

@@ -164,12 +164,19 @@ class PhlippeWorkload : public Workload {
 
   torch::Tensor TrainStep() override {
     TORCH_CHECK(optimizer_ != nullptr, "TrainStep() needs a workload created in train mode");
-    auto loss = nn::functional::cross_entropy(RunForward(), inputs_.at("target"));
+    auto loss = Loss(RunForward());
     optimizer_->zero_grad();
     loss.backward();
     optimizer_->step();
     return loss.detach();
   }
+
+  std::optional<TrainParts> SplitTrainStep() override {
+    if (!optimizer_) return std::nullopt;
+    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
+  }
+
+  torch::Tensor Loss(const torch::Tensor& logits) { return nn::functional::cross_entropy(logits, inputs_.at("target")); }
 
  private:
   std::shared_ptr<nn::Module> net_;

@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "models/unsupported_error.h"
+
 namespace torchgauge::models {
 namespace {
 
@@ -132,6 +134,14 @@ class UNetWorkload : public Workload {
 
   torch::nn::Module& net() override { return *net_; }
   torch::Tensor Forward() override { return net_->forward(inputs_["images"]); }
+
+  // The Dice loss reads each class's sum back to the host (the reference's
+  // `if sets_sum.item() == 0`), a branch on data inside the loss.
+  std::optional<TrainParts> SplitTrainStep() override {
+    throw UnsupportedError(
+        "the Dice loss reads each class's sum back to the host and branches on it (Pytorch-UNet's dice_coeff: "
+        "sets_sum.item() == 0); a traced joint forward-backward package would fix one branch and drop the reads");
+  }
 
   torch::Tensor TrainStep() override {
     auto logits = RunForward();

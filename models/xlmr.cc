@@ -269,11 +269,20 @@ class FambenchXlmrWorkload : public Workload {
     TORCH_CHECK(optimizer_, "fambench_xlmr: workload was not built for training");
     // F.cross_entropy(y_pred, y_true): class dimension 1 (the sequence), the
     // float target taken as probabilities, mean over batch and features.
-    auto loss = torch::nn::functional::cross_entropy(RunForward(), inputs_.at("y_true"));
+    auto loss = Loss(RunForward());
     loss.backward();
     optimizer_->step();
     optimizer_->zero_grad();
     return loss.detach();
+  }
+
+  std::optional<TrainParts> SplitTrainStep() override {
+    if (!optimizer_) return std::nullopt;
+    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
+  }
+
+  torch::Tensor Loss(const torch::Tensor& y_pred) {
+    return torch::nn::functional::cross_entropy(y_pred, inputs_.at("y_true"));
   }
 
  private:
