@@ -39,6 +39,21 @@ import traceback
 FAILURE_PREFIX = "aoti_compile failed: "
 
 
+def failure_line(exc):
+    """One line naming a failure: the exception's type and its message's first
+    line, then, where that line does not say what failed, the first line that
+    does: the operator Inductor could not lower ("target: aten...."), or the
+    C++ compiler's first error."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = f"{type(exc).__name__}: {lines[0] if lines else ''}"
+    detail = next((l for l in lines[1:] if l.startswith("target:") or ": error: " in l or l.startswith("error:")), None)
+    if detail:
+        detail = detail.split(" ", 1)
+        detail[0] = os.path.basename(detail[0])  # a generated file's long temporary path
+        text += f" ({' '.join(detail)[:200]})"
+    return FAILURE_PREFIX + text
+
+
 def export_static_shapes():
     """TS2EPConverter exports every input dimension as dynamic (Dim.AUTO). The
     collector's runs never change shape and packages are cached per shape, so
@@ -139,6 +154,5 @@ if __name__ == "__main__":
         # collector records it as the run's reason (a compiler's last lines are
         # often a traceback's code or a C++ warning, not the cause).
         traceback.print_exc()
-        first = next((line.strip() for line in str(e).splitlines() if line.strip()), "")
-        sys.stderr.write(f"\n{FAILURE_PREFIX}{type(e).__name__}: {first}\n")
+        sys.stderr.write(f"\n{failure_line(e)}\n")
         sys.exit(1)
