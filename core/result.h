@@ -75,9 +75,9 @@ struct CompileInfo {
   // exceeds the plain check's tolerance), "loss_loose" (a train step that
   // draws random numbers, which compiled code draws from its own generator:
   // only the loss's size is compared), "" where not checked. The error is the
-  // largest relative difference found (for _fp64, from the float64 step);
-  // check_reference_error, for _fp64 only, is float32 eager's own largest
-  // difference from the float64 step.
+  // largest relative difference found; for _fp64, the compiled RMSE from the
+  // float64 step of the output nearest its bound (or the failing one), and
+  // check_reference_error, for _fp64 only, float32 eager's RMSE in that output.
   std::string check;
   std::optional<double> check_error;
   std::optional<double> check_reference_error;

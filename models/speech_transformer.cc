@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "models/optimizers.h"
 #include "models/unsupported_error.h"
 
 #include <cmath>
@@ -296,10 +297,7 @@ class SpeechTransformerWorkload : public Workload {
     optimizer_->zero_grad();
     loss.backward();
     // TransformerOptimizer: Noam learning rate, updated before every step.
-    ++step_;
-    const double s = static_cast<double>(step_);
-    const double lr = kK * std::pow(kModel, -0.5) * std::min(std::pow(s, -0.5), s * std::pow(kWarmup, -1.5));
-    for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+    SetLearningRate(*optimizer_, NoamRate(kK, kModel, kWarmup, ++step_));
     optimizer_->step();
     return loss.detach();
   }

@@ -34,8 +34,8 @@ import sys
 import time
 import traceback
 
-# The last line of stderr on a failure: this prefix, the exception type and
-# the first line of its message (collector/inductor_backend.cc reads it).
+# The last line of stderr on a failure starts with this prefix
+# (collector/inductor_backend.cc reads that line: failure_line below).
 FAILURE_PREFIX = "aoti_compile failed: "
 
 
@@ -48,9 +48,9 @@ def failure_line(exc):
     text = f"{type(exc).__name__}: {lines[0] if lines else ''}"
     detail = next((l for l in lines[1:] if l.startswith("target:") or ": error: " in l or l.startswith("error:")), None)
     if detail:
-        detail = detail.split(" ", 1)
-        detail[0] = os.path.basename(detail[0])  # a generated file's long temporary path
-        text += f" ({' '.join(detail)[:200]})"
+        where, _, what = detail.partition(" ")  # where: a generated file's long temporary path, or "target:"
+        detail = f"{os.path.basename(where)} {what}".rstrip()
+        text += f" ({detail[:200]})"
     return FAILURE_PREFIX + text
 
 
