@@ -12,6 +12,7 @@ collect="$1"
 python="$2"
 work="$3"
 shift 3
+source "$(dirname "$0")/../tools/cores.sh"
 rm -rf "$work"
 mkdir -p "$work"
 export TORCHGAUGE_CACHE="$work/cache"
@@ -22,7 +23,7 @@ start=$(date +%s)
   echo "inductor_bench: the collection failed" >&2
   exit 1
 }
-echo "collection: $(( $(date +%s) - start )) s on $(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) CPUs"
+echo "collection: $(( $(date +%s) - start )) s on $(tg_cores) CPUs"
 "$python" - "$work/results" <<'PY'
 import collections, glob, json, sys
 

@@ -11,6 +11,7 @@ set -euo pipefail
 collect="$1"
 src="$2"
 work="$3"
+source "$src/tools/cores.sh"
 rm -rf "$work"
 mkdir -p "$work"
 export TORCHGAUGE_CACHE="$work/cache"
@@ -34,7 +35,7 @@ grep -E '^(torchgauge-collect:|peaks on|  matmul|  triad|warning:|ok:|results:)'
 platforms=$(find "$work/results" -mindepth 2 -maxdepth 2 -type d | sort)
 echo "platforms:"
 echo "$platforms"
-echo "smoke collection (both platforms): $seconds s on $(nproc) CPUs (budget 300 s, target 180 s)"
+echo "smoke collection (both platforms): $seconds s on $(tg_cores) CPUs (budget 300 s, target 180 s)"
 n=$(echo "$platforms" | grep -c . || true)
 if [ "$n" -ne 2 ]; then
   echo "smoke_time_bench: expected 2 platforms, found $n" >&2

@@ -10,6 +10,7 @@
 set -euo pipefail
 
 TG_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$TG_ROOT/tools/cores.sh"
 TG_CACHE="${TORCHGAUGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/torchgauge}"
 TG_BUILD="${TORCHGAUGE_BUILD:-$TG_ROOT/build}"
 TG_REQ="$TG_ROOT/tools/requirements.txt"
@@ -94,7 +95,7 @@ tg_configure() {
 }
 
 tg_build() {
-  cmake --build "$TG_BUILD" -j"$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" >&2
+  cmake --build "$TG_BUILD" -j"$(tg_cores)" >&2
 }
 
 tg_bootstrap() {

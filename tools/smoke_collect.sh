@@ -27,5 +27,7 @@ if [ "$given_build" = 0 ]; then
   build_args=(--build-id "$("$collect" env --get build_id)")
 fi
 
+start=$(date +%s)
 "$collect" run --suite smoke --out "$results" "${build_args[@]}" "$@"
 "$collect" run --suite smoke-1t --threads 1 --out "$results" "${build_args[@]}" "$@"
+echo "smoke collection (both platforms, probes and compiles included): $(( $(date +%s) - start )) s" >&2

@@ -14,6 +14,8 @@
 # AuthType=auth/none (no munge daemon or key to manage) and SlurmUser=root.
 # A test that sources this must call slurm_stop from an EXIT trap.
 
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/cores.sh"
+
 SLURM_TEST_PIDS=()
 SLURM_TEST_DIR=""
 
@@ -86,7 +88,7 @@ slurm_start() {
   mkdir -p "$dir/state" "$dir/spool"
   local ports ctld_port slurmd_port cpus mem
   read -r ctld_port slurmd_port <<<"$(slurm_free_ports 2)"
-  cpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)  # the cores, whatever OMP_NUM_THREADS says
+  cpus=$(tg_cores)
   # slurmd -C reports what slurmd will find; declaring more would drain the
   # node. Keep a little memory back so a rounding difference cannot either.
   mem=$(slurmd -C 2>/dev/null | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p')

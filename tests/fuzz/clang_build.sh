@@ -11,6 +11,7 @@ if [ -z "$cxx" ]; then
   echo "clang++ not found: tools/bootstrap.sh installs clang and libclang-rt-dev (the sanitizer and libFuzzer runtimes)" >&2
   exit 1
 fi
+source "$src/tools/cores.sh"
 start=$(date +%s)
 if [ ! -f "$dir/build.ninja" ]; then
   cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Debug \
@@ -19,6 +20,6 @@ if [ ! -f "$dir/build.ninja" ]; then
 fi
 # Only what the sanitize_* tests run (no benchmarks, no browser test): every
 # test executable labelled unit, integration or fuzz (torchgauge_add_test).
-cmake --build "$dir" -j"$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)" --target torchgauge_sanitized_tests \
+cmake --build "$dir" -j"$(tg_cores)" --target torchgauge_sanitized_tests \
   torchgauge-report torchgauge-gen-fixtures torchgauge_fuzzers platform_fields_dump
 echo "sanitizer build ready in $(( $(date +%s) - start )) s: $dir"
