@@ -62,23 +62,6 @@ std::vector<std::string> PaperTableProblems(const core::PaperTable1& table,
 
 namespace {
 
-struct DomainCounts {
-  int paper = 0, native = 0, planned = 0, not_possible = 0, ours_only = 0;
-};
-
-std::map<std::string, DomainCounts> CountByDomain(const core::PaperTable1& table) {
-  std::map<std::string, DomainCounts> c;
-  for (const auto& m : table.models) {
-    DomainCounts& d = c[m.domain];
-    ++d.paper;
-    if (m.state == core::PaperModelState::kNative) ++d.native;
-    if (m.state == core::PaperModelState::kPlanned) ++d.planned;
-    if (m.state == core::PaperModelState::kNotPossible) ++d.not_possible;
-  }
-  for (const auto& o : table.ours_only) ++c[o.domain].ours_only;
-  return c;
-}
-
 std::string Line(const char* fmt, auto... args) {
   char buf[1024];
   std::snprintf(buf, sizeof buf, fmt, args...);
@@ -100,17 +83,16 @@ std::string PaperTableText(const core::PaperTable1& table) {
                 "native", o.id.c_str(), o.note.c_str());
   }
   out += Line("\n%-15s %6s %7s %8s %13s %10s\n", "DOMAIN", "PAPER", "NATIVE", "PLANNED", "NOT POSSIBLE", "BEYOND");
-  DomainCounts all;
-  for (const auto& [domain, d] : CountByDomain(table)) {
+  core::PaperDomainCounts all;
+  for (const auto& [domain, d] : core::CountByDomain(table)) {
     out += Line("%-15s %6d %7d %8d %13d %10d\n", domain.c_str(), d.paper, d.native, d.planned, d.not_possible,
-                d.ours_only);
-    all.paper += d.paper, all.native += d.native, all.planned += d.planned, all.not_possible += d.not_possible,
-        all.ours_only += d.ours_only;
+                d.beyond);
+    all += d;
   }
   out += Line("%-15s %6d %7d %8d %13d %10d\n", "all", all.paper, all.native, all.planned, all.not_possible,
-              all.ours_only);
+              all.beyond);
   out += Line("(%d names recovered of the 84 the paper counts; %d native models in all, %d beyond its list)\n",
-              all.paper, all.native + all.ours_only, all.ours_only);
+              all.paper, all.native + all.beyond, all.beyond);
   return out;
 }
 

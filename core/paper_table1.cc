@@ -26,6 +26,24 @@ int PaperTable1::CountIn(PaperModelState s) const {
   return n;
 }
 
+PaperDomainCounts& PaperDomainCounts::operator+=(const PaperDomainCounts& o) {
+  paper += o.paper, native += o.native, planned += o.planned, not_possible += o.not_possible, beyond += o.beyond;
+  return *this;
+}
+
+std::map<std::string, PaperDomainCounts> CountByDomain(const PaperTable1& table) {
+  std::map<std::string, PaperDomainCounts> c;
+  for (const auto& m : table.models) {
+    PaperDomainCounts& d = c[m.domain];
+    ++d.paper;
+    if (m.state == PaperModelState::kNative) ++d.native;
+    if (m.state == PaperModelState::kPlanned) ++d.planned;
+    if (m.state == PaperModelState::kNotPossible) ++d.not_possible;
+  }
+  for (const auto& o : table.ours_only) ++c[o.domain].beyond;
+  return c;
+}
+
 namespace {
 
 struct Where {

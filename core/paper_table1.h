@@ -4,6 +4,7 @@
 // checks it against the model registry) and the reporter's Table 1 pages.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,6 +34,16 @@ struct PaperTable1 {
   std::vector<OursOnlyModel> ours_only;  // ours, not in the paper's list as extracted
   int CountIn(PaperModelState s) const;
 };
+
+// Table 1's counts for one domain, or summed over all: the paper's models by
+// state, and ours beyond its list.
+struct PaperDomainCounts {
+  int paper = 0, native = 0, planned = 0, not_possible = 0, beyond = 0;
+  PaperDomainCounts& operator+=(const PaperDomainCounts& o);
+};
+// Per domain (as the file spells it), in name order: the one count behind
+// `list --paper`'s summary and the Table 1 page's domain rows.
+std::map<std::string, PaperDomainCounts> CountByDomain(const PaperTable1& table);
 
 // Throws std::runtime_error naming `source`, the entry and the field. Checks
 // the invariants: a known state, `ours` exactly for native models, a reason

@@ -16,8 +16,11 @@ namespace torchgauge::reporter {
 namespace {
 
 
+// A domain's Table 1 counts (core::CountByDomain) and how many of its models
+// have an ok run in this build.
 struct DomainRow {
-  int paper = 0, native = 0, planned = 0, not_possible = 0, beyond = 0, ran_ok = 0;
+  core::PaperDomainCounts counts;
+  int ran_ok = 0;
 };
 
 // "Reinforcement Learning" where the paper's Table 2 names the domain, else
@@ -48,23 +51,25 @@ mu::data DomainRows(std::map<std::string, DomainRow>& domains, const core::Cover
   mu::data rows = List();
   DomainRow all;
   for (const auto& domain : order) {
-    const DomainRow& d = domains[domain];
+    const DomainRow& row = domains[domain];
+    const core::PaperDomainCounts& d = row.counts;
     auto ops = cov.by_domain.find(domain);
     if (d.paper == 0 && d.beyond == 0 && ops == cov.by_domain.end()) continue;
     mu::data r;
     Set(r, "line", "| " + MarkdownEscape(Label(domain, paper)) + " | " + std::to_string(d.paper) + " | " +
                        std::to_string(d.native) + " | " + std::to_string(d.planned) + " | " +
                        std::to_string(d.not_possible) + " | " + std::to_string(d.beyond) + " | " +
-                       std::to_string(d.ran_ok) + " | " +
+                       std::to_string(row.ran_ok) + " | " +
                        (ops == cov.by_domain.end() ? Dash() : std::to_string(ops->second.size())) + " |");
     Append(rows, std::move(r));
-    all.paper += d.paper, all.native += d.native, all.planned += d.planned, all.not_possible += d.not_possible,
-        all.beyond += d.beyond, all.ran_ok += d.ran_ok;
+    all.counts += d;
+    all.ran_ok += row.ran_ok;
   }
   mu::data total;
-  Set(total, "line", "| **All** | " + std::to_string(all.paper) + " | " + std::to_string(all.native) + " | " +
-                         std::to_string(all.planned) + " | " + std::to_string(all.not_possible) + " | " +
-                         std::to_string(all.beyond) + " | " + std::to_string(all.ran_ok) + " | " +
+  const core::PaperDomainCounts& t = all.counts;
+  Set(total, "line", "| **All** | " + std::to_string(t.paper) + " | " + std::to_string(t.native) + " | " +
+                         std::to_string(t.planned) + " | " + std::to_string(t.not_possible) + " | " +
+                         std::to_string(t.beyond) + " | " + std::to_string(all.ran_ok) + " | " +
                          (cov.all.empty() ? Dash() : std::to_string(cov.all.size())) + " (union) |");
   Append(rows, std::move(total));
   *all_out = all;
@@ -86,6 +91,7 @@ mu::data Table1PageData(const BuildView& v, const core::PaperTable1& table, cons
 
   std::map<std::string, DomainRow> domains;
   for (const auto& d : core::kDomains) domains[d];
+  for (const auto& [domain, counts] : core::CountByDomain(table)) domains[domain].counts = counts;
   // Model ids are safe ids (core::IsSafeId): nothing in them needs escaping
   // in a code span, where a backslash would print.
   auto link = [&](const std::string& id) {
@@ -98,12 +104,7 @@ mu::data Table1PageData(const BuildView& v, const core::PaperTable1& table, cons
 
   mu::data models = List(), not_possible = List();
   for (const auto& m : table.models) {
-    DomainRow& d = domains[m.domain];
-    ++d.paper;
-    if (m.state == core::PaperModelState::kNative) ++d.native;
-    if (m.state == core::PaperModelState::kPlanned) ++d.planned;
-    if (m.state == core::PaperModelState::kNotPossible) ++d.not_possible;
-    if (m.ours && ran_ok(*m.ours)) ++d.ran_ok;
+    if (m.ours && ran_ok(*m.ours)) ++domains[m.domain].ran_ok;
     const std::string why = m.reason.empty() ? m.note : m.reason;
     mu::data r;
     Set(r, "line", "| " + MarkdownEscape(Label(m.domain, paper)) + " | " + MarkdownEscape(m.task) + " | " +
@@ -120,9 +121,7 @@ mu::data Table1PageData(const BuildView& v, const core::PaperTable1& table, cons
   }
   mu::data beyond = List();
   for (const auto& o : table.ours_only) {
-    DomainRow& d = domains[o.domain];
-    ++d.beyond;
-    if (ran_ok(o.id)) ++d.ran_ok;
+    if (ran_ok(o.id)) ++domains[o.domain].ran_ok;
     mu::data r;
     Set(r, "line", "| " + MarkdownEscape(Label(o.domain, paper)) + " | " + MarkdownEscape(o.task) + " | " +
                        link(o.id) + " | " + RanText(std::optional<std::string>(o.id), ran) + " | " +
@@ -140,11 +139,11 @@ mu::data Table1PageData(const BuildView& v, const core::PaperTable1& table, cons
   Set(d, "citation", table.citation);
   Set(d, "note", table.note);
   Set(d, "recovered", std::to_string(table.models.size()));
-  Set(d, "native", std::to_string(all.native));
-  Set(d, "planned", std::to_string(all.planned));
-  Set(d, "not_possible_count", std::to_string(all.not_possible));
-  Set(d, "beyond", std::to_string(all.beyond));
-  Set(d, "ours_total", std::to_string(all.native + all.beyond));
+  Set(d, "native", std::to_string(all.counts.native));
+  Set(d, "planned", std::to_string(all.counts.planned));
+  Set(d, "not_possible_count", std::to_string(all.counts.not_possible));
+  Set(d, "beyond", std::to_string(all.counts.beyond));
+  Set(d, "ours_total", std::to_string(all.counts.native + all.counts.beyond));
   Set(d, "runs_with_operators", std::to_string(cov.runs_with_operators));
   Set(d, "runs_without", std::to_string(cov.runs_without));
   Set(d, "domains", std::move(rows));
