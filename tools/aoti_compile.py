@@ -22,7 +22,8 @@ package never carries the weights of the run that built it.
 It is the only Python that runs at collect time, and it is never timed as a
 step: the collector records its wall time as the compile latency. It prints
 one JSON object on stdout: the phase times in milliseconds, the package and,
-with --joint, the outputs.
+with --joint, the outputs. Once the package is written, the build directories
+Inductor left for it in its cache directory are removed (remove_build_dirs).
 
 Usage: aoti_compile.py --graph G.pt --inputs I.pt --out P.pt2 --threads N [--joint]
 """
@@ -30,9 +31,13 @@ import argparse
 import contextlib
 import json
 import os
+import pathlib
+import posixpath
+import shutil
 import sys
 import time
 import traceback
+import zipfile
 
 # The last line of stderr on a failure starts with this prefix
 # (collector/inductor_backend.cc reads that line: failure_line below).
@@ -52,6 +57,26 @@ def failure_line(exc):
         detail = f"{os.path.basename(where)} {what}".rstrip()
         text += f" ({detail[:200]})"
     return FAILURE_PREFIX + text
+
+
+def remove_build_dirs(package, cache_dir):
+    """Removes the build directories Inductor left in its cache directory
+    (cache_dir) for this package, and returns them. Each holds the generated
+    C++, the compiled model and a copy of the weights: about 1 GB for a model
+    of 250M parameters, over 20 GB for one night's full suite on CPU. The
+    package holds everything a run loads. A directory is this package's when
+    it holds one of the package's wrapper sources (their names are hashes of
+    the code), so a concurrent compile's directories and the shared caches
+    (precompiled headers, kernels) are left alone."""
+    with zipfile.ZipFile(package) as z:
+        sources = {posixpath.basename(n) for n in z.namelist() if n.endswith(".wrapper.cpp")}
+    removed = []
+    root = pathlib.Path(cache_dir)
+    for d in sorted(root.iterdir()) if sources and root.is_dir() else []:
+        if d.is_dir() and not d.is_symlink() and any((d / s).is_file() for s in sources):
+            shutil.rmtree(d)
+            removed.append(d)
+    return removed
 
 
 def export_static_shapes():
@@ -138,6 +163,13 @@ def main() -> int:
         torch._inductor.aoti_compile_and_package(program, package_path=tmp)
     os.replace(tmp, args.out)
     times["compile_ms"] = (time.perf_counter() - start) * 1e3
+    try:
+        from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+        for d in remove_build_dirs(args.out, cache_dir()):
+            sys.stderr.write(f"removed Inductor's build directory {d}\n")
+    except OSError as e:  # the package is written: a leftover directory is no failure
+        sys.stderr.write(f"warning: Inductor's build directories were not removed: {e}\n")
     result = {"package": args.out, **times, "torch": torch.__version__}
     if outputs is not None:
         result["outputs"] = outputs
