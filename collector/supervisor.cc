@@ -182,6 +182,10 @@ struct RunState {
   std::filesystem::path result_path;
   std::vector<core::RunResult> parts;  // "ok" process results, in order
   bool finished = false;
+  // --retry-failed measures this run again: its earlier, failed result stays
+  // until the new one replaces it (Finish), so an interrupted retry loses
+  // nothing that was collected.
+  bool retrying = false;
 
   // Process p's file names (core/layout.h): its .spec.json, .result.json, .log.
   std::string PartStem(int p) const { return core::ProcessStem(spec->key(), p, processes); }
@@ -283,7 +287,12 @@ class Scheduler {
           KeepExisting(st);
           continue;
         }
-        if (round == 0) std::filesystem::remove(st.result_path);
+        if (round == 0) {
+          // Any other run starts with no result file, so an interrupted one
+          // leaves none for --resume to keep.
+          st.retrying = options_.resume && options_.retry_failed && HasResult(st.result_path, false);
+          if (!st.retrying) std::filesystem::remove(st.result_path);
+        }
         if (!Step(st, round)) break;
       }
     }
@@ -314,8 +323,9 @@ class Scheduler {
     auto [r, reused] = RunProcess(st, round, options_);
     if (g_interrupted) {
       // The interrupted process has no result: --resume measures it again
-      // (and reuses this run's finished processes).
-      std::filesystem::remove(st.result_path);
+      // (and reuses this run's finished processes). A retried run keeps its
+      // earlier result.
+      if (!st.retrying) std::filesystem::remove(st.result_path);
       return false;
     }
     options_.progress->ProcessFinished(Event(st, round), r, reused);

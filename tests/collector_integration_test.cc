@@ -175,6 +175,35 @@ TEST_CASE("Ctrl-C stops the suite and keeps finished results") {
   CHECK(manifest["interrupted"] == true);
 }
 
+TEST_CASE("an interrupted --retry-failed keeps the failed result it was measuring again") {
+  auto root = FreshDir("retry_interrupt");
+  const std::string args = " run --include-test-models --model '^test_hang$' --mode train --backend eager --out " +
+                           root.string() + " --build-id b1 --platform-id p1";
+  auto first = Run(kCollect + args + " --timeout 1");
+  INFO(first.text);
+  REQUIRE(first.code == 0);
+  const auto hang = core::RunPath(root / "b1" / "p1", {"test_hang", "train", "eager", "default"});
+  REQUIRE(Load(root / "b1" / "p1", "test_hang", "train").status == "timeout");
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", ("exec " + kCollect + args + " --timeout 300 --resume --retry-failed").c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // The retry has started once its worker's spec is written.
+  const auto work = root / "b1" / "p1" / ".work";
+  for (int i = 0; i < 600 && !(fs::exists(work) && !fs::is_empty(work)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(fs::exists(hang));
+  CHECK(Load(root / "b1" / "p1", "test_hang", "train").status == "timeout");
+}
+
 TEST_CASE("the torchscript backend: ok runs record their setup, a model's own error stays an error") {
   auto root = FreshDir("torchscript");
   auto out = Run(kCollect + " run --include-test-models --model '^test_(tiny|throw)$' --backend eager torchscript " +
