@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <random>
 #include <set>
@@ -45,23 +46,37 @@ std::string ErrorOf(const std::string& text) {
   return "";
 }
 
-// The full suite's plan, from the fixture (see its header for how it was derived).
-std::vector<CostInput> FullPlan() {
+// The full suite's plan on cpu with one collected build's duration per run,
+// from the fixture (its header says how tools/shard_plan_fixture.py wrote it).
+struct PlannedRun {
+  CostInput input;
+  double duration_s = 0;
+};
+std::vector<PlannedRun> FullBuild() {
   const std::string path = std::string(TORCHGAUGE_SOURCE_DIR) + "/tests/data/shard/full_plan.tsv";
   std::ifstream in(path);
   REQUIRE_MESSAGE(in, "cannot read " << path);
-  std::vector<CostInput> plan;
+  std::vector<PlannedRun> plan;
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream fields(line);
-    CostInput run;
+    PlannedRun run;
     int supported = 1;
-    fields >> run.key.model >> run.key.mode >> run.key.backend >> run.key.precision >> supported;
+    std::string status;
+    fields >> run.input.key.model >> run.input.key.mode >> run.input.key.backend >> run.input.key.precision >>
+        supported >> run.duration_s >> status;
     REQUIRE_MESSAGE(fields, path << ": bad line '" << line << "'");
-    run.supported = supported != 0;
+    run.input.supported = supported != 0;
     plan.push_back(run);
   }
+  REQUIRE_MESSAGE(!plan.empty(), path << " has no runs");
+  return plan;
+}
+
+std::vector<CostInput> FullPlan() {
+  std::vector<CostInput> plan;
+  for (const auto& r : FullBuild()) plan.push_back(r.input);
   return plan;
 }
 
@@ -229,7 +244,6 @@ TEST_CASE("PlanCosts: measured durations, and static costs scaled to seconds for
 
 TEST_CASE("Balance on the full suite's planned cost (static rule, every model weight 1), N = 4, 8, 12") {
   const auto plan = FullPlan();
-  REQUIRE(plan.size() == 100);
   // The full suite's settings (collector/suites/full.json), one process.
   CostSettings full;
   full.warmup = 3, full.repeat = 10, full.profile_iterations = 3, full.processes = 1;
@@ -247,10 +261,45 @@ TEST_CASE("Balance on the full suite's planned cost (static rule, every model we
   }
 }
 
+TEST_CASE("Balance on the full suite's measured durations (a collected cpu build, as --cost-from), N = 4, 8, 12") {
+  const auto build = FullBuild();
+  std::vector<CostInput> plan;
+  std::map<RunKey, double> measured;
+  std::vector<double> durations;
+  for (const auto& r : build) {
+    plan.push_back(r.input);
+    measured[r.input.key] = r.duration_s;
+    durations.push_back(r.duration_s);
+  }
+  CostSettings full;
+  full.warmup = 3, full.repeat = 10, full.profile_iterations = 3, full.processes = 1;
+  // Every run was measured, so the costs are the durations themselves.
+  const auto costs = PlanCosts(plan, full, measured);
+  CHECK(costs == durations);
+  const auto statics = PlanCosts(plan, full);
+  const auto keys = KeysOf(plan);
+  const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
+  const double largest = *std::max_element(costs.begin(), costs.end());
+  std::printf("full build: %zu runs, %.0f s measured in all, largest run %.1f s\n", plan.size(), total, largest);
+  for (int n : {4, 8, 12}) {
+    const auto p = Partition(keys, costs, n);
+    CheckCover(p, plan.size());
+    const auto b = MeasureBalance(p, costs);
+    REQUIRE(b.max_over_min);
+    const auto [mn, mx] = std::minmax_element(b.shard_costs.begin(), b.shard_costs.end());
+    // What the static rule's partition (unit model weights: core has no
+    // collector/cost_weights) would have cost in the same seconds.
+    const auto s = MeasureBalance(Partition(keys, statics, n), costs);
+    std::printf("shard balance, full build's measured durations, N=%d: largest/smallest = %.4f (%.1f / %.1f s; "
+                "fair share %.1f s); the unit-weight static rule's shards in these seconds: %.4f\n",
+                n, *b.max_over_min, *mx, *mn, total / n, s.max_over_min.value_or(0));
+    CHECK(*b.max_over_min <= 1.25);
+  }
+}
+
 TEST_CASE("Balance on skewed costs (log-normal, seeded), N = 4, 8, 12") {
-  // Stand-in for measured durations, which span orders of magnitude across
-  // models; no full-suite results exist on the machine this test was written
-  // on, so this is not a measurement of real durations.
+  // Synthetic durations spanning orders of magnitude, on the full plan's keys:
+  // the property holds beyond the one measured build above.
   const auto plan = FullPlan();
   const auto keys = KeysOf(plan);
   std::mt19937 rng(2026);
