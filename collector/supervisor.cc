@@ -68,15 +68,13 @@ std::string SignalName(int sig) {
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
 }
 
-// Loads an existing result for resume; a broken file does not count.
-bool HasResult(const std::filesystem::path& path, bool retry_failed) {
-  if (!std::filesystem::exists(path)) return false;
+// An existing result for --resume; a missing or broken file is none.
+std::optional<core::RunResult> ReadExisting(const std::filesystem::path& path) {
+  if (!std::filesystem::exists(path)) return std::nullopt;
   try {
-    auto r = core::RunResultFromJson(core::ReadJsonFile(path, core::JsonKind::kRunResult), path);
-    if (retry_failed && r.status != "ok" && r.status != "unsupported") return false;
-    return true;
+    return core::RunResultFromJson(core::ReadJsonFile(path, core::JsonKind::kRunResult), path);
   } catch (const std::exception&) {
-    return false;
+    return std::nullopt;
   }
 }
 
@@ -283,16 +281,7 @@ class Scheduler {
       for (auto& st : runs_) {
         if (g_interrupted) break;
         if (st.finished || round >= st.processes) continue;
-        if (round == 0 && options_.resume && HasResult(st.result_path, options_.retry_failed)) {
-          KeepExisting(st);
-          continue;
-        }
-        if (round == 0) {
-          // Any other run starts with no result file, so an interrupted one
-          // leaves none for --resume to keep.
-          st.retrying = options_.resume && options_.retry_failed && HasResult(st.result_path, false);
-          if (!st.retrying) std::filesystem::remove(st.result_path);
-        }
+        if (round == 0 && KeepExisting(st)) continue;
         if (!Step(st, round)) break;
       }
     }
@@ -306,14 +295,26 @@ class Scheduler {
     return {done_, total_, st.label, st.spec->batch_size, process, st.processes};
   }
 
-  void KeepExisting(RunState& st) {
-    done_ += st.processes;
-    ++outcome_.skipped;
-    auto r = core::RunResultFromJson(core::ReadJsonFile(st.result_path, core::JsonKind::kRunResult), st.result_path);
-    outcome_.counts[r.status]++;
-    outcome_.results.push_back(std::move(r));
-    st.finished = true;
-    options_.progress->Kept(Event(st, 0));
+  // Before a run's first process: under --resume, keeps its existing result
+  // (read once) and returns true, unless --retry-failed measures a failed one
+  // again. That one stays until the new result replaces it (Finish), so an
+  // interrupted retry loses nothing; any other run starts with no result
+  // file, so an interrupted one leaves none for --resume to keep.
+  bool KeepExisting(RunState& st) {
+    std::optional<core::RunResult> r = options_.resume ? ReadExisting(st.result_path) : std::nullopt;
+    const bool failed = r && r->status != "ok" && r->status != "unsupported";
+    if (r && !(failed && options_.retry_failed)) {
+      done_ += st.processes;
+      ++outcome_.skipped;
+      outcome_.counts[r->status]++;
+      outcome_.results.push_back(std::move(*r));
+      st.finished = true;
+      options_.progress->Kept(Event(st, 0));
+      return true;
+    }
+    st.retrying = r.has_value();
+    if (!st.retrying) std::filesystem::remove(st.result_path);
+    return false;
   }
 
   // Runs process `round` of a run; false when the collection was interrupted.

@@ -86,6 +86,27 @@ std::vector<RunKey> KeysOf(const std::vector<CostInput>& plan) {
   return keys;
 }
 
+// The full suite's settings (collector/suites/full.json), one process.
+CostSettings FullSettings() {
+  CostSettings full;
+  full.warmup = 3, full.repeat = 10, full.profile_iterations = 3, full.processes = 1;
+  return full;
+}
+
+// Partitions the runs into n shards, checks that each is placed exactly once,
+// and returns largest/smallest with the smallest and largest shard's cost.
+struct Balance {
+  double ratio = 0, smallest = 0, largest = 0;
+};
+Balance PartitionBalance(const std::vector<RunKey>& keys, const std::vector<double>& costs, int n) {
+  const auto p = Partition(keys, costs, n);
+  CheckCover(p, keys.size());
+  const auto b = MeasureBalance(p, costs);
+  REQUIRE(b.max_over_min);
+  const auto [mn, mx] = std::minmax_element(b.shard_costs.begin(), b.shard_costs.end());
+  return {*b.max_over_min, *mn, *mx};
+}
+
 }  // namespace
 
 TEST_CASE("ParseShard reads 0-based I/N and explains every bad value") {
@@ -244,20 +265,13 @@ TEST_CASE("PlanCosts: measured durations, and static costs scaled to seconds for
 
 TEST_CASE("Balance on the full suite's planned cost (static rule, every model weight 1), N = 4, 8, 12") {
   const auto plan = FullPlan();
-  // The full suite's settings (collector/suites/full.json), one process.
-  CostSettings full;
-  full.warmup = 3, full.repeat = 10, full.profile_iterations = 3, full.processes = 1;
-  const auto costs = PlanCosts(plan, full);
+  const auto costs = PlanCosts(plan, FullSettings());
   const auto keys = KeysOf(plan);
   for (int n : {4, 8, 12}) {
-    const auto p = Partition(keys, costs, n);
-    CheckCover(p, plan.size());
-    const auto b = MeasureBalance(p, costs);
-    REQUIRE(b.max_over_min);
-    const auto [mn, mx] = std::minmax_element(b.shard_costs.begin(), b.shard_costs.end());
+    const Balance b = PartitionBalance(keys, costs, n);
     std::printf("shard balance, full suite, static rule with unit model weights, N=%d: largest/smallest = %.4f (%.0f / %.0f units)\n", n,
-                *b.max_over_min, *mx, *mn);
-    CHECK(*b.max_over_min <= 1.25);
+                b.ratio, b.largest, b.smallest);
+    CHECK(b.ratio <= 1.25);
   }
 }
 
@@ -271,29 +285,23 @@ TEST_CASE("Balance on the full suite's measured durations (a collected cpu build
     measured[r.input.key] = r.duration_s;
     durations.push_back(r.duration_s);
   }
-  CostSettings full;
-  full.warmup = 3, full.repeat = 10, full.profile_iterations = 3, full.processes = 1;
   // Every run was measured, so the costs are the durations themselves.
-  const auto costs = PlanCosts(plan, full, measured);
+  const auto costs = PlanCosts(plan, FullSettings(), measured);
   CHECK(costs == durations);
-  const auto statics = PlanCosts(plan, full);
+  const auto statics = PlanCosts(plan, FullSettings());
   const auto keys = KeysOf(plan);
   const double total = std::accumulate(costs.begin(), costs.end(), 0.0);
   const double largest = *std::max_element(costs.begin(), costs.end());
   std::printf("full build: %zu runs, %.0f s measured in all, largest run %.1f s\n", plan.size(), total, largest);
   for (int n : {4, 8, 12}) {
-    const auto p = Partition(keys, costs, n);
-    CheckCover(p, plan.size());
-    const auto b = MeasureBalance(p, costs);
-    REQUIRE(b.max_over_min);
-    const auto [mn, mx] = std::minmax_element(b.shard_costs.begin(), b.shard_costs.end());
+    const Balance b = PartitionBalance(keys, costs, n);
     // What the static rule's partition (unit model weights: core has no
     // collector/cost_weights) would have cost in the same seconds.
     const auto s = MeasureBalance(Partition(keys, statics, n), costs);
     std::printf("shard balance, full build's measured durations, N=%d: largest/smallest = %.4f (%.1f / %.1f s; "
                 "fair share %.1f s); the unit-weight static rule's shards in these seconds: %.4f\n",
-                n, *b.max_over_min, *mx, *mn, total / n, s.max_over_min.value_or(0));
-    CHECK(*b.max_over_min <= 1.25);
+                n, b.ratio, b.largest, b.smallest, total / n, s.max_over_min.value_or(0));
+    CHECK(b.ratio <= 1.25);
   }
 }
 

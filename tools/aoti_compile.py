@@ -70,9 +70,11 @@ def remove_build_dirs(package, cache_dir):
     (precompiled headers, kernels) are left alone."""
     with zipfile.ZipFile(package) as z:
         sources = {posixpath.basename(n) for n in z.namelist() if n.endswith(".wrapper.cpp")}
-    removed = []
     root = pathlib.Path(cache_dir)
-    for d in sorted(root.iterdir()) if sources and root.is_dir() else []:
+    if not sources or not root.is_dir():
+        return []
+    removed = []
+    for d in sorted(root.iterdir()):
         if d.is_dir() and not d.is_symlink() and any((d / s).is_file() for s in sources):
             shutil.rmtree(d)
             removed.append(d)
