@@ -38,7 +38,8 @@ std::function<torch::Tensor()> TraceForward(models::Workload& w) {
   auto [trace, outputs] = jit::tracer::trace(
       GraphInputs(state, w), [&w](jit::Stack) -> jit::Stack { return {w.Forward()}; },
       [](const torch::autograd::Variable&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false);
-  if (outputs.size() != 1 || !outputs[0].isTensor()) throw std::runtime_error("the traced forward does not return one tensor");
+  if (outputs.size() != 1 || !outputs[0].isTensor())
+    throw std::runtime_error("the traced forward does not return one tensor");
   auto executor = std::make_shared<jit::GraphExecutor>(trace->graph, "forward");
   return [executor, state = std::move(state), &w] {
     jit::Stack s = GraphInputs(state, w);

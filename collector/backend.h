@@ -15,8 +15,8 @@
 #pragma once
 
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 
 #include "core/result.h"
 #include "models/workload.h"

@@ -49,9 +49,8 @@ std::vector<std::string> ReadCandidates(const std::filesystem::path& file, const
 
 std::vector<std::string> CollectArgs(const BisectCommandOptions& o) {
   const int repeat = o.runs.repeat.value_or(core::RunSettings{}.repeat);
-  std::vector<std::string> args = {"--model", o.runs.model,     "--mode",   o.runs.mode,
-                                   "--backend", o.runs.backend, "--device", o.runs.device,
-                                   "--repeat", std::to_string(repeat)};
+  std::vector<std::string> args = {"--model",      o.runs.model, "--mode",      o.runs.mode, "--backend",
+                                   o.runs.backend, "--device",   o.runs.device, "--repeat",  std::to_string(repeat)};
   if (!o.runs.precision.empty()) {
     args.push_back("--precision");
     args.push_back(o.runs.precision);
@@ -78,8 +77,8 @@ int RunBisect(const BisectCommandOptions& o) {
       return false;
     }
     std::string collector = core::FormatRevCommand(o.collector, rev);
-    std::string cmd = collector + " run --out " + core::ShellQuote(results.string()) + " --build-id " + core::ShellQuote(build_id) +
-                      " --platform-id bisect --no-summary --no-probe";
+    std::string cmd = collector + " run --out " + core::ShellQuote(results.string()) + " --build-id " +
+                      core::ShellQuote(build_id) + " --platform-id bisect --no-summary --no-probe";
     for (const auto& a : collect_args) cmd += " " + core::ShellQuote(a);
     std::cerr << "[bisect] " << rev << ": measuring\n";
     if (int rc = Shell(cmd, log); rc != 0) {
@@ -112,7 +111,8 @@ int RunBisect(const BisectCommandOptions& o) {
       if (c.noisy && noisy.empty()) noisy = *c.noisy;
     }
     for (const auto& s : cmp.status_changes) bad = bad || s.worse;
-    const std::string verdict = std::string(bad ? "bad" : "good") + (noisy.empty() ? "" : " (judged on noisy runs: " + noisy + ")");
+    const std::string verdict =
+        std::string(bad ? "bad" : "good") + (noisy.empty() ? "" : " (judged on noisy runs: " + noisy + ")");
     if (!noisy.empty()) ++noisy_steps;
     std::cerr << "[bisect] " << rev << ": " << verdict << "\n";
     std::ofstream(log, std::ios::app) << rev << ": " << verdict << "\n";

@@ -30,7 +30,7 @@ struct BisectCommandOptions {
   std::string command;                    // shell command with {rev}
   std::string collector;                  // collector to measure with; {rev} allowed
   BisectRuns runs;
-  std::vector<std::string> collect_args;  // extra arguments for `run`
+  std::vector<std::string> collect_args;           // extra arguments for `run`
   std::filesystem::path work_dir = "bisect-work";  // results of every step and the log
   core::CompareOptions compare;
   bool verify_bad = false;

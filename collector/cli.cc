@@ -47,19 +47,23 @@ namespace {
 std::string Batches(const models::BatchSizes& b) { return std::to_string(b.train) + "/" + std::to_string(b.eval); }
 
 json ModelJson(const models::ModelInfo& m) {
-  return {{"id", m.id}, {"paper_name", m.paper_name}, {"domain", core::Name(m.domain)},
-          {"task", m.task}, {"reference", m.reference},
+  return {{"id", m.id},
+          {"paper_name", m.paper_name},
+          {"domain", core::Name(m.domain)},
+          {"task", m.task},
+          {"reference", m.reference},
           {"default_batch", {{"train", m.default_batch.train}, {"eval", m.default_batch.eval}}},
           {"cpu_batch", m.cpu_batch ? json{{"train", m.cpu_batch->train}, {"eval", m.cpu_batch->eval}} : json(nullptr)},
           {"smoke_batch", {{"train", m.smoke_batch.train}, {"eval", m.smoke_batch.eval}}},
-          {"supports_train", m.supports_train}, {"supports_eval", m.supports_eval}};
+          {"supports_train", m.supports_train},
+          {"supports_eval", m.supports_eval}};
 }
 
 int ListModels(bool all, bool as_json) {
   json out = json::array();
   if (!as_json) {
-    std::printf("%-34s %-15s %-28s %-34s %-11s %-11s %-9s %s\n", "MODEL", "DOMAIN", "TASK", "PAPER NAME",
-                "BATCH T/E", "CPU T/E", "SMOKE", "REFERENCE");
+    std::printf("%-34s %-15s %-28s %-34s %-11s %-11s %-9s %s\n", "MODEL", "DOMAIN", "TASK", "PAPER NAME", "BATCH T/E",
+                "CPU T/E", "SMOKE", "REFERENCE");
   }
   std::vector<const models::ModelInfo*> sorted;
   for (const auto& m : models::Registry()) sorted.push_back(&m);
@@ -73,9 +77,10 @@ int ListModels(bool all, bool as_json) {
       out.push_back(ModelJson(m));
       continue;
     }
-    std::string modes = m.supports_train && m.supports_eval ? "" : (m.supports_train ? " (train only)" : " (eval only)");
-    std::printf("%-34s %-15s %-28s %-34s %-11s %-11s %-9s %s%s\n", m.id.c_str(), core::Name(m.domain),
-                m.task.c_str(), m.paper_name.c_str(), Batches(m.default_batch).c_str(),
+    std::string modes =
+        m.supports_train && m.supports_eval ? "" : (m.supports_train ? " (train only)" : " (eval only)");
+    std::printf("%-34s %-15s %-28s %-34s %-11s %-11s %-9s %s%s\n", m.id.c_str(), core::Name(m.domain), m.task.c_str(),
+                m.paper_name.c_str(), Batches(m.default_batch).c_str(),
                 Batches(m.cpu_batch.value_or(m.default_batch)).c_str(), Batches(m.smoke_batch).c_str(),
                 m.reference.c_str(), modes.c_str());
   }

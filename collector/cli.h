@@ -34,7 +34,7 @@ int RunCli(int argc, char** argv);
 
 // Helpers for the subcommands' option declarations and callbacks.
 CLI::IsMember Choices(std::span<const char* const> names);  // one of core's name lists
-CLI::IsMember DeviceChoices();                               // auto | cpu | cuda
+CLI::IsMember DeviceChoices();                              // auto | cpu | cuda
 // "auto" becomes cuda when LibTorch sees a device, else cpu.
 std::string ResolveDevice(const std::string& requested);
 // Runs a subcommand body; an exception becomes "error: ..." and exit code 2.

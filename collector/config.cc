@@ -53,10 +53,11 @@ namespace {
 template <typename T>
 void CheckInteger(const json& v, const std::string& source, const std::string& field) {
   if (!v.is_number_integer()) Bad(source, field, std::string("must be an integer (is ") + v.type_name() + ")");
-  const bool fits = v.is_number_unsigned()
-                        ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
-                        : v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                              (std::is_unsigned_v<T> || v.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max()));
+  const bool fits =
+      v.is_number_unsigned()
+          ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+          : v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                (std::is_unsigned_v<T> || v.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max()));
   if (!fits) Bad(source, field, "is out of range");
 }
 
@@ -125,7 +126,8 @@ ProbeOptions ParseProbe(const json& j, const std::string& source) {
   if (!p.is_object()) Bad(source, "probe", "must be an object");
   for (auto it = p.begin(); it != p.end(); ++it) {
     static const std::vector<std::string> kFields = {"matmul_n", "warmup", "repeats", "triad_elements", "kernels"};
-    if (std::find(kFields.begin(), kFields.end(), it.key()) == kFields.end()) Bad(source, "probe." + it.key(), "unknown field");
+    if (std::find(kFields.begin(), kFields.end(), it.key()) == kFields.end())
+      Bad(source, "probe." + it.key(), "unknown field");
   }
   o.matmul_n = Field<int64_t>(p, "matmul_n", where, o.matmul_n);
   o.warmup = Field<int>(p, "warmup", where, o.warmup);
@@ -176,9 +178,11 @@ void ParseBackendLimits(const json& j, const std::string& source, SuiteConfig& s
 SuiteConfig ParseSuite(const json& j, const std::string& source) {
   if (!j.is_object()) throw std::invalid_argument(source + ": a suite must be a JSON object");
   static const std::vector<std::string> kKnown = {
-      "name", "description", "batch_sizes", "models", "exclude", "modes", "backends", "precisions", "warmup",
-      "repeat", "processes", "profile_iterations", "timeout_s", "seed", "pairing", "batch_size_overrides", "probe",
-      "backend_models", "backend_processes"};
+      "name",      "description",    "batch_sizes",      "models",
+      "exclude",   "modes",          "backends",         "precisions",
+      "warmup",    "repeat",         "processes",        "profile_iterations",
+      "timeout_s", "seed",           "pairing",          "batch_size_overrides",
+      "probe",     "backend_models", "backend_processes"};
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (std::find(kKnown.begin(), kKnown.end(), it.key()) == kKnown.end()) Bad(source, it.key(), "unknown field");
   }
@@ -186,7 +190,8 @@ SuiteConfig ParseSuite(const json& j, const std::string& source) {
   s.name = Field<std::string>(j, "name", source, "custom");
   s.description = Field<std::string>(j, "description", source, "");
   s.batch_sizes = Field<std::string>(j, "batch_sizes", source, s.batch_sizes);
-  if (s.batch_sizes != "default" && s.batch_sizes != "smoke") Bad(source, "batch_sizes", "must be 'default' or 'smoke'");
+  if (s.batch_sizes != "default" && s.batch_sizes != "smoke")
+    Bad(source, "batch_sizes", "must be 'default' or 'smoke'");
   ParseSelection(j, source, s);
   s.settings = ParseSettings(j, source, s.batch_sizes == "smoke");
   s.probe = ParseProbe(j, source);
@@ -255,8 +260,11 @@ json SuiteToJson(const SuiteConfig& s) {
   j["seed"] = s.settings.seed;
   j["pairing"] = s.settings.pairing;
   j["batch_size_overrides"] = s.batch_size_overrides;
-  j["probe"] = {{"matmul_n", s.probe.matmul_n}, {"warmup", s.probe.warmup}, {"repeats", s.probe.repeats},
-                {"triad_elements", s.probe.triad_elements}, {"kernels", s.probe.kernels}};
+  j["probe"] = {{"matmul_n", s.probe.matmul_n},
+                {"warmup", s.probe.warmup},
+                {"repeats", s.probe.repeats},
+                {"triad_elements", s.probe.triad_elements},
+                {"kernels", s.probe.kernels}};
   return j;
 }
 

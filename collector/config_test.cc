@@ -70,7 +70,8 @@ TEST_CASE("backend_models limits a suite's backend to some models per mode; --ba
   CHECK(inductor["train"] == std::set<std::string>(listed.at("train").begin(), listed.at("train").end()));
   CHECK(inductor["train"].size() >= 2);
   CHECK(eager_models.size() == smoke.models.size());  // eager runs every model
-  CHECK(collector::SuiteToJson(collector::ParseSuite(collector::SuiteToJson(smoke), "rt")) == collector::SuiteToJson(smoke));
+  CHECK(collector::SuiteToJson(collector::ParseSuite(collector::SuiteToJson(smoke), "rt")) ==
+        collector::SuiteToJson(smoke));
 
   collector::PlanFilters asked;
   asked.backends = {"inductor"};
@@ -93,7 +94,7 @@ TEST_CASE("backend_processes gives a backend's runs their own process count; --p
   const auto smoke = collector::ParseSuite(collector::EmbeddedSuiteJson("smoke"), "smoke");
   REQUIRE(smoke.backend_processes.count("inductor"));
   REQUIRE(smoke.backend_processes.at("inductor") >= 2);  // the smoke site's speedups get intervals
-  std::map<std::string, std::set<int>> counts;  // backend -> the processes its runs have
+  std::map<std::string, std::set<int>> counts;           // backend -> the processes its runs have
   for (const auto& r : collector::BuildPlan(smoke, {}, "cpu")) counts[r.backend].insert(r.settings.processes);
   CHECK(counts["eager"] == std::set<int>{smoke.settings.processes});
   for (const auto& [backend, n] : counts) {

@@ -27,7 +27,7 @@ const std::map<std::string, double> kGflops = {
     // them, else an order-of-magnitude count from the layer shapes
     {"mnasnet1_0", 0.63},
     {"mobilenet_v2_quantized_qat", 0.60},  // int8 ops, mobilenet_v2's count
-    {"phlippe_densenet", 0.145},  // 32x32 CIFAR images
+    {"phlippe_densenet", 0.145},           // 32x32 CIFAR images
     {"phlippe_resnet", 0.082},
     {"resnet152", 23.0},
     {"resnet50_quantized_qat", 8.2},  // int8 ops, resnet50's count
@@ -37,22 +37,22 @@ const std::map<std::string, double> kGflops = {
     {"timm_resnest", 5.6},
     {"timm_vision_transformer_large", 534.0},  // ViT-g/14
     {"timm_vovnet", 14.2},
-    {"dcgan", 2.0},  // 5 D+G iterations at 64x64
+    {"dcgan", 2.0},                           // 5 D+G iterations at 64x64
     {"pytorch_cyclegan_and_pix2pix", 250.0},  // two ResNet-9 generators and two PatchGANs at 256x256
     {"pytorch_stargan", 50.0},
     {"super_slomo", 200.0},  // two U-Nets and VGG16 features at 352x352
     {"background_matting", 200.0},
     {"detectron2_fcos_r_50_fpn", 128.2},  // torchvision's meta for fcos_resnet50_fpn COCO_V1: "_ops": 128.207 GFLOPs
-    {"vision_maskrcnn", 134.4},  // torchvision's meta for maskrcnn_resnet50_fpn COCO_V1: "_ops": 134.38 GFLOPs
-    {"doctr_det_predictor", 234.2},   // db_resnet50 at 1024x1024: torch.utils.flop_counter on python-doctr 1.1.0
-    {"doctr_reco_predictor", 3.94},   // crnn_vgg16_bn at 32x128: torch.utils.flop_counter on python-doctr 1.1.0
-    {"timm_efficientdet", 6.1},  // EfficientDet-D1 at 640x640: 6.1B FLOPs (Tan et al. 2020, Table 2)
+    {"vision_maskrcnn", 134.4},           // torchvision's meta for maskrcnn_resnet50_fpn COCO_V1: "_ops": 134.38 GFLOPs
+    {"doctr_det_predictor", 234.2},       // db_resnet50 at 1024x1024: torch.utils.flop_counter on python-doctr 1.1.0
+    {"doctr_reco_predictor", 3.94},       // crnn_vgg16_bn at 32x128: torch.utils.flop_counter on python-doctr 1.1.0
+    {"timm_efficientdet", 6.1},           // EfficientDet-D1 at 640x640: 6.1B FLOPs (Tan et al. 2020, Table 2)
     {"yolov3", 66.2},  // YOLOv3-SPP at 416x416: 33.1 GMACs x 2 from the layer shapes (75.2 at the eval 384x512)
     // nlp: 2 x non-embedding parameters x tokens, plus attention and the LM head
     {"attention_is_all_you_need_pytorch", 3.0},
-    {"hf_bert", 100.0},  // BERT-base, 512 tokens
-    {"hf_gpt2", 135.0},  // GPT-2 small, 512 tokens, with the 50k-word head
-    {"hf_t5", 55.0},     // t5-small, 512 + 512 tokens
+    {"hf_bert", 100.0},       // BERT-base, 512 tokens
+    {"hf_gpt2", 135.0},       // GPT-2 small, 512 tokens, with the 50k-word head
+    {"hf_t5", 55.0},          // t5-small, 512 + 512 tokens
     {"fambench_xlmr", 40.0},  // XLM-R large, 64 tokens
     {"hf_albert", 100.0},
     {"hf_bart", 140.0},
@@ -63,10 +63,10 @@ const std::map<std::string, double> kGflops = {
     // 4096 tokens: 7.2M multiply-adds per token (six layers of projections,
     // 128-key chunked attention and the feed-forward, plus the LM head)
     {"hf_reformer", 59.0},
-    {"hf_t5_base", 450.0},  // 1024 + 2048 tokens
-    {"hf_t5_large", 830.0},  // 704M non-embedding parameters, 512 + 512 tokens, attention and the 32k-word head
+    {"hf_t5_base", 450.0},     // 1024 + 2048 tokens
+    {"hf_t5_large", 830.0},    // 704M non-embedding parameters, 512 + 512 tokens, attention and the 32k-word head
     {"hf_gpt2_large", 840.0},  // 708M non-embedding parameters, 512 tokens, attention and the 50k-word head
-    {"bert_pytorch", 26.0},  // BERT-base blocks and the 20k-word MLM head over 128 positions
+    {"bert_pytorch", 26.0},    // BERT-base blocks and the 20k-word MLM head over 128 positions
     // recommendation: small MLPs; embedding lookups are memory-bound and cheap in FLOPs
     {"deepfm", 0.001},  // DNN 390-400-400-400-1 and the FM over 39 x 10
     {"dlrm", 0.01},

@@ -38,9 +38,7 @@ double CudaTimer::StopMs() {
   return static_cast<double>(impl_->start.elapsed_time(impl_->stop));
 }
 
-void CudaResetPeakMemory() {
-  c10::cuda::CUDACachingAllocator::resetPeakStats(c10::cuda::current_device());
-}
+void CudaResetPeakMemory() { c10::cuda::CUDACachingAllocator::resetPeakStats(c10::cuda::current_device()); }
 
 CudaMemoryStats CudaMemory() {
   using c10::CachingAllocator::StatType;

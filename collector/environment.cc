@@ -54,8 +54,10 @@ std::string Version(long v, bool cudnn) {
   if (v <= 0) return "";
   // CUDA runtime: 13000 -> 13.0 ; cuDNN 9.x: 91000 -> 9.10.0
   std::ostringstream os;
-  if (cudnn) os << v / 10000 << "." << (v % 10000) / 100 << "." << v % 100;
-  else os << v / 1000 << "." << (v % 1000) / 10;
+  if (cudnn)
+    os << v / 10000 << "." << (v % 10000) / 100 << "." << v % 100;
+  else
+    os << v / 1000 << "." << (v % 1000) / 10;
   return os.str();
 }
 
@@ -64,8 +66,8 @@ std::string Slug(std::string s) {
   for (char c : s) {
     if (std::isalnum(static_cast<unsigned char>(c)) || (c == '_' && !out.empty())) {
       out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    else if (!out.empty() && out.back() != '-') out += '-';
+    } else if (!out.empty() && out.back() != '-')
+      out += '-';
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out;
@@ -120,8 +122,9 @@ json DeviceInfo(const std::string& device, bool rocm) {
     // Device properties come from the runtime through LibTorch; the driver
     // version and memory from nvidia-smi/rocm-smi when present (read-only).
     dev["vendor"] = rocm ? "AMD" : "NVIDIA";
-    std::string name = RunCommand(rocm ? "rocm-smi --showproductname 2>/dev/null | grep -m1 'Card series' | sed 's/.*: //'"
-                                       : "nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null");
+    std::string name =
+        RunCommand(rocm ? "rocm-smi --showproductname 2>/dev/null | grep -m1 'Card series' | sed 's/.*: //'"
+                        : "nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null");
     dev["name"] = name.empty() ? (rocm ? "AMD GPU" : "NVIDIA GPU") : name;
     std::string cc = RunCommand("nvidia-smi --query-gpu=compute_cap --format=csv,noheader -i 0 2>/dev/null");
     dev["compute_capability"] = cc.empty() || rocm ? json(nullptr) : json(cc);
@@ -174,8 +177,10 @@ json HostInfo() {
     }
     os.erase(std::remove(os.begin(), os.end(), '"'), os.end());
   }
-  return {{"hostname", host}, {"os", os.empty() ? std::string(u.sysname) : os},
-          {"kernel", std::string(u.release)}, {"arch", std::string(u.machine)}};
+  return {{"hostname", host},
+          {"os", os.empty() ? std::string(u.sysname) : os},
+          {"kernel", std::string(u.release)},
+          {"arch", std::string(u.machine)}};
 }
 
 }  // namespace
@@ -211,8 +216,8 @@ json ReadClocks(const std::string& device) {
       return nullptr;
     }
   };
-  return {{"sm_clock_mhz", num(f[0])}, {"sm_clock_max_mhz", num(f[1])}, {"mem_clock_mhz", num(f[2])},
-          {"pstate", f[3]}, {"power_draw_w", num(f[4])}, {"temperature_c", num(f[5])}, {"at", core::NowUtc()}};
+  return {{"sm_clock_mhz", num(f[0])}, {"sm_clock_max_mhz", num(f[1])}, {"mem_clock_mhz", num(f[2])}, {"pstate", f[3]},
+          {"power_draw_w", num(f[4])}, {"temperature_c", num(f[5])},    {"at", core::NowUtc()}};
 }
 
 std::string AutoPlatformId(const json& env, int threads) {

@@ -13,6 +13,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -20,7 +21,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <unistd.h>
 
 #include "core/hash.h"
 #include "core/json_io.h"
@@ -63,8 +63,8 @@ Fp64Judgement JudgeAgainstFloat64(const torch::Tensor& compiled, const torch::Te
   Fp64Judgement j;
   j.compiled_rmse = rmse(compiled, float64);
   j.eager_rmse = rmse(eager, float64);
-  const bool small = float64.defined() && (float64.numel() < 1000 || (float64.dim() == 4 && float64.size(2) == 1 &&
-                                                                      float64.size(3) == 1));
+  const bool small = float64.defined() &&
+                     (float64.numel() < 1000 || (float64.dim() == 4 && float64.size(2) == 1 && float64.size(3) == 1));
   j.multiplier = small ? 3.0 : 2.0;
   j.bound = j.multiplier * j.eager_rmse + tolerance / 10;
   j.pass = j.compiled_rmse <= j.bound;
@@ -95,7 +95,8 @@ std::string AttributeName(const std::string& fqn) {
 }
 NamedState StateOf(torch::nn::Module& net) {
   NamedState s;
-  for (const auto& p : net.named_parameters(/*recurse=*/true)) s.parameters.emplace_back(AttributeName(p.key()), p.value());
+  for (const auto& p : net.named_parameters(/*recurse=*/true))
+    s.parameters.emplace_back(AttributeName(p.key()), p.value());
   for (const auto& b : net.named_buffers(/*recurse=*/true)) {
     if (b.value().defined()) s.buffers.emplace_back(AttributeName(b.key()), b.value());
   }
@@ -118,8 +119,7 @@ struct TracedModule {
   jit::Module module;
   std::vector<std::string> input_names;
 };
-TracedModule TraceToModule(models::Workload& w, const NamedState& state,
-                           const std::function<torch::Tensor()>& traced) {
+TracedModule TraceToModule(models::Workload& w, const NamedState& state, const std::function<torch::Tensor()>& traced) {
   jit::Module m("__torch__.TorchGaugeInductor");
   for (const auto& [name, t] : state.parameters) m.register_parameter(name, t, /*is_buffer=*/false);
   for (const auto& [name, t] : state.buffers) m.register_buffer(name, t);
@@ -131,7 +131,8 @@ TracedModule TraceToModule(models::Workload& w, const NamedState& state,
   auto [trace, outputs] = jit::tracer::trace(
       std::move(inputs), [&traced](jit::Stack) -> jit::Stack { return {traced()}; },
       [](const torch::autograd::Variable&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false, &m);
-  if (outputs.size() != 1 || !outputs[0].isTensor()) throw std::runtime_error("the traced forward does not return one tensor");
+  if (outputs.size() != 1 || !outputs[0].isTensor())
+    throw std::runtime_error("the traced forward does not return one tensor");
   auto graph = trace->graph;
   jit::FixupTraceScopeBlocks(graph, &m);
   jit::NormalizeOps(graph);
@@ -186,7 +187,8 @@ std::optional<std::string> CompilePackage(const fs::path& graph, const fs::path&
   const std::string cmd = core::ShellQuote(python) + " " + core::ShellQuote(script) + " --graph " +
                           core::ShellQuote(graph.string()) + " --inputs " + core::ShellQuote(inputs.string()) +
                           " --out " + core::ShellQuote(package.string()) + " --threads " + std::to_string(threads) +
-                          (joint ? " --joint" : "") + " 2>" + core::ShellQuote((graph.parent_path() / "compile.log").string());
+                          (joint ? " --joint" : "") + " 2>" +
+                          core::ShellQuote((graph.parent_path() / "compile.log").string());
   const core::CommandOutput out = core::RunCapture(cmd);
   if (out.exit_code != 0) {
     std::ifstream log(graph.parent_path() / "compile.log");
@@ -440,9 +442,10 @@ CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::C
       return out;
     }
     if (!parts || !parts->loss || !parts->optimizer) {
-      out.unsupported = "inductor: a train run compiles the model's forward pass and loss into one joint "
-                        "forward-backward package and steps the model's optimizer; this model's train step does "
-                        "not split into one loss and one optimizer step (Workload::SplitTrainStep)";
+      out.unsupported =
+          "inductor: a train run compiles the model's forward pass and loss into one joint "
+          "forward-backward package and steps the model's optimizer; this model's train step does "
+          "not split into one loss and one optimizer step (Workload::SplitTrainStep)";
       return out;
     }
   }
@@ -461,8 +464,9 @@ CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::C
   const bool random = DrawsRandomNumbers(*graph);
 
   const torch::Device device = inputs.empty() ? torch::Device(torch::kCPU) : inputs.front().device();
-  PackageKey key{graph->toString(),      TORCH_VERSION,         device.str(), at::get_cpu_capability(),
-                 InputSignature(inputs), at::get_num_threads(), train ? "joint" : "forward"};
+  PackageKey key{graph->toString(),          TORCH_VERSION,          device.str(),
+                 at::get_cpu_capability(),   InputSignature(inputs), at::get_num_threads(),
+                 train ? "joint" : "forward"};
   compile.cache_key = key.Hex();
   const fs::path dir = CacheDir();
   fs::create_directories(dir);
@@ -472,8 +476,8 @@ CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::C
   compile.cache_hit = fs::exists(package) && MetadataMatches(meta, key, outputs);
   if (!compile.cache_hit) {
     traced.module.save((scratch.dir / "graph.pt").string());
-    const std::vector<char> bytes = torch::pickle_save(c10::ivalue::Tuple::create(
-        std::vector<c10::IValue>(inputs.begin(), inputs.end())));
+    const std::vector<char> bytes =
+        torch::pickle_save(c10::ivalue::Tuple::create(std::vector<c10::IValue>(inputs.begin(), inputs.end())));
     std::ofstream((scratch.dir / "inputs.pt").string(), std::ios::binary).write(bytes.data(), bytes.size());
     if (auto why = CompilePackage(scratch.dir / "graph.pt", scratch.dir / "inputs.pt", package, key.threads, train,
                                   compile, outputs)) {

@@ -44,7 +44,7 @@ struct CompiledResultMismatch : std::runtime_error {
 struct CompiledInductor {
   std::function<torch::Tensor()> forward;     // eval: set when compiled and loaded
   std::function<torch::Tensor()> train_step;  // train: the joint package, then the optimizer step; returns the loss
-  std::optional<std::string> unsupported;    // else why, in the exporter's or compiler's own words
+  std::optional<std::string> unsupported;     // else why, in the exporter's or compiler's own words
 };
 // Traces, compiles (or finds in the cache) and loads the workload's forward
 // (eval) or its joint forward-backward (train), filling `compile` with the

@@ -2,8 +2,8 @@
 
 #include "core/json_io.h"
 #include "core/peaks.h"
-#include "core/system_load.h"
 #include "core/result.h"
+#include "core/system_load.h"
 #include "core/version.h"
 
 namespace torchgauge::collector {
@@ -33,7 +33,7 @@ json ManifestJson(const ManifestFacts& f) {
   }
   m["suite"]["device"] = f.device;
   const auto& p = f.filters;
-  m["suite"]["filters"] = {{"model", p.model_regex}, {"domains", p.domains},       {"modes", p.modes},
+  m["suite"]["filters"] = {{"model", p.model_regex},     {"domains", p.domains},   {"modes", p.modes},
                            {"precisions", p.precisions}, {"backends", p.backends}, {"batch_size", p.batch_size}};
   m["requested"] = {{"argv", f.argv}, {"config_file", f.config_file}, {"suite", f.suite_name}};
   if (f.cpu_frequency) m["cpu_frequency"] = core::ToJson(*f.cpu_frequency);

@@ -23,13 +23,13 @@ namespace torchgauge::collector {
 
 struct ManifestFacts {
   std::string build_id, platform_id;
-  std::string device;                 // cpu | cuda, after resolving auto
-  nlohmann::json environment;         // DescribeEnvironment(device)
-  nlohmann::json clocks_start;        // ReadClocks(device) before the first run
+  std::string device;           // cpu | cuda, after resolving auto
+  nlohmann::json environment;   // DescribeEnvironment(device)
+  nlohmann::json clocks_start;  // ReadClocks(device) before the first run
   std::string started_at;
-  const SuiteConfig* suite = nullptr; // effective: suite file, --config and the command line
+  const SuiteConfig* suite = nullptr;  // effective: suite file, --config and the command line
   PlanFilters filters;
-  std::vector<std::string> argv;      // the command line after the program name
+  std::vector<std::string> argv;  // the command line after the program name
   std::string config_file, suite_name;
   std::optional<core::CpuFrequencyPolicy> cpu_frequency;  // unset: not recorded
   std::optional<core::ProbeResult> peaks;                 // unset: not probed (--no-probe) or the probe failed

@@ -71,8 +71,8 @@ std::string Line(const char* fmt, auto... args) {
 }  // namespace
 
 std::string PaperTableText(const core::PaperTable1& table) {
-  std::string out = Line("%-34s %-15s %-26s %-18s %-34s %s\n", "PAPER MODEL", "DOMAIN", "TASK", "STATE", "OURS",
-                         "REASON / NOTE");
+  std::string out =
+      Line("%-34s %-15s %-26s %-18s %-34s %s\n", "PAPER MODEL", "DOMAIN", "TASK", "STATE", "OURS", "REASON / NOTE");
   for (const auto& m : table.models) {
     const std::string why = m.reason.empty() ? m.note : m.reason;
     out += Line("%-34s %-15s %-26s %-18s %-34s %s\n", m.paper_name.c_str(), m.domain.c_str(), m.task.c_str(),
@@ -85,12 +85,11 @@ std::string PaperTableText(const core::PaperTable1& table) {
   out += Line("\n%-15s %6s %7s %8s %13s %10s\n", "DOMAIN", "PAPER", "NATIVE", "PLANNED", "NOT POSSIBLE", "BEYOND");
   core::PaperDomainCounts all;
   for (const auto& [domain, d] : core::CountByDomain(table)) {
-    out += Line("%-15s %6d %7d %8d %13d %10d\n", domain.c_str(), d.paper, d.native, d.planned, d.not_possible,
-                d.beyond);
+    out +=
+        Line("%-15s %6d %7d %8d %13d %10d\n", domain.c_str(), d.paper, d.native, d.planned, d.not_possible, d.beyond);
     all += d;
   }
-  out += Line("%-15s %6d %7d %8d %13d %10d\n", "all", all.paper, all.native, all.planned, all.not_possible,
-              all.beyond);
+  out += Line("%-15s %6d %7d %8d %13d %10d\n", "all", all.paper, all.native, all.planned, all.not_possible, all.beyond);
   out += Line("(%d names recovered of the 84 the paper counts; %d native models in all, %d beyond its list)\n",
               all.paper, all.native + all.beyond, all.beyond);
   return out;
@@ -99,13 +98,17 @@ std::string PaperTableText(const core::PaperTable1& table) {
 json PaperTableJson(const core::PaperTable1& table) {
   json models = json::array(), only = json::array();
   for (const auto& m : table.models) {
-    json e = {{"paper_name", m.paper_name}, {"domain", m.domain}, {"task", m.task}, {"state", core::Name(m.state)},
+    json e = {{"paper_name", m.paper_name},
+              {"domain", m.domain},
+              {"task", m.task},
+              {"state", core::Name(m.state)},
               {"ours", m.ours ? json(*m.ours) : json(nullptr)}};
     if (!m.reason.empty()) e["reason"] = m.reason;
     if (!m.note.empty()) e["note"] = m.note;
     models.push_back(std::move(e));
   }
-  for (const auto& o : table.ours_only) only.push_back({{"id", o.id}, {"domain", o.domain}, {"task", o.task}, {"note", o.note}});
+  for (const auto& o : table.ours_only)
+    only.push_back({{"id", o.id}, {"domain", o.domain}, {"task", o.task}, {"note", o.note}});
   return {{"citation", table.citation}, {"models", std::move(models)}, {"ours_only", std::move(only)}};
 }
 

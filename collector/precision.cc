@@ -23,9 +23,12 @@ std::optional<c10::ScalarType> AutocastDtype(const std::string& p) {
 
 const char* DtypeName(c10::ScalarType t) {
   switch (t) {
-    case c10::ScalarType::BFloat16: return "bfloat16";
-    case c10::ScalarType::Half: return "float16";
-    default: return "float32";
+    case c10::ScalarType::BFloat16:
+      return "bfloat16";
+    case c10::ScalarType::Half:
+      return "float16";
+    default:
+      return "float32";
   }
 }
 

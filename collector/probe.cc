@@ -64,10 +64,14 @@ std::optional<int64_t> ParseCacheSize(const std::string& s) {
     return std::nullopt;
   }
   const std::string unit = s.substr(used);
-  if (unit == "K") v *= 1024;
-  else if (unit == "M") v *= 1024 * 1024;
-  else if (unit == "G") v *= int64_t{1024} * 1024 * 1024;
-  else if (!unit.empty()) return std::nullopt;
+  if (unit == "K")
+    v *= 1024;
+  else if (unit == "M")
+    v *= 1024 * 1024;
+  else if (unit == "G")
+    v *= int64_t{1024} * 1024 * 1024;
+  else if (!unit.empty())
+    return std::nullopt;
   return v;
 }
 
@@ -248,8 +252,8 @@ core::ProbeResult RunProbe(const ProbeOptions& o) {
     GpuKernelFigures k;
     std::string error;
     if (MeasureGpuKernels(elements, o.repeats, &k, &error)) {
-      p.kernels = core::KernelPeaks{"raw CUDA kernels (nvcc)", k.copy_gb_per_s, k.triad_gb_per_s,
-                                    k.memcpy_d2d_gb_per_s, k.fma_fp32_tflops};
+      p.kernels = core::KernelPeaks{"raw CUDA kernels (nvcc)", k.copy_gb_per_s, k.triad_gb_per_s, k.memcpy_d2d_gb_per_s,
+                                    k.fma_fp32_tflops};
     } else {
       std::cerr << "probe: own kernels not measured: " << error << "\n";
     }

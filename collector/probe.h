@@ -21,12 +21,12 @@
 namespace torchgauge::collector {
 
 struct ProbeOptions {
-  std::string device = "cpu";     // LibTorch device string: cpu, cuda, cuda:0
-  int64_t matmul_n = 0;           // 0: 2048 on CPU, 8192 on GPU
+  std::string device = "cpu";  // LibTorch device string: cpu, cuda, cuda:0
+  int64_t matmul_n = 0;        // 0: 2048 on CPU, 8192 on GPU
   int warmup = 2;
-  int repeats = 5;                // best of
-  int64_t triad_elements = 0;     // 0: 4x the last-level cache per array (at least 32 Mi elements on GPU)
-  bool kernels = true;            // on CUDA: also the project's own kernels
+  int repeats = 5;             // best of
+  int64_t triad_elements = 0;  // 0: 4x the last-level cache per array (at least 32 Mi elements on GPU)
+  bool kernels = true;         // on CUDA: also the project's own kernels
 };
 
 // Last-level cache of CPU 0 in bytes from sysfs (the highest-level data or

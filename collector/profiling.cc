@@ -82,18 +82,18 @@ OperatorCollector* g_active_collector = nullptr;
 // callback is removed.
 at::CallbackHandle CollectOperators(OperatorCollector& ops) {
   g_active_collector = &ops;
-  return at::addGlobalCallback(at::RecordFunctionCallback(
-                                   [](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
-                                     if (auto op = fn.operator_name()) {
-                                       std::string name = op->name;
-                                       if (!op->overload_name.empty()) name += "." + op->overload_name;
-                                       std::lock_guard<std::mutex> lock(g_active_collector->mu);
-                                       g_active_collector->names.insert(std::move(name));
-                                     }
-                                     return nullptr;
-                                   })
-                                   .needsInputs(false)
-                                   .scopes({at::RecordScope::FUNCTION}));
+  return at::addGlobalCallback(
+      at::RecordFunctionCallback([](const at::RecordFunction& fn) -> std::unique_ptr<at::ObserverContext> {
+        if (auto op = fn.operator_name()) {
+          std::string name = op->name;
+          if (!op->overload_name.empty()) name += "." + op->overload_name;
+          std::lock_guard<std::mutex> lock(g_active_collector->mu);
+          g_active_collector->names.insert(std::move(name));
+        }
+        return nullptr;
+      })
+          .needsInputs(false)
+          .scopes({at::RecordScope::FUNCTION}));
 }
 
 }  // namespace

@@ -24,9 +24,9 @@ struct ProfileOutput {
   // From the CPU operator events over the profiling window; the profiler's
   // per-op overhead is left for the caller to fill.
   std::optional<core::HostBreakdown> host_breakdown;
-  std::optional<double> flops_per_iter;         // only ops with a profiler FLOP formula
+  std::optional<double> flops_per_iter;  // only ops with a profiler FLOP formula
   std::vector<std::string> flop_counted_ops;
-  std::vector<std::string> operators;           // distinct ATen ops, "name.overload"
+  std::vector<std::string> operators;  // distinct ATen ops, "name.overload"
 };
 
 // Runs `step` `iterations` times under the profiler. `sync` waits for the

@@ -9,9 +9,12 @@ namespace torchgauge::collector {
 
 std::string FormatDuration(double s) {
   char buf[32];
-  if (s < 60) std::snprintf(buf, sizeof buf, "%.1fs", s);
-  else if (s < 3600) std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  else std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600, (static_cast<int>(s) % 3600) / 60);
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%.1fs", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%dh%02dm", static_cast<int>(s) / 3600, (static_cast<int>(s) % 3600) / 60);
   return buf;
 }
 
@@ -63,8 +66,10 @@ class LineProgress : public Progress {
     std::ostringstream line;
     line << Prefix(e) << " bs=" << e.batch_size;
     if (e.processes > 1) {
-      if (result.status == "ok") line << " (" << processes_ok << " processes)";
-      else line << " (process " << processes_ok + 1 << " of " << e.processes << ")";
+      if (result.status == "ok")
+        line << " (" << processes_ok << " processes)";
+      else
+        line << " (process " << processes_ok + 1 << " of " << e.processes << ")";
     }
     line << ": " << result.status;
     if (result.timing) {
@@ -91,7 +96,8 @@ class TtyProgress : public Progress {
   void Kept(const ProgressEvent&) override {}
   void Started(const ProgressEvent& e) override {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const std::string eta = measured_ > 0 ? FormatDuration(measured_seconds_ / measured_ * (e.total - e.done + 1)) : "?";
+    const std::string eta =
+        measured_ > 0 ? FormatDuration(measured_seconds_ / measured_ * (e.total - e.done + 1)) : "?";
     out_ << "\r\033[K" << Prefix(e) << " bs=" << e.batch_size;
     if (e.processes > 1) out_ << " process " << e.process + 1 << "/" << e.processes;
     out_ << "  elapsed " << FormatDuration(elapsed) << "  ETA " << eta << std::flush;

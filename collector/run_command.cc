@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <iomanip>
-#include <iterator>
 #include <iostream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 
@@ -128,10 +128,20 @@ std::optional<core::ProbeResult> ProbeInChild(const SuiteConfig& suite, const st
   std::filesystem::create_directories(out.parent_path());
   std::filesystem::create_directories(log.parent_path());
   std::filesystem::remove(out);
-  std::vector<std::string> argv = {std::filesystem::read_symlink("/proc/self/exe").string(), "probe", "--device",
-                                   device, "--out", out.string(), "--matmul-n", std::to_string(p.matmul_n),
-                                   "--triad-elements", std::to_string(p.triad_elements), "--warmup",
-                                   std::to_string(p.warmup), "--repeats", std::to_string(p.repeats)};
+  std::vector<std::string> argv = {std::filesystem::read_symlink("/proc/self/exe").string(),
+                                   "probe",
+                                   "--device",
+                                   device,
+                                   "--out",
+                                   out.string(),
+                                   "--matmul-n",
+                                   std::to_string(p.matmul_n),
+                                   "--triad-elements",
+                                   std::to_string(p.triad_elements),
+                                   "--warmup",
+                                   std::to_string(p.warmup),
+                                   "--repeats",
+                                   std::to_string(p.repeats)};
   if (suite.settings.threads > 0) argv.insert(argv.end(), {"--threads", std::to_string(suite.settings.threads)});
   if (!p.kernels) argv.push_back("--no-kernels");
   std::cerr << "torchgauge-collect: probing the platform's peaks (log: " << log.string() << ")\n";
@@ -185,8 +195,7 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
   ManifestFacts facts;
   facts.environment = DescribeEnvironment(dev);
   facts.build_id = o.build_id.empty() ? AutoBuildId(facts.environment) : o.build_id;
-  facts.platform_id =
-      o.platform_id.empty() ? AutoPlatformId(facts.environment, suite.settings.threads) : o.platform_id;
+  facts.platform_id = o.platform_id.empty() ? AutoPlatformId(facts.environment, suite.settings.threads) : o.platform_id;
   const auto platform_dir = core::PlatformDir(o.out_dir, facts.build_id, facts.platform_id);
   Place(plan, o, facts.build_id, facts.platform_id, platform_dir);
   const auto shard = SelectShard(plan, o.shard, dev, facts.build_id, facts.platform_id, o.dry_run);
@@ -263,7 +272,8 @@ void AddSettingsOptions(CLI::App& sub, SettingsOverrides& s) {
   sub.add_option("--threads", s.threads, "Intra-op CPU threads per run (default: LibTorch's choice)");
   sub.add_option("--pairing", s.pairing,
                  "Compiled backends: time eager against the compiled forward in the same worker, 'interleaved' "
-                 "(pairs of alternating order, A B B A ..., the default), 'back_to_back' (all eager steps, then all compiled) or 'off'")
+                 "(pairs of alternating order, A B B A ..., the default), 'back_to_back' (all eager steps, then all "
+                 "compiled) or 'off'")
       ->check(CLI::IsMember(std::vector<std::string>(std::begin(core::kPairings), std::end(core::kPairings))));
 }
 

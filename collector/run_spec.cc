@@ -13,12 +13,18 @@ namespace torchgauge::collector {
 using nlohmann::json;
 
 json RunSpec::ToJson() const {
-  return {{"model", model},         {"mode", mode},
-          {"backend", backend},     {"precision", precision},
-          {"batch_size", batch_size}, {"device", device},
-          {"settings", core::ToJson(settings)}, {"result_file", result_file},
-          {"trace", trace},         {"build_id", build_id},
-          {"platform_id", platform_id}, {"platform_dir", platform_dir},
+  return {{"model", model},
+          {"mode", mode},
+          {"backend", backend},
+          {"precision", precision},
+          {"batch_size", batch_size},
+          {"device", device},
+          {"settings", core::ToJson(settings)},
+          {"result_file", result_file},
+          {"trace", trace},
+          {"build_id", build_id},
+          {"platform_id", platform_id},
+          {"platform_dir", platform_dir},
           {"slowdown", slowdown}};
 }
 
@@ -98,8 +104,10 @@ int64_t BatchSize(const models::ModelInfo& info, const std::string& mode_name, c
                   const PlanFilters& filters, const std::string& device) {
   const auto mode = core::Parse<core::Mode>(mode_name);
   models::BatchSizes sizes = info.default_batch;
-  if (suite.batch_sizes == "smoke") sizes = info.smoke_batch;
-  else if (device == "cpu" && info.cpu_batch) sizes = *info.cpu_batch;
+  if (suite.batch_sizes == "smoke")
+    sizes = info.smoke_batch;
+  else if (device == "cpu" && info.cpu_batch)
+    sizes = *info.cpu_batch;
   int64_t batch = sizes.For(mode);
   if (auto it = suite.batch_size_overrides.find(info.id); it != suite.batch_size_overrides.end()) {
     if (auto m = it->second.find(mode_name); m != it->second.end()) batch = m->second;

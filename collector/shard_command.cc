@@ -37,8 +37,8 @@ std::map<core::RunKey, double> MeasuredDurations(const fs::path& given, const st
   const fs::path root = one_platform ? from.parent_path().parent_path() : from;
   const std::string want_build = one_platform ? from.parent_path().filename().string() : "";
   const std::string want_platform = one_platform ? from.filename().string() : platform_id;
-  const core::TreeScan scan = core::ScanTree(root, one_platform ? std::set<std::string>{want_build}
-                                                                : std::set<std::string>{});
+  const core::TreeScan scan =
+      core::ScanTree(root, one_platform ? std::set<std::string>{want_build} : std::set<std::string>{});
   const core::TreeBuild* build = nullptr;
   const core::TreePlatform* platform = nullptr;
   for (const auto& b : scan.builds) {  // oldest first: the last match is the newest
@@ -58,8 +58,7 @@ std::map<core::RunKey, double> MeasuredDurations(const fs::path& given, const st
       out[{r.model.id, r.mode, r.backend, r.precision}] = *r.duration_s;
     }
   }
-  std::cerr << "torchgauge-collect: shard costs from " << out.size() << " runs of " << platform->dir.string()
-            << "\n";
+  std::cerr << "torchgauge-collect: shard costs from " << out.size() << " runs of " << platform->dir.string() << "\n";
   return out;
 }
 
@@ -84,8 +83,8 @@ void PrintBalance(const std::vector<std::vector<std::size_t>>& parts, const std:
                   const core::ShardSpec& spec, const std::string& source) {
   const core::ShardBalance balance = core::MeasureBalance(parts, costs);
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    std::printf("shard %zu/%d: %zu runs, planned cost %.1f%s\n", i, spec.count, parts[i].size(),
-                balance.shard_costs[i], static_cast<int>(i) == spec.index ? "  <- this shard" : "");
+    std::printf("shard %zu/%d: %zu runs, planned cost %.1f%s\n", i, spec.count, parts[i].size(), balance.shard_costs[i],
+                static_cast<int>(i) == spec.index ? "  <- this shard" : "");
   }
   if (balance.max_over_min) {
     std::printf("balance (%s costs): largest/smallest shard = %.3f\n", source.c_str(), *balance.max_over_min);
@@ -188,9 +187,8 @@ void AddMergeCommand(CLI::App& app, CliState& state) {
   sub->add_flag("--allow-missing", *allow_missing,
                 "Record runs no shard produced with status missing (and the shard that owed them) instead of "
                 "failing");
-  sub->callback([&state, into, dirs, allow_missing] {
-    Guard(state, [&] { return Merge(*into, *dirs, *allow_missing); });
-  });
+  sub->callback(
+      [&state, into, dirs, allow_missing] { Guard(state, [&] { return Merge(*into, *dirs, *allow_missing); }); });
 }
 
 }  // namespace torchgauge::collector

@@ -51,7 +51,8 @@ class InterruptGuard {
   InterruptGuard& operator=(const InterruptGuard&) = delete;
 
  private:
-  struct sigaction old_int_ {}, old_term_ {};
+  struct sigaction old_int_ {
+  }, old_term_{};
 };
 
 std::string Tail(const std::filesystem::path& file, size_t max_chars = 1500) {
@@ -80,8 +81,7 @@ std::optional<core::RunResult> ReadExisting(const std::filesystem::path& path) {
 
 }  // namespace
 
-ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file,
-                      double timeout_s) {
+ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file, double timeout_s) {
   if (argv.empty()) throw std::invalid_argument("RunChild: empty command line");
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -228,8 +228,8 @@ ProcessOutcome RunProcess(const RunState& st, int p, const SupervisorOptions& op
   core::WriteJsonAtomic(spec_file, part.ToJson());
   const auto t0 = Clock::now();
   const auto started_at = core::NowUtc();
-  auto child = RunChild({options.self_exe.string(), "worker", "--spec", spec_file.string()}, log_file,
-                        spec.settings.timeout_s);
+  auto child =
+      RunChild({options.self_exe.string(), "worker", "--spec", spec_file.string()}, log_file, spec.settings.timeout_s);
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   std::filesystem::remove(spec_file);
   core::RunResult r;

@@ -8,8 +8,8 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +23,8 @@ struct SupervisorOptions {
   std::filesystem::path platform_dir;
   std::filesystem::path self_exe;  // the collector binary, re-executed as the worker
   bool resume = false;
-  bool retry_failed = false;       // with resume: re-run results that are not ok/unsupported
-  Progress* progress = nullptr;    // required
+  bool retry_failed = false;     // with resume: re-run results that are not ok/unsupported
+  Progress* progress = nullptr;  // required
 };
 
 struct SuiteOutcome {
@@ -56,7 +56,6 @@ bool KilledByOomKiller(const ChildOutcome& child);
 // group, stdout and stderr to `log_file`, killed (the whole group) after
 // `timeout_s` or when a running plan is interrupted. The workers and the
 // per-collection probe both run this way, so a crash loses nothing.
-ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file,
-                      double timeout_s);
+ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file, double timeout_s);
 
 }  // namespace torchgauge::collector

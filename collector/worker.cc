@@ -181,8 +181,8 @@ void ProfilingPass(Stepper& s, core::RunResult& r) {
       trace = core::TracePath(spec.platform_dir, spec.key()).string();
       std::filesystem::create_directories(core::TracesDir(spec.platform_dir));
     }
-    auto p = ProfileSteps([&] { s.Step(); }, [&] { s.Sync(); }, spec.settings.profile_iterations, s.device_type(),
-                          trace);
+    auto p =
+        ProfileSteps([&] { s.Step(); }, [&] { s.Sync(); }, spec.settings.profile_iterations, s.device_type(), trace);
     core::Profiling prof;
     prof.iterations = spec.settings.profile_iterations;
     prof.wall_ms_per_iter = p.wall_ms_per_iter;
@@ -218,8 +218,10 @@ std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo&
   models::SeedAll(spec.settings.seed);
   auto workload = info.create(opt);
   ApplyPrecision(spec.precision, *workload);
-  if (mode == models::Mode::kTrain) workload->net().train();
-  else workload->net().eval();
+  if (mode == models::Mode::kTrain)
+    workload->net().train();
+  else
+    workload->net().eval();
   const auto setup_start = Clock::now();
   if (auto why = InstallBackend(spec.backend, *workload, mode, &r.compile)) return FirstLines(*why);
   std::optional<double> backend_setup_ms;
@@ -321,8 +323,8 @@ int WorkerMain(const std::filesystem::path& spec_file) {
   SteadyHeap();
   auto spec = RunSpec::FromJson(core::ReadJsonFile(spec_file, core::JsonKind::kRunSpec));
   auto result = RunWorker(spec);
-  const auto path = spec.result_file.empty() ? core::RunPath(spec.platform_dir, spec.key())
-                                             : std::filesystem::path(spec.result_file);
+  const auto path =
+      spec.result_file.empty() ? core::RunPath(spec.platform_dir, spec.key()) : std::filesystem::path(spec.result_file);
   core::WriteJsonAtomic(path, core::ToJson(result));
   return 0;
 }

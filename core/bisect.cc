@@ -9,9 +9,12 @@ namespace torchgauge::core {
 
 const char* BisectVerdictName(BisectVerdict v) {
   switch (v) {
-    case BisectVerdict::kGood: return "good";
-    case BisectVerdict::kBad: return "bad";
-    case BisectVerdict::kSkip: return "skip";
+    case BisectVerdict::kGood:
+      return "good";
+    case BisectVerdict::kBad:
+      return "bad";
+    case BisectVerdict::kSkip:
+      return "skip";
   }
   return "?";
 }
@@ -32,8 +35,7 @@ BisectResult Bisect(const std::vector<std::string>& candidates, const BisectJudg
     BisectVerdict v = ask(hi);
     r.log.push_back({r.steps, hi, candidates[hi], v, lo, hi});
     if (v != BisectVerdict::kBad) {
-      r.message = "the bad endpoint " + candidates[hi] + " was judged " + BisectVerdictName(v) +
-                  ": nothing to bisect";
+      r.message = "the bad endpoint " + candidates[hi] + " was judged " + BisectVerdictName(v) + ": nothing to bisect";
       return r;
     }
   }
@@ -42,8 +44,10 @@ BisectResult Bisect(const std::vector<std::string>& candidates, const BisectJudg
     // Skipped revisions are stepped over: try the nearest untested one in [lo, hi).
     std::optional<std::size_t> pick;
     for (std::size_t d = 0; d <= hi - lo && !pick; ++d) {
-      if (mid >= lo + d && mid - d < hi && !skipped[mid - d]) pick = mid - d;
-      else if (mid + d < hi && !skipped[mid + d]) pick = mid + d;
+      if (mid >= lo + d && mid - d < hi && !skipped[mid - d])
+        pick = mid - d;
+      else if (mid + d < hi && !skipped[mid + d])
+        pick = mid + d;
     }
     if (!pick) break;  // everything left before hi is untestable
     const std::size_t i = *pick;

@@ -22,8 +22,8 @@ enum class BisectVerdict { kGood, kBad, kSkip };  // skip: the revision cannot b
 const char* BisectVerdictName(BisectVerdict v);
 
 struct BisectStep {
-  int step = 0;             // 1-based
-  std::size_t index = 0;    // into candidates
+  int step = 0;           // 1-based
+  std::size_t index = 0;  // into candidates
   std::string revision;
   BisectVerdict verdict = BisectVerdict::kGood;
   std::size_t lo = 0, hi = 0;  // the range [lo, hi] still holding the first bad one, after this step
@@ -32,10 +32,11 @@ struct BisectStep {
 struct BisectResult {
   std::optional<std::size_t> first_bad_index;
   std::string first_bad;
-  int steps = 0;                      // judge calls
+  int steps = 0;  // judge calls
   std::vector<BisectStep> log;
-  std::vector<std::string> skipped_before;  // untestable revisions just before first_bad: the culprit may be one of them
-  std::string message;                // one human sentence
+  std::vector<std::string>
+      skipped_before;   // untestable revisions just before first_bad: the culprit may be one of them
+  std::string message;  // one human sentence
 };
 
 struct BisectOptions {

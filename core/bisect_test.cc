@@ -44,7 +44,8 @@ TEST_CASE("bisect finds every planted revision in at most ceil(log2 N) steps") {
 
 TEST_CASE("bisect with verify_bad, a good bad endpoint, and untestable revisions") {
   const auto revs = Revs(16);
-  auto r = Bisect(revs, [](const std::string&, std::size_t i) { return i >= 9 ? BisectVerdict::kBad : BisectVerdict::kGood; },
+  auto r = Bisect(revs,
+                  [](const std::string&, std::size_t i) { return i >= 9 ? BisectVerdict::kBad : BisectVerdict::kGood; },
                   {.verify_bad = true});
   CHECK(r.first_bad == "r9");
   CHECK(r.steps <= 1 + 4);

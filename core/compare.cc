@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "core/json_io.h"
-#include "core/results_tree.h"
 #include "core/mann_whitney.h"
+#include "core/results_tree.h"
 #include "core/stats.h"
 
 namespace torchgauge::core {
@@ -20,10 +20,14 @@ using nlohmann::json;
 
 const char* MetricName(Metric m) {
   switch (m) {
-    case Metric::kTime: return "time";
-    case Metric::kThroughput: return "throughput";
-    case Metric::kCpuMemory: return "cpu_memory";
-    case Metric::kGpuMemory: return "gpu_memory";
+    case Metric::kTime:
+      return "time";
+    case Metric::kThroughput:
+      return "throughput";
+    case Metric::kCpuMemory:
+      return "cpu_memory";
+    case Metric::kGpuMemory:
+      return "gpu_memory";
   }
   return "?";
 }
@@ -39,20 +43,29 @@ bool LowerIsBetter(Metric m) { return m != Metric::kThroughput; }
 
 const char* MetricUnit(Metric m) {
   switch (m) {
-    case Metric::kTime: return "ms";
-    case Metric::kThroughput: return "samples/s";
-    default: return "bytes";
+    case Metric::kTime:
+      return "ms";
+    case Metric::kThroughput:
+      return "samples/s";
+    default:
+      return "bytes";
   }
 }
 
 const char* VerdictName(Verdict v) {
   switch (v) {
-    case Verdict::kRegression: return "regression";
-    case Verdict::kImprovement: return "improvement";
-    case Verdict::kUnchanged: return "unchanged";
-    case Verdict::kNoise: return "noise";
-    case Verdict::kTooFewSamples: return "too_few_samples";
-    case Verdict::kNoisyRun: return "noisy_run";
+    case Verdict::kRegression:
+      return "regression";
+    case Verdict::kImprovement:
+      return "improvement";
+    case Verdict::kUnchanged:
+      return "unchanged";
+    case Verdict::kNoise:
+      return "noise";
+    case Verdict::kTooFewSamples:
+      return "too_few_samples";
+    case Verdict::kNoisyRun:
+      return "noisy_run";
   }
   return "?";
 }
@@ -212,7 +225,8 @@ std::vector<BuildEntry> ListBuilds(const TreeScan& scan, const std::string& plat
 std::vector<BuildEntry> ListBuilds(const fs::path& results, const std::string& platform_id) {
   CheckSafeId(platform_id, "platform id");
   std::error_code ec;
-  if (!fs::is_directory(results, ec)) throw std::invalid_argument("results directory '" + results.string() + "' not found");
+  if (!fs::is_directory(results, ec))
+    throw std::invalid_argument("results directory '" + results.string() + "' not found");
   return ListBuilds(ScanTree(results), platform_id);
 }
 
@@ -228,7 +242,8 @@ RunSet LoadRunSet(const TreeBuild& build, const std::string& platform_id) {
     const Problem& first = loaded.problems.front();
     std::string more;
     if (loaded.problems.size() > 1) {
-      more = " (and " + std::to_string(loaded.problems.size() - 1) + " more refused file(s) in " + p->dir.string() + ")";
+      more =
+          " (and " + std::to_string(loaded.problems.size() - 1) + " more refused file(s) in " + p->dir.string() + ")";
     }
     throw FileError(first.file, first.field, first.message + more);
   }
@@ -501,7 +516,8 @@ PlatformComparison CompareWithHistory(const std::vector<const RunSet*>& history,
   const std::size_t i_base = i_new > persist ? i_new - persist : 0;
   const std::size_t window = static_cast<std::size_t>(options.window);
   const std::size_t i_first = i_base + 1 > window ? i_base + 1 - window : 0;
-  return ComparePlatform(i_first, i_base, i_new, [&](std::size_t i) -> const RunSet& { return *history[i]; }, options);
+  return ComparePlatform(
+      i_first, i_base, i_new, [&](std::size_t i) -> const RunSet& { return *history[i]; }, options);
 }
 
 Comparison CompareBuilds(const CompareRequest& req) {
@@ -673,8 +689,11 @@ json ToJson(const Comparison& c) {
     }
     pj["summary"] = json::array();
     for (const auto& s : p.summary) {
-      pj["summary"].push_back({{"mode", s.mode}, {"backend", s.backend}, {"precision", s.precision},
-                               {"runs", s.runs}, {"geomean_time_ratio", s.geomean_time_ratio}});
+      pj["summary"].push_back({{"mode", s.mode},
+                               {"backend", s.backend},
+                               {"precision", s.precision},
+                               {"runs", s.runs},
+                               {"geomean_time_ratio", s.geomean_time_ratio}});
     }
     j["platforms"].push_back(pj);
   }

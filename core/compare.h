@@ -123,17 +123,17 @@ struct MetricChange {
   std::string device;
   std::optional<RunSettings> settings;  // the new run's, for the reproduction command
   double base_value = 0, new_value = 0;
-  double ratio = 1;          // new / base
-  double delta_percent = 0;  // (ratio - 1) * 100
+  double ratio = 1;                                     // new / base
+  double delta_percent = 0;                             // (ratio - 1) * 100
   double threshold_percent = kDefaultThresholdPercent;  // the one that applied
-  std::optional<double> p_value;  // null for memory metrics
+  std::optional<double> p_value;                        // null for memory metrics
   // The noise band (max/min - 1, in percent) where the data shows one; null
   // for memory metrics and for single-process runs compared with W = 1.
   std::optional<double> noise_percent;
   // Time and throughput: the compared runs that are noisy and why ("new
   // build b3: CoV 23 % >= 10 %"); unset when every compared run is clean.
   std::optional<std::string> noisy;
-  bool exact = false;             // exact U distribution used
+  bool exact = false;  // exact U distribution used
   std::size_t n_base = 0, n_new = 0;
   Verdict verdict = Verdict::kUnchanged;
   bool confirmed = true;  // regressions only: seen in `persist` consecutive builds
@@ -168,7 +168,7 @@ struct PlatformComparison {
   std::string platform_id;
   std::vector<std::string> base_builds;  // the window, oldest first
   std::string new_build;
-  std::vector<std::string> streak;  // builds checked for persistence, oldest first
+  std::vector<std::string> streak;             // builds checked for persistence, oldest first
   nlohmann::json base_manifest, new_manifest;  // base: the newest build of the window
   std::vector<MetricChange> changes;           // every compared metric, every verdict
   std::vector<StatusChange> status_changes;

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/compare.h"
-#include "core/manifest.h"
 #include "core/json_io.h"
+#include "core/manifest.h"
 #include "core/mann_whitney.h"
 #include "core/stats.h"
 
@@ -236,10 +236,11 @@ TEST_CASE("measured: injected 10% regressions are detected (lognormal noise, 2-5
       }
     }
   }
-  std::printf("[measured] detection of +10%% (n=10 vs 10, 7%% threshold, alpha 0.05): %.1f%% of %d runs; "
-              "CoV 2-3%%: %.1f%%, 3-4%%: %.1f%%, 4-5%%: %.1f%%; unslowed models flagged: %d of %d\n",
-              100 * overall.Rate(), overall.trials, 100 * by_cov[0].Rate(), 100 * by_cov[1].Rate(),
-              100 * by_cov[2].Rate(), wrong_models, 400 * 17);
+  std::printf(
+      "[measured] detection of +10%% (n=10 vs 10, 7%% threshold, alpha 0.05): %.1f%% of %d runs; "
+      "CoV 2-3%%: %.1f%%, 3-4%%: %.1f%%, 4-5%%: %.1f%%; unslowed models flagged: %d of %d\n",
+      100 * overall.Rate(), overall.trials, 100 * by_cov[0].Rate(), 100 * by_cov[1].Rate(), 100 * by_cov[2].Rate(),
+      wrong_models, 400 * 17);
   // The medians' own noise decides: at 5% CoV, 10 samples put the observed
   // change under 7% about 15% of the time (analytic: z = 0.98 on log scale).
   CHECK(by_cov[0].Rate() >= 0.97);
@@ -287,11 +288,12 @@ TEST_CASE("measured: false-alarm rate over 1000 noise-only comparisons at defaul
     ++naive.trials;
     naive.flagged += b / a >= 1.07;
   }
-  std::printf("[measured] false alarms, noise only, 2-5%% CoV, 10 samples, %d comparisons x %d runs: "
-              "iid %.3f%% of runs (%.1f%% of suites); with 2%% build drift %.3f%% of runs (%.1f%% of suites); "
-              "plain 7%% rule on 1 sample: %.2f%% of runs\n",
-              kComparisons, kModels, 100 * iid_runs.Rate(), 100 * iid_suites.Rate(), 100 * drift_runs.Rate(),
-              100 * drift_suites.Rate(), 100 * naive.Rate());
+  std::printf(
+      "[measured] false alarms, noise only, 2-5%% CoV, 10 samples, %d comparisons x %d runs: "
+      "iid %.3f%% of runs (%.1f%% of suites); with 2%% build drift %.3f%% of runs (%.1f%% of suites); "
+      "plain 7%% rule on 1 sample: %.2f%% of runs\n",
+      kComparisons, kModels, 100 * iid_runs.Rate(), 100 * iid_suites.Rate(), 100 * drift_runs.Rate(),
+      100 * drift_suites.Rate(), 100 * naive.Rate());
   const double alpha = CompareOptions{}.alpha;
   // Two-sided test, regressions are one side: alpha / 2 bounds the iid rate.
   CHECK(iid_runs.Rate() < alpha / 2);
@@ -341,9 +343,11 @@ TEST_CASE("CompareBuilds: previous build by default, window, persistence, bad in
   std::mt19937_64 rng(3);
   // Builds b1..b5 ordered by started_at (ids deliberately out of order: z0 is first).
   // Model "step" gets 15% slower from b4 on; "flat" never changes.
-  const std::vector<std::pair<std::string, std::string>> builds = {
-      {"z0", "2026-11-18T00:00:00Z"}, {"b1", "2026-11-19T00:00:00Z"}, {"b2", "2026-11-20T00:00:00Z"},
-      {"b4", "2026-11-21T00:00:00Z"}, {"b5", "2026-11-22T00:00:00Z"}};
+  const std::vector<std::pair<std::string, std::string>> builds = {{"z0", "2026-11-18T00:00:00Z"},
+                                                                   {"b1", "2026-11-19T00:00:00Z"},
+                                                                   {"b2", "2026-11-20T00:00:00Z"},
+                                                                   {"b4", "2026-11-21T00:00:00Z"},
+                                                                   {"b5", "2026-11-22T00:00:00Z"}};
   for (std::size_t i = 0; i < builds.size(); ++i) {
     const double f = i >= 3 ? 1.15 : 1.0;
     WriteBuild(tmp.path, builds[i].first, builds[i].second,
@@ -433,9 +437,10 @@ TEST_CASE("measured: persistence (--persist 2) against run-to-run drift") {
       }
     }
   }
-  std::printf("[measured] with 2%% build drift: false alarms %.3f%% of runs with --persist 1, %.3f%% with "
-              "--persist 2; a +10%% step change is confirmed by --persist 2 in %.1f%% of cases\n",
-              100 * single.Rate(), 100 * confirmed.Rate(), 100 * detect.Rate());
+  std::printf(
+      "[measured] with 2%% build drift: false alarms %.3f%% of runs with --persist 1, %.3f%% with "
+      "--persist 2; a +10%% step change is confirmed by --persist 2 in %.1f%% of cases\n",
+      100 * single.Rate(), 100 * confirmed.Rate(), 100 * detect.Rate());
   CHECK(confirmed.Rate() <= single.Rate());
   CHECK(detect.Rate() >= 0.6);
 }
@@ -622,11 +627,11 @@ TEST_CASE("measured: process-level noise, false alarms and detection with and wi
     CHECK(noisy <= comparisons / 100);
     MESSAGE(shape.processes << " processes x " << shape.per_process << ": " << noisy << " of " << comparisons
                             << " slowed comparisons involve a noisy run");
-    MESSAGE(shape.processes << " processes x " << shape.per_process << " samples: false regressions per run, noise only: "
-                            << 100.0 * alarms_band / comparisons << "% with the band, "
-                            << 100.0 * alarms_plain / comparisons << "% without; +50% detected: "
-                            << 100.0 * detected_band / comparisons << "% with the band, "
-                            << 100.0 * detected_plain / comparisons << "% without");
+    MESSAGE(shape.processes << " processes x " << shape.per_process
+                            << " samples: false regressions per run, noise only: " << 100.0 * alarms_band / comparisons
+                            << "% with the band, " << 100.0 * alarms_plain / comparisons
+                            << "% without; +50% detected: " << 100.0 * detected_band / comparisons
+                            << "% with the band, " << 100.0 * detected_plain / comparisons << "% without");
     CHECK(alarms_band < alarms_plain);
     CHECK(alarms_band <= (shape.processes >= 5 ? comparisons / 100 : comparisons / 50));  // 1% (5x6), 2% (3x3) of runs
     CHECK(judged > 0);

@@ -6,7 +6,6 @@
 
 namespace torchgauge::core {
 
-
 GpuBreakdown ComputeBreakdown(const std::vector<DeviceActivity>& activities, int64_t window_start_ns,
                               int64_t window_end_ns, int iterations, size_t top_n) {
   if (iterations < 1) throw std::invalid_argument("ComputeBreakdown: iterations must be >= 1");
@@ -38,12 +37,18 @@ GpuBreakdown ComputeBreakdown(const std::vector<DeviceActivity>& activities, int
       case ActivityKind::kCopyHostToDevice:
         copies.push_back(iv);
         any_h2d = true;
-        if (a.bytes) h2d += *a.bytes; else h2d_known = false;
+        if (a.bytes)
+          h2d += *a.bytes;
+        else
+          h2d_known = false;
         break;
       case ActivityKind::kCopyDeviceToHost:
         copies.push_back(iv);
         any_d2h = true;
-        if (a.bytes) d2h += *a.bytes; else d2h_known = false;
+        if (a.bytes)
+          d2h += *a.bytes;
+        else
+          d2h_known = false;
         break;
     }
   }
@@ -69,10 +74,14 @@ GpuBreakdown ComputeBreakdown(const std::vector<DeviceActivity>& activities, int
   }
   b.kernel_count = static_cast<double>(kernels) / n;
   if (kernels > 0) b.mean_kernel_us = static_cast<double>(kernel_ns) / 1e3 / static_cast<double>(kernels);
-  if (!any_h2d) b.h2d_bytes = 0.0;  // no copies happened: zero bytes is measured, not assumed
-  else if (h2d_known) b.h2d_bytes = static_cast<double>(h2d) / n;
-  if (!any_d2h) b.d2h_bytes = 0.0;
-  else if (d2h_known) b.d2h_bytes = static_cast<double>(d2h) / n;
+  if (!any_h2d)
+    b.h2d_bytes = 0.0;  // no copies happened: zero bytes is measured, not assumed
+  else if (h2d_known)
+    b.h2d_bytes = static_cast<double>(h2d) / n;
+  if (!any_d2h)
+    b.d2h_bytes = 0.0;
+  else if (d2h_known)
+    b.d2h_bytes = static_cast<double>(d2h) / n;
 
   std::vector<KernelTotal> tops;
   for (const auto& [name, v] : per_kernel) tops.push_back({name, static_cast<double>(v.first) / 1e6, v.second});

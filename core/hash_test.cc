@@ -25,6 +25,7 @@ TEST_CASE("fingerprint: FNV-1a reference value, field boundaries, files") {
   uint64_t a = Fingerprint().AddFile(dir / "f").value();
   std::ofstream(dir / "f") << std::string(199999, 'q') << 'r';
   CHECK(Fingerprint().AddFile(dir / "f").value() != a);
-  CHECK_THROWS_WITH_AS(Fingerprint().AddFile(dir / "missing"), doctest::Contains("missing: cannot read"), std::runtime_error);
+  CHECK_THROWS_WITH_AS(Fingerprint().AddFile(dir / "missing"), doctest::Contains("missing: cannot read"),
+                       std::runtime_error);
   fs::remove_all(dir);
 }

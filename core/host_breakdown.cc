@@ -41,7 +41,10 @@ std::vector<Interval> Intersect(const std::vector<Interval>& a, const std::vecto
     const int64_t lo = std::max(a[i].start, b[j].start);
     const int64_t hi = std::min(a[i].end, b[j].end);
     if (hi > lo) out.push_back({lo, hi});
-    if (a[i].end < b[j].end) ++i; else ++j;
+    if (a[i].end < b[j].end)
+      ++i;
+    else
+      ++j;
   }
   return out;
 }
@@ -121,8 +124,10 @@ HostBreakdown ComputeHostBreakdown(const std::vector<CpuOpEvent>& events, const 
   std::sort(sorted.begin(), sorted.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
   int64_t wall = 0;
   for (size_t i = 0; i < sorted.size(); ++i) {
-    if (sorted[i].end < sorted[i].start) throw std::invalid_argument("ComputeHostBreakdown: a window ends before it starts");
-    if (i > 0 && sorted[i].start < sorted[i - 1].end) throw std::invalid_argument("ComputeHostBreakdown: windows overlap");
+    if (sorted[i].end < sorted[i].start)
+      throw std::invalid_argument("ComputeHostBreakdown: a window ends before it starts");
+    if (i > 0 && sorted[i].start < sorted[i - 1].end)
+      throw std::invalid_argument("ComputeHostBreakdown: windows overlap");
     wall += sorted[i].end - sorted[i].start;
   }
   std::vector<Interval> window_set;

@@ -58,9 +58,12 @@ CpuEventKind ClassifyCpuEvent(std::string_view name, bool backward_scope = false
 // of a recommendation model). cat/stack are here: their output is their
 // inputs' bytes side by side. Sorted.
 inline constexpr const char* kDataMovementOps[] = {
-    "aten::_copy_from", "aten::_copy_from_and_resize", "aten::_pin_memory", "aten::_to_copy",
-    "aten::cat",        "aten::clone",                 "aten::contiguous",  "aten::copy_",
-    "aten::pin_memory", "aten::stack",                 "aten::to",
+    "aten::_copy_from",  "aten::_copy_from_and_resize",
+    "aten::_pin_memory", "aten::_to_copy",
+    "aten::cat",         "aten::clone",
+    "aten::contiguous",  "aten::copy_",
+    "aten::pin_memory",  "aten::stack",
+    "aten::to",
 };
 bool IsDataMovementOp(std::string_view name);
 
@@ -70,7 +73,7 @@ struct HostBreakdown {
   double wall_ms = 0, operator_ms = 0, compute_ms = 0, data_movement_ms = 0, outside_operators_ms = 0;
   // Of the wall; compute + data movement + outside operators = 1.
   double compute_fraction = 0, data_movement_fraction = 0, outside_operators_fraction = 0;
-  double top_level_op_count = 0;  // per iteration
+  double top_level_op_count = 0;               // per iteration
   std::vector<std::string> data_movement_ops;  // the list used (kDataMovementOps)
   // The profiler's own cost per recorded operator, from a null step timed
   // with and without the profiler (MeasureProfilerOverhead). Unset: not measured.

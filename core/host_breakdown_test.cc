@@ -52,9 +52,9 @@ TEST_CASE("nested ops count once, under their top-level op's class") {
   // aten::linear [10,50) holds aten::addmm [15,45) which holds aten::copy_ [20,25):
   // all of it is compute, because the top-level op is compute.
   // aten::to [60,80) holds aten::_to_copy and aten::empty_strided: data movement.
-  std::vector<CpuOpEvent> ev{Op("aten::linear", 10, 50),      Op("aten::addmm", 15, 45),
-                             Op("aten::copy_", 20, 25),       Op("aten::to", 60, 80),
-                             Op("aten::_to_copy", 61, 79),    Op("aten::empty_strided", 62, 63)};
+  std::vector<CpuOpEvent> ev{Op("aten::linear", 10, 50),   Op("aten::addmm", 15, 45),
+                             Op("aten::copy_", 20, 25),    Op("aten::to", 60, 80),
+                             Op("aten::_to_copy", 61, 79), Op("aten::empty_strided", 62, 63)};
   auto top = TopLevelOperators(ev);
   REQUIRE(top.size() == 2);
   CHECK(top[0].name == "aten::linear");
@@ -72,12 +72,10 @@ TEST_CASE("backward wrappers and user scopes do not hide the ops inside them") {
   // A user scope spans the window and a backward node spans [10,90): were they
   // operators, everything would be one compute op. The ops inside are the
   // top-level ones: aten::mm [20,40) and aten::copy_ [50,60).
-  std::vector<CpuOpEvent> ev{Op("## train step ##", 0, 100),
-                             Op("autograd::engine::evaluate_function: MmBackward0", 10, 90),
-                             Op("MmBackward0", 11, 89),
-                             Op("aten::mm", 20, 40),
-                             Op("aten::t", 21, 22),
-                             Op("aten::copy_", 50, 60)};
+  std::vector<CpuOpEvent> ev{
+      Op("## train step ##", 0, 100), Op("autograd::engine::evaluate_function: MmBackward0", 10, 90),
+      Op("MmBackward0", 11, 89),      Op("aten::mm", 20, 40),
+      Op("aten::t", 21, 22),          Op("aten::copy_", 50, 60)};
   auto b = ComputeHostBreakdown(ev, {{0, 100}}, 1);
   CHECK(b.compute_fraction == doctest::Approx(0.2));
   CHECK(b.data_movement_fraction == doctest::Approx(0.1));
@@ -113,10 +111,10 @@ TEST_CASE("events are clipped to the windows; per-iteration windows add up") {
   std::vector<CpuOpEvent> ev{Op("aten::mm", 80, 150), Op("aten::relu", 160, 190), Op("aten::copy_", 250, 260),
                              Op("aten::mm", -50, 10)};
   auto b = ComputeHostBreakdown(ev, {{200, 300}, {0, 100}}, 2);
-  CHECK(b.wall_ms == doctest::Approx(100e-6));           // 200 ns over 2 iterations
-  CHECK(b.compute_ms == doctest::Approx(15e-6));         // [0,10) + [80,100) = 30 ns / 2
-  CHECK(b.data_movement_ms == doctest::Approx(5e-6));    // 10 ns / 2
-  CHECK(b.top_level_op_count == doctest::Approx(1.5));   // the gap op is not counted
+  CHECK(b.wall_ms == doctest::Approx(100e-6));          // 200 ns over 2 iterations
+  CHECK(b.compute_ms == doctest::Approx(15e-6));        // [0,10) + [80,100) = 30 ns / 2
+  CHECK(b.data_movement_ms == doctest::Approx(5e-6));   // 10 ns / 2
+  CHECK(b.top_level_op_count == doctest::Approx(1.5));  // the gap op is not counted
   CheckSums(b);
 }
 

@@ -9,8 +9,8 @@
 #include <cstring>
 #include <optional>
 
-#include <nlohmann/json.hpp>
 #include <simdjson.h>
+#include <nlohmann/json.hpp>
 
 namespace torchgauge::core {
 
@@ -27,22 +27,32 @@ FileError::FileError(std::filesystem::path file, std::string field, const std::s
 
 std::uintmax_t SizeCap(JsonKind kind) {
   switch (kind) {
-    case JsonKind::kRunResult: return 16 * kMiB;
-    case JsonKind::kManifest: return 1 * kMiB;
-    case JsonKind::kSuiteConfig: return 1 * kMiB;
-    case JsonKind::kRunSpec: return 1 * kMiB;
-    case JsonKind::kOther: return 64 * kMiB;
+    case JsonKind::kRunResult:
+      return 16 * kMiB;
+    case JsonKind::kManifest:
+      return 1 * kMiB;
+    case JsonKind::kSuiteConfig:
+      return 1 * kMiB;
+    case JsonKind::kRunSpec:
+      return 1 * kMiB;
+    case JsonKind::kOther:
+      return 64 * kMiB;
   }
   return 64 * kMiB;
 }
 
 const char* JsonKindName(JsonKind kind) {
   switch (kind) {
-    case JsonKind::kRunResult: return "run result";
-    case JsonKind::kManifest: return "manifest";
-    case JsonKind::kSuiteConfig: return "suite configuration";
-    case JsonKind::kRunSpec: return "run spec";
-    case JsonKind::kOther: return "JSON input";
+    case JsonKind::kRunResult:
+      return "run result";
+    case JsonKind::kManifest:
+      return "manifest";
+    case JsonKind::kSuiteConfig:
+      return "suite configuration";
+    case JsonKind::kRunSpec:
+      return "run spec";
+    case JsonKind::kOther:
+      return "JSON input";
   }
   return "JSON input";
 }
@@ -57,8 +67,9 @@ std::string Mib(std::uintmax_t bytes) {
 
 [[noreturn]] void TooLarge(const std::filesystem::path& path, std::uintmax_t size, bool at_least, JsonKind kind) {
   throw FileError(path, "",
-                  std::string(at_least ? "more than " : "") + Mib(size) + " (" + std::to_string(size) + " bytes) is over the " +
-                      Mib(SizeCap(kind)) + " cap for a " + JsonKindName(kind) + " file (schemas/README.md); refused");
+                  std::string(at_least ? "more than " : "") + Mib(size) + " (" + std::to_string(size) +
+                      " bytes) is over the " + Mib(SizeCap(kind)) + " cap for a " + JsonKindName(kind) +
+                      " file (schemas/README.md); refused");
 }
 
 // Reads the whole file, never more than the cap (+1 byte to tell): the size
@@ -126,11 +137,16 @@ nlohmann::json FromSimdjson(simdjson::dom::element e) {
       const int64_t v = e.get_int64().value_unsafe();
       return v >= 0 ? nlohmann::json(static_cast<uint64_t>(v)) : nlohmann::json(v);
     }
-    case Type::UINT64: return nlohmann::json(e.get_uint64().value_unsafe());
-    case Type::DOUBLE: return nlohmann::json(e.get_double().value_unsafe());
-    case Type::STRING: return nlohmann::json(std::string(e.get_string().value_unsafe()));
-    case Type::BOOL: return nlohmann::json(e.get_bool().value_unsafe());
-    case Type::NULL_VALUE: return nlohmann::json(nullptr);
+    case Type::UINT64:
+      return nlohmann::json(e.get_uint64().value_unsafe());
+    case Type::DOUBLE:
+      return nlohmann::json(e.get_double().value_unsafe());
+    case Type::STRING:
+      return nlohmann::json(std::string(e.get_string().value_unsafe()));
+    case Type::BOOL:
+      return nlohmann::json(e.get_bool().value_unsafe());
+    case Type::NULL_VALUE:
+      return nlohmann::json(nullptr);
   }
   return nlohmann::json(nlohmann::json::value_t::discarded);
 }

@@ -23,6 +23,7 @@ class FileError : public std::runtime_error {
   FileError(std::filesystem::path file, std::string field, const std::string& message);
   const std::filesystem::path& file() const { return file_; }
   const std::string& field() const { return field_; }
+
  private:
   std::filesystem::path file_;
   std::string field_;

@@ -67,7 +67,8 @@ TEST_CASE("a file over its kind's size cap is refused with its size and the cap"
   // Valid JSON just over the manifest cap: fine as a run result, refused as a manifest.
   std::string big = "{\"pad\": \"" + std::string(SizeCap(JsonKind::kManifest), 'x') + "\"}";
   WriteFileAtomic("big.json", big);
-  CHECK(ReadJsonFile("big.json", JsonKind::kRunResult).at("pad").get<std::string>().size() == SizeCap(JsonKind::kManifest));
+  CHECK(ReadJsonFile("big.json", JsonKind::kRunResult).at("pad").get<std::string>().size() ==
+        SizeCap(JsonKind::kManifest));
   try {
     (void)ReadJsonFile("big.json", JsonKind::kManifest);
     FAIL("expected a FileError");
@@ -89,15 +90,15 @@ TEST_CASE("a file over its kind's size cap is refused with its size and the cap"
 TEST_CASE("ParseJsonText accepts what nlohmann accepts and gives the same tree") {
   const std::vector<std::string> texts = {
       R"({"b": [1, -1, 0, -0, 1.0, -0.0, 0.1e1, 1E-400, 4.9e-324, 1.7976931348623157e308], "a": null})",
-      R"({"a": 1, "a": 2, "b": {"x": true, "x": false}})",                 // a repeated key: the last wins
-      "9223372036854775808", "18446744073709551615",                       // unsigned beyond int64
-      "18446744073709551616", "-9223372036854775809",                      // beyond 64 bits: a double in nlohmann
+      R"({"a": 1, "a": 2, "b": {"x": true, "x": false}})",                    // a repeated key: the last wins
+      "9223372036854775808", "18446744073709551615",                          // unsigned beyond int64
+      "18446744073709551616", "-9223372036854775809",                         // beyond 64 bits: a double in nlohmann
       R"("\u0000 \u00e9 \ud83d\ude00 \" \\ \/ \b\f\n\r\t")", "\"\xc3\xa9\"",  // escapes, a surrogate pair, UTF-8
       " \n\t[ ] ", "{}", "[[[[[[[[[[]]]]]]]]]]", "true", "false", "null", "\"\"",
-      std::string(1100, '[') + std::string(1100, ']'),                     // deeper than simdjson's 1024
+      std::string(1100, '[') + std::string(1100, ']'),  // deeper than simdjson's 1024
       // Refused by both:
-      "", " ", "1e999", "[1,]", "{\"a\" 1}", "1 2", "tru", "\"\\ud800\"", "\"\\udc00\"", "\"\xc3\x28\"",
-      "\"a\tb\"", "01", "{\"a\":1", "[\"a\"]]", "NaN", "-", "1.", ".5", "\"\\x41\""};
+      "", " ", "1e999", "[1,]", "{\"a\" 1}", "1 2", "tru", "\"\\ud800\"", "\"\\udc00\"", "\"\xc3\x28\"", "\"a\tb\"",
+      "01", "{\"a\":1", "[\"a\"]]", "NaN", "-", "1.", ".5", "\"\\x41\""};
   for (const std::string& text : texts) {
     CAPTURE(text.substr(0, 60));
     const nlohmann::json want = nlohmann::json::parse(text, nullptr, false);

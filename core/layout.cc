@@ -44,8 +44,8 @@ std::string ProcessStem(const RunKey& key, int process, int processes) {
 std::filesystem::path WorkDir(const std::filesystem::path& platform_dir) { return platform_dir / ".work"; }
 std::filesystem::path LogsDir(const std::filesystem::path& platform_dir) { return platform_dir / "logs"; }
 std::filesystem::path ProbeLogPath(const std::filesystem::path& platform_dir, int shard_index) {
-  return LogsDir(platform_dir) / (shard_index < 0 ? std::string("probe.log")
-                                                  : "probe.shard-" + std::to_string(shard_index) + ".log");
+  return LogsDir(platform_dir) /
+         (shard_index < 0 ? std::string("probe.log") : "probe.shard-" + std::to_string(shard_index) + ".log");
 }
 std::filesystem::path TracesDir(const std::filesystem::path& platform_dir) { return platform_dir / "traces"; }
 std::filesystem::path SpecPath(const std::filesystem::path& platform_dir, const std::string& process_stem) {

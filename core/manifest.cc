@@ -21,9 +21,12 @@ json Opt(const std::optional<T>& v) {
 
 json ClocksJson(const std::optional<Clocks>& c) {
   if (!c) return nullptr;
-  return {{"sm_clock_mhz", Opt(c->sm_clock_mhz)},   {"sm_clock_max_mhz", Opt(c->sm_clock_max_mhz)},
-          {"mem_clock_mhz", Opt(c->mem_clock_mhz)}, {"pstate", NullIfEmpty(c->pstate)},
-          {"power_draw_w", Opt(c->power_draw_w)},   {"temperature_c", Opt(c->temperature_c)},
+  return {{"sm_clock_mhz", Opt(c->sm_clock_mhz)},
+          {"sm_clock_max_mhz", Opt(c->sm_clock_max_mhz)},
+          {"mem_clock_mhz", Opt(c->mem_clock_mhz)},
+          {"pstate", NullIfEmpty(c->pstate)},
+          {"power_draw_w", Opt(c->power_draw_w)},
+          {"temperature_c", Opt(c->temperature_c)},
           {"at", NullIfEmpty(c->at)}};
 }
 
@@ -179,8 +182,8 @@ ShardBlock ParseShardBlock(const json& j, const fs::path& file) {
     out.plan.push_back(std::move(r));
   }
   if (own != out.runs_assigned) {
-    s.Fail("runs_assigned", std::to_string(out.runs_assigned) + " but shard.plan gives this shard " +
-                                std::to_string(own) + " runs");
+    s.Fail("runs_assigned",
+           std::to_string(out.runs_assigned) + " but shard.plan gives this shard " + std::to_string(own) + " runs");
   }
   return out;
 }
@@ -218,9 +221,12 @@ json ToJson(const Manifest& m) {
   j["build_id"] = m.build_id;
   j["platform_id"] = m.platform_id;
   j["collector"] = {{"version", m.collector_version}, {"git_sha", m.git_sha}};
-  j["libtorch"] = {{"version", m.libtorch_version},          {"cuda_available", m.cuda_available},
-                   {"cuda_runtime", NullIfEmpty(m.cuda_runtime)}, {"cudnn", NullIfEmpty(m.cudnn)},
-                   {"hip_runtime", NullIfEmpty(m.hip_runtime)},   {"miopen", NullIfEmpty(m.miopen)}};
+  j["libtorch"] = {{"version", m.libtorch_version},
+                   {"cuda_available", m.cuda_available},
+                   {"cuda_runtime", NullIfEmpty(m.cuda_runtime)},
+                   {"cudnn", NullIfEmpty(m.cudnn)},
+                   {"hip_runtime", NullIfEmpty(m.hip_runtime)},
+                   {"miopen", NullIfEmpty(m.miopen)}};
   json dev = {{"vendor", m.vendor},
               {"name", m.device_name},
               {"compute_capability", NullIfEmpty(m.compute_capability)},
@@ -238,7 +244,8 @@ json ToJson(const Manifest& m) {
               {"memory_bytes", Opt(m.cpu_memory_bytes)}};
   if (m.cpu_frequency) j["cpu_frequency"] = ToJson(*m.cpu_frequency);
   if (m.peaks) j["peaks"] = ToJson(*m.peaks);
-  j["host"] = {{"hostname", m.hostname}, {"os", m.os}, {"kernel", NullIfEmpty(m.kernel)}, {"arch", NullIfEmpty(m.arch)}};
+  j["host"] = {
+      {"hostname", m.hostname}, {"os", m.os}, {"kernel", NullIfEmpty(m.kernel)}, {"arch", NullIfEmpty(m.arch)}};
   j["started_at"] = m.started_at;
   j["finished_at"] = NullIfEmpty(m.finished_at);
   json suite = m.suite_config.is_object() ? m.suite_config : json::object();

@@ -43,8 +43,8 @@ struct Clocks {
 struct PlannedRun {
   std::string run;  // the run key's file stem, model.mode.backend.precision
   int64_t batch_size = 1;
-  int shard = 0;      // 0-based index of the owning shard
-  double cost = 0;    // the partition's cost (core/shard.h), seconds with --cost-from
+  int shard = 0;    // 0-based index of the owning shard
+  double cost = 0;  // the partition's cost (core/shard.h), seconds with --cost-from
   bool operator==(const PlannedRun&) const = default;
 };
 

@@ -17,47 +17,67 @@ namespace {
 // A manifest as collector/main.cc and collector/environment.cc write it at
 // the end of a GPU suite: every field they write today.
 json CollectorGpuManifest() {
-  json clocks = {{"sm_clock_mhz", 1980.0}, {"sm_clock_max_mhz", 1980.0}, {"mem_clock_mhz", 2619.0}, {"pstate", "P0"},
-                 {"power_draw_w", 72.5},   {"temperature_c", 31.0},      {"at", "2026-11-22T10:00:00Z"}};
+  json clocks = {
+      {"sm_clock_mhz", 1980.0}, {"sm_clock_max_mhz", 1980.0}, {"mem_clock_mhz", 2619.0},     {"pstate", "P0"},
+      {"power_draw_w", 72.5},   {"temperature_c", 31.0},      {"at", "2026-11-22T10:00:00Z"}};
   json end = clocks;
   end["power_draw_w"] = nullptr;  // an unreadable number
   end["at"] = "2026-11-22T11:00:00Z";
-  return {{"schema_version", 1},
-          {"kind", "torchgauge.manifest"},
-          {"build_id", "2.11.0-cu130-20261122"},
-          {"platform_id", "nvidia-h100-80gb-hbm3-cu130"},
-          {"collector", {{"version", "0.1.0"}, {"git_sha", "abc123"}}},
-          {"libtorch",
-           {{"version", "2.11.0"}, {"cuda_available", true}, {"cuda_runtime", "13.0"}, {"cudnn", "9.10.2"},
-            {"hip_runtime", nullptr}, {"miopen", nullptr}}},
-          {"device",
-           {{"vendor", "NVIDIA"}, {"name", "NVIDIA H100 80GB HBM3"}, {"compute_capability", "9.0"}, {"gcn_arch", nullptr},
-            {"memory_bytes", 85520809984LL}, {"driver", "580.82"}, {"multiprocessor_count", 132},
-            {"clocks_start", clocks}, {"clocks_end", end}}},
-          {"cpu", {{"model", "Intel Xeon"}, {"logical_cores", 16}, {"torch_threads", 8}, {"memory_bytes", 134217728000LL}}},
-          {"host", {{"hostname", "gpu-01"}, {"os", "Ubuntu 24.04"}, {"kernel", "6.8.0"}, {"arch", "x86_64"}}},
-          {"started_at", "2026-11-22T10:00:00Z"},
-          {"finished_at", "2026-11-22T11:00:00Z"},
-          {"suite",
-           {{"name", "smoke"}, {"warmup", 3}, {"repeat", 10}, {"device", "cuda"}, {"threads", "default"},
-            {"models", json::array({{{"id", "resnet50"}, {"batch_size", 8}}})},
-            {"filters",
-             {{"model", ""}, {"domains", json::array()}, {"modes", {"eval"}}, {"precisions", json::array()},
-              {"backends", json::array()}, {"batch_size", 0}}}}},
-          {"requested", {{"argv", {"run", "--suite", "smoke"}}, {"config_file", ""}, {"suite", "smoke"}}},
-          {"interrupted", false},
-          {"runs", {{"ok", 5}, {"unsupported", 1}}}};
+  return {
+      {"schema_version", 1},
+      {"kind", "torchgauge.manifest"},
+      {"build_id", "2.11.0-cu130-20261122"},
+      {"platform_id", "nvidia-h100-80gb-hbm3-cu130"},
+      {"collector", {{"version", "0.1.0"}, {"git_sha", "abc123"}}},
+      {"libtorch",
+       {{"version", "2.11.0"},
+        {"cuda_available", true},
+        {"cuda_runtime", "13.0"},
+        {"cudnn", "9.10.2"},
+        {"hip_runtime", nullptr},
+        {"miopen", nullptr}}},
+      {"device",
+       {{"vendor", "NVIDIA"},
+        {"name", "NVIDIA H100 80GB HBM3"},
+        {"compute_capability", "9.0"},
+        {"gcn_arch", nullptr},
+        {"memory_bytes", 85520809984LL},
+        {"driver", "580.82"},
+        {"multiprocessor_count", 132},
+        {"clocks_start", clocks},
+        {"clocks_end", end}}},
+      {"cpu", {{"model", "Intel Xeon"}, {"logical_cores", 16}, {"torch_threads", 8}, {"memory_bytes", 134217728000LL}}},
+      {"host", {{"hostname", "gpu-01"}, {"os", "Ubuntu 24.04"}, {"kernel", "6.8.0"}, {"arch", "x86_64"}}},
+      {"started_at", "2026-11-22T10:00:00Z"},
+      {"finished_at", "2026-11-22T11:00:00Z"},
+      {"suite",
+       {{"name", "smoke"},
+        {"warmup", 3},
+        {"repeat", 10},
+        {"device", "cuda"},
+        {"threads", "default"},
+        {"models", json::array({{{"id", "resnet50"}, {"batch_size", 8}}})},
+        {"filters",
+         {{"model", ""},
+          {"domains", json::array()},
+          {"modes", {"eval"}},
+          {"precisions", json::array()},
+          {"backends", json::array()},
+          {"batch_size", 0}}}}},
+      {"requested", {{"argv", {"run", "--suite", "smoke"}}, {"config_file", ""}, {"suite", "smoke"}}},
+      {"interrupted", false},
+      {"runs", {{"ok", 5}, {"unsupported", 1}}}};
 }
 
 // The same suite on CPU as first written, before the first run.
 json CollectorCpuManifestAtStart() {
   json m = CollectorGpuManifest();
   m["platform_id"] = "cpu-x86_64-16c";
-  m["libtorch"] = {{"version", "2.11.0"}, {"cuda_available", false}, {"cuda_runtime", nullptr}, {"cudnn", nullptr},
-                   {"hip_runtime", nullptr}, {"miopen", nullptr}};
-  m["device"] = {{"vendor", "CPU"},           {"name", "Intel Xeon"},  {"compute_capability", nullptr},
-                 {"gcn_arch", nullptr},       {"memory_bytes", nullptr}, {"driver", nullptr},
-                 {"multiprocessor_count", nullptr}, {"clocks_start", nullptr}};
+  m["libtorch"] = {{"version", "2.11.0"}, {"cuda_available", false}, {"cuda_runtime", nullptr},
+                   {"cudnn", nullptr},    {"hip_runtime", nullptr},  {"miopen", nullptr}};
+  m["device"] = {
+      {"vendor", "CPU"},         {"name", "Intel Xeon"}, {"compute_capability", nullptr},   {"gcn_arch", nullptr},
+      {"memory_bytes", nullptr}, {"driver", nullptr},    {"multiprocessor_count", nullptr}, {"clocks_start", nullptr}};
   m["finished_at"] = nullptr;
   m.erase("interrupted");
   m.erase("runs");

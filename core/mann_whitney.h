@@ -19,9 +19,9 @@ namespace torchgauge::core {
 inline constexpr std::size_t kExactMaxTotal = 100;
 
 struct MannWhitneyResult {
-  double u1 = 0;        // U of the first sample: pairs (a, b) with a > b, ties count 1/2
-  double p_value = 1;   // two-sided
-  bool exact = false;   // exact distribution (true) or normal approximation (false)
+  double u1 = 0;       // U of the first sample: pairs (a, b) with a > b, ties count 1/2
+  double p_value = 1;  // two-sided
+  bool exact = false;  // exact distribution (true) or normal approximation (false)
   bool ties = false;
   std::size_t n1 = 0, n2 = 0;
 };

@@ -43,15 +43,18 @@ TEST_CASE("Mann-Whitney normal approximation with ties") {
 TEST_CASE("Exact CDF and the smallest reachable p") {
   CHECK(ExactUCdf(5, 5, 0) == doctest::Approx(1.0 / 252));
   CHECK(ExactUCdf(5, 5, 25) == doctest::Approx(1.0));
-  CHECK(ExactUCdf(2, 2, 1) == doctest::Approx(2.0 / 6));  // U in {0,1,2,2,3,4}
-  CHECK(MinAchievablePValue(3, 3) == doctest::Approx(0.1));   // 2/20: 3 vs 3 can never reach 0.05
+  CHECK(ExactUCdf(2, 2, 1) == doctest::Approx(2.0 / 6));     // U in {0,1,2,2,3,4}
+  CHECK(MinAchievablePValue(3, 3) == doctest::Approx(0.1));  // 2/20: 3 vs 3 can never reach 0.05
   CHECK(MinAchievablePValue(4, 4) == doctest::Approx(2.0 / 70));
   CHECK(MinAchievablePValue(10, 10) == doctest::Approx(2.0 / 184756));
   CHECK(MinAchievablePValue(1, 30) > 0.05);  // 2/31
   CHECK(MinAchievablePValue(0, 10) == 1.0);
   // Large samples use the normal approximation.
   std::vector<double> a, b;
-  for (int i = 0; i < 80; ++i) { a.push_back(i); b.push_back(i + 0.5); }
+  for (int i = 0; i < 80; ++i) {
+    a.push_back(i);
+    b.push_back(i + 0.5);
+  }
   auto r = MannWhitneyU(a, b);
   CHECK_FALSE(r.exact);
   CHECK(r.p_value > 0.5);

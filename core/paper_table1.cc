@@ -13,9 +13,12 @@ using nlohmann::json;
 
 const char* Name(PaperModelState s) {
   switch (s) {
-    case PaperModelState::kNative: return "native";
-    case PaperModelState::kPlanned: return "planned";
-    case PaperModelState::kNotPossible: return "not possible here";
+    case PaperModelState::kNative:
+      return "native";
+    case PaperModelState::kPlanned:
+      return "planned";
+    case PaperModelState::kNotPossible:
+      return "not possible here";
   }
   return "?";
 }
@@ -90,10 +93,14 @@ PaperTable1 PaperTable1FromJson(const json& j, std::string_view source) {
     m.domain = w.String(e, "domain");
     m.task = w.String(e, "task");
     const std::string state = w.String(e, "state");
-    if (state == "native") m.state = PaperModelState::kNative;
-    else if (state == "planned") m.state = PaperModelState::kPlanned;
-    else if (state == "not possible here") m.state = PaperModelState::kNotPossible;
-    else w.Fail("state", "must be 'native', 'planned' or 'not possible here', got '" + state + "'");
+    if (state == "native")
+      m.state = PaperModelState::kNative;
+    else if (state == "planned")
+      m.state = PaperModelState::kPlanned;
+    else if (state == "not possible here")
+      m.state = PaperModelState::kNotPossible;
+    else
+      w.Fail("state", "must be 'native', 'planned' or 'not possible here', got '" + state + "'");
     const bool has_ours = e.contains("ours") && !e.at("ours").is_null();
     if (m.state == PaperModelState::kNative) {
       if (!has_ours) w.Fail("ours", "must name our model id when state is native");

@@ -26,8 +26,9 @@ json Entry(const std::string& name, const std::string& state, json ours = nullpt
 TEST_CASE("paper table 1: the three states read with their invariants") {
   json np = Entry("pig1", "not possible here");
   np["reason"] = "renamed";
-  const PaperTable1 t = PaperTable1FromJson(Table({Entry("alexnet", "native", "alexnet"), Entry("mnasnet1_0", "planned"), np},
-                                                  {json{{"id", "dqn"}, {"domain", "rl"}, {"task", "rl"}}}));
+  const PaperTable1 t =
+      PaperTable1FromJson(Table({Entry("alexnet", "native", "alexnet"), Entry("mnasnet1_0", "planned"), np},
+                                {json{{"id", "dqn"}, {"domain", "rl"}, {"task", "rl"}}}));
   REQUIRE(t.models.size() == 3);
   CHECK(t.models[0].ours == "alexnet");
   CHECK(t.models[1].state == PaperModelState::kPlanned);

@@ -67,8 +67,6 @@ class Fields {
   std::string path_;
 };
 
-
-
 }  // namespace
 
 const MatmulPeak* PeakForPrecision(const ProbeResult& peaks, std::string_view run_precision) {
@@ -109,7 +107,7 @@ json ToJson(const ProbeResult& p) {
   json triad = nullptr;
   if (p.triad) {
     const auto& t = *p.triad;
-    triad = {{"elements", t.elements},       {"dtype", t.dtype},     {"bytes_moved", t.bytes_moved},
+    triad = {{"elements", t.elements},        {"dtype", t.dtype},          {"bytes_moved", t.bytes_moved},
              {"llc_bytes", Opt(t.llc_bytes)}, {"repeats", Opt(t.repeats)}, {"best_ms", t.best_ms},
              {"gb_per_s", t.gb_per_s}};
   }
@@ -122,8 +120,8 @@ json ToJson(const ProbeResult& p) {
                {"memcpy_d2d_gb_per_s", Opt(k.memcpy_d2d_gb_per_s)},
                {"fma_fp32_tflops", Opt(k.fma_fp32_tflops)}};
   }
-  return {{"label", p.label},   {"device", p.device}, {"threads", Opt(p.threads)}, {"measured_at", Opt(p.measured_at)},
-          {"matmul", matmul}, {"triad", triad},      {"kernels", kernels}};
+  return {{"label", p.label}, {"device", p.device}, {"threads", Opt(p.threads)}, {"measured_at", Opt(p.measured_at)},
+          {"matmul", matmul}, {"triad", triad},     {"kernels", kernels}};
 }
 
 ProbeResult ProbeResultFromJson(const json& j, const std::filesystem::path& file) {

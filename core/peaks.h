@@ -20,13 +20,13 @@ namespace torchgauge::core {
 inline constexpr const char* kPeaksLabel = "attainable through LibTorch";
 
 struct MatmulPeak {
-  std::string precision;  // fp32 | tf32 | bf16 | fp16
-  std::string status = "ok";  // ok | unsupported
+  std::string precision;              // fp32 | tf32 | bf16 | fp16
+  std::string status = "ok";          // ok | unsupported
   std::optional<std::string> reason;  // why unsupported
   std::optional<int64_t> n;           // square n x n x n
   std::optional<int> repeats;
   std::optional<double> best_ms;
-  std::optional<double> tflops;       // 2 n^3 / best time
+  std::optional<double> tflops;  // 2 n^3 / best time
   bool operator==(const MatmulPeak&) const = default;
 };
 

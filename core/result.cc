@@ -75,11 +75,11 @@ class Reader {
   template <typename T>
   void CheckInteger(const json& v, const char* key) const {
     if (!v.is_number_integer()) Fail(key, "has the wrong type (" + std::string(v.type_name()) + ")");
-    const bool fits = v.is_number_unsigned()
-                          ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
-                          : v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                                (std::is_unsigned_v<T> ||
-                                 v.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max()));
+    const bool fits =
+        v.is_number_unsigned()
+            ? v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+            : v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                  (std::is_unsigned_v<T> || v.get<int64_t>() <= static_cast<int64_t>(std::numeric_limits<T>::max()));
     if (!fits) Fail(key, "is out of range");
   }
   [[noreturn]] void Fail(const char* key, const std::string& message) const {
@@ -119,8 +119,8 @@ PairedTiming PairedFromJson(const Reader& in) {
   p.compiled_samples_ms = in.Get<std::vector<double>>("compiled_samples_ms");
   if (p.eager_samples_ms.empty()) in.Fail("eager_samples_ms", "must hold at least one sample");
   if (p.compiled_samples_ms.empty()) in.Fail("compiled_samples_ms", "must hold at least one sample");
-  for (const auto& [list, name] : {std::pair{&p.eager_samples_ms, "eager_samples_ms"},
-                                   {&p.compiled_samples_ms, "compiled_samples_ms"}}) {
+  for (const auto& [list, name] :
+       {std::pair{&p.eager_samples_ms, "eager_samples_ms"}, {&p.compiled_samples_ms, "compiled_samples_ms"}}) {
     for (double v : *list) {
       if (!(v >= 0)) in.Fail(name, "must be >= 0");
     }
@@ -178,9 +178,10 @@ void CheckRanges(const RunResult& r, const std::filesystem::path& file) {
     NonNegative(g.data_movement_ms, file, "gpu_breakdown.data_movement_ms");
     NonNegative(g.idle_ms, file, "gpu_breakdown.idle_ms");
     NonNegative(g.kernel_count, file, "gpu_breakdown.kernel_count");
-    const std::pair<double, const char*> fractions[] = {{g.active_fraction, "gpu_breakdown.active_fraction"},
-                                                        {g.data_movement_fraction, "gpu_breakdown.data_movement_fraction"},
-                                                        {g.idle_fraction, "gpu_breakdown.idle_fraction"}};
+    const std::pair<double, const char*> fractions[] = {
+        {g.active_fraction, "gpu_breakdown.active_fraction"},
+        {g.data_movement_fraction, "gpu_breakdown.data_movement_fraction"},
+        {g.idle_fraction, "gpu_breakdown.idle_fraction"}};
     for (const auto& [v, name] : fractions) {
       if (!(v >= 0 && v <= 1)) throw FileError(file, name, "must be within [0, 1]");
     }
@@ -231,8 +232,11 @@ json ToJson(const RunResult& r) {
   j["kind"] = "torchgauge.run";
   j["build_id"] = r.build_id;
   j["platform_id"] = r.platform_id;
-  j["model"] = {{"id", r.model.id}, {"paper_name", r.model.paper_name}, {"domain", r.model.domain},
-                {"task", r.model.task}, {"reference", r.model.reference}};
+  j["model"] = {{"id", r.model.id},
+                {"paper_name", r.model.paper_name},
+                {"domain", r.model.domain},
+                {"task", r.model.task},
+                {"reference", r.model.reference}};
   j["mode"] = r.mode;
   j["backend"] = r.backend;
   j["precision"] = r.precision;
@@ -260,10 +264,18 @@ json ToJson(const RunResult& r) {
   }
   if (r.timing) {
     const auto& t = *r.timing;
-    j["timing"] = {{"samples_ms", t.samples_ms}, {"median_ms", t.median_ms}, {"min_ms", t.min_ms},
-                   {"max_ms", t.max_ms}, {"mean_ms", t.mean_ms}, {"stdev_ms", t.stdev_ms},
-                   {"iqr_ms", t.iqr_ms}, {"cov", t.cov}, {"warmup_iterations", t.warmup_iterations},
-                   {"repetitions", t.repetitions}, {"clock", t.clock}, {"samples_per_step", t.samples_per_step},
+    j["timing"] = {{"samples_ms", t.samples_ms},
+                   {"median_ms", t.median_ms},
+                   {"min_ms", t.min_ms},
+                   {"max_ms", t.max_ms},
+                   {"mean_ms", t.mean_ms},
+                   {"stdev_ms", t.stdev_ms},
+                   {"iqr_ms", t.iqr_ms},
+                   {"cov", t.cov},
+                   {"warmup_iterations", t.warmup_iterations},
+                   {"repetitions", t.repetitions},
+                   {"clock", t.clock},
+                   {"samples_per_step", t.samples_per_step},
                    {"throughput_per_s", Opt(t.throughput_per_s)}};
     if (!t.process_medians_ms.empty()) j["timing"]["process_medians_ms"] = t.process_medians_ms;
     if (t.backend_setup_ms) j["timing"]["backend_setup_ms"] = *t.backend_setup_ms;
@@ -302,9 +314,14 @@ json ToJson(const RunResult& r) {
   }
   if (r.compile) {
     const auto& c = *r.compile;
-    j["compile"] = {{"trace_ms", Opt(c.trace_ms)}, {"convert_ms", Opt(c.convert_ms)}, {"compile_ms", Opt(c.compile_ms)},
-                    {"load_ms", Opt(c.load_ms)}, {"cache_hit", c.cache_hit}, {"cache_key", c.cache_key},
-                    {"check", c.check},           {"check_error", Opt(c.check_error)},
+    j["compile"] = {{"trace_ms", Opt(c.trace_ms)},
+                    {"convert_ms", Opt(c.convert_ms)},
+                    {"compile_ms", Opt(c.compile_ms)},
+                    {"load_ms", Opt(c.load_ms)},
+                    {"cache_hit", c.cache_hit},
+                    {"cache_key", c.cache_key},
+                    {"check", c.check},
+                    {"check_error", Opt(c.check_error)},
                     {"check_reference_error", Opt(c.check_reference_error)}};
   }
   if (r.paired) {
@@ -338,8 +355,10 @@ json ToJson(const RunResult& r) {
   }
   if (r.profiling) {
     const auto& p = *r.profiling;
-    j["profiling"] = {{"iterations", p.iterations}, {"wall_ms_per_iter", p.wall_ms_per_iter},
-                      {"overhead_ratio", Opt(p.overhead_ratio)}, {"trace_file", Opt(p.trace_file)}};
+    j["profiling"] = {{"iterations", p.iterations},
+                      {"wall_ms_per_iter", p.wall_ms_per_iter},
+                      {"overhead_ratio", Opt(p.overhead_ratio)},
+                      {"trace_file", Opt(p.trace_file)}};
   } else {
     j["profiling"] = nullptr;
   }
@@ -354,8 +373,7 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
   r.build_id = in.Get<std::string>("build_id");
   r.platform_id = in.Get<std::string>("platform_id");
   auto m = in.Child("model");
-  r.model = {m.Get<std::string>("id"), m.Get<std::string>("paper_name"),
-             m.OneOf("domain", kDomains),
+  r.model = {m.Get<std::string>("id"), m.Get<std::string>("paper_name"), m.OneOf("domain", kDomains),
              m.Get<std::string>("task"), m.Get<std::string>("reference")};
   r.mode = in.OneOf("mode", kModes);
   // "aotinductor" was this backend's name before it ran (results recorded it
@@ -497,8 +515,10 @@ RunResult RunResultFromJson(const json& j, const std::filesystem::path& file) {
     NonNegative(ci.check_error, file, "compile.check_error");
     ci.check_reference_error = c.GetOpt<double>("check_reference_error");
     NonNegative(ci.check_reference_error, file, "compile.check_reference_error");
-    for (const auto& [v, name] : {std::pair{ci.trace_ms, "compile.trace_ms"}, {ci.convert_ms, "compile.convert_ms"},
-                                  {ci.compile_ms, "compile.compile_ms"}, {ci.load_ms, "compile.load_ms"}}) {
+    for (const auto& [v, name] : {std::pair{ci.trace_ms, "compile.trace_ms"},
+                                  {ci.convert_ms, "compile.convert_ms"},
+                                  {ci.compile_ms, "compile.compile_ms"},
+                                  {ci.load_ms, "compile.load_ms"}}) {
       NonNegative(v, file, name);
     }
     r.compile = ci;
@@ -557,8 +577,10 @@ void DeriveRates(RunResult& r) {
     r.flops->achieved_tflops_profiler.reset();
     if (median_ms > 0) {
       const double seconds = median_ms / 1e3;
-      if (r.flops->analytic_flops_per_iter) r.flops->achieved_tflops_analytic = *r.flops->analytic_flops_per_iter / seconds / 1e12;
-      if (r.flops->profiler_flops_per_iter) r.flops->achieved_tflops_profiler = *r.flops->profiler_flops_per_iter / seconds / 1e12;
+      if (r.flops->analytic_flops_per_iter)
+        r.flops->achieved_tflops_analytic = *r.flops->analytic_flops_per_iter / seconds / 1e12;
+      if (r.flops->profiler_flops_per_iter)
+        r.flops->achieved_tflops_profiler = *r.flops->profiler_flops_per_iter / seconds / 1e12;
     }
   }
   if (r.profiling) {

@@ -169,7 +169,7 @@ struct RunResult {
   std::optional<std::vector<std::string>> operators;  // distinct ATen ops with overloads
   std::optional<Profiling> profiling;
   std::optional<CompileInfo> compile;  // compiled backends with a split setup (inductor)
-  std::optional<PairedTiming> paired;   // backends other than eager, pairing not "off"
+  std::optional<PairedTiming> paired;  // backends other than eager, pairing not "off"
 };
 
 nlohmann::json ToJson(const RunResult& r);

@@ -234,7 +234,8 @@ TEST_CASE("a malformed top kernel names its field instead of a raw JSON type err
   r.gpu_breakdown->iterations = 1;
   nlohmann::json j = ToJson(r);
   j["gpu_breakdown"]["top_kernels"] = nlohmann::json::array({{{"name", 5}, {"total_ms", 1.0}, {"count", 1}}});
-  CHECK_THROWS_WITH_AS(RunResultFromJson(j, "k.json"), doctest::Contains("gpu_breakdown.top_kernels[0].name"), FileError);
+  CHECK_THROWS_WITH_AS(RunResultFromJson(j, "k.json"), doctest::Contains("gpu_breakdown.top_kernels[0].name"),
+                       FileError);
   j["gpu_breakdown"]["top_kernels"] = nlohmann::json::object();
   CHECK_THROWS_WITH_AS(RunResultFromJson(j, "k.json"), doctest::Contains("must be an array"), FileError);
   j["gpu_breakdown"]["top_kernels"] = nlohmann::json::array({{{"name", "k"}, {"total_ms", 2.5}, {"count", 3}}});

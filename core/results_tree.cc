@@ -55,7 +55,9 @@ std::vector<std::string> ListIds(const fs::path& dir, const char* what, std::vec
     std::error_code type_ec;
     if (!it->is_directory(type_ec) || name.starts_with(".")) continue;
     if (!IsSafeId(name)) {
-      if (problems) problems->push_back({it->path().string(), "", std::string("directory name is not a safe ") + what + "; skipped"});
+      if (problems)
+        problems->push_back(
+            {it->path().string(), "", std::string("directory name is not a safe ") + what + "; skipped"});
       continue;
     }
     ids.push_back(name);
@@ -78,7 +80,8 @@ TreePlatform ScanPlatform(const fs::path& root, const std::string& build_id, con
       throw FileError(mpath, "build_id", "'" + m.build_id + "' does not match its directory '" + build_id + "'");
     }
     if (m.platform_id != platform_id) {
-      throw FileError(mpath, "platform_id", "'" + m.platform_id + "' does not match its directory '" + platform_id + "'");
+      throw FileError(mpath, "platform_id",
+                      "'" + m.platform_id + "' does not match its directory '" + platform_id + "'");
     }
     p.manifest = std::move(m);
   } catch (const FileError& e) {
@@ -123,9 +126,8 @@ TreeScan ScanTree(const fs::path& root, const std::set<std::string>& only_builds
     if (!only_builds.empty() && !only_builds.count(id)) continue;
     scan.builds.push_back(ScanBuild(root, id));
   }
-  std::sort(scan.builds.begin(), scan.builds.end(), [](const TreeBuild& a, const TreeBuild& b) {
-    return BuildBefore(a.started_at, a.id, b.started_at, b.id);
-  });
+  std::sort(scan.builds.begin(), scan.builds.end(),
+            [](const TreeBuild& a, const TreeBuild& b) { return BuildBefore(a.started_at, a.id, b.started_at, b.id); });
   std::sort(scan.problems.begin(), scan.problems.end());
   return scan;
 }

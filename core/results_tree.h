@@ -53,13 +53,13 @@ struct TreeBuild {
   std::string id;
   std::string started_at;               // the ordering key (see above)
   std::vector<TreePlatform> platforms;  // safe directory names, sorted by id
-  std::vector<Problem> problems;         // listing problems (unsafe platform names), sorted
+  std::vector<Problem> problems;        // listing problems (unsafe platform names), sorted
   const TreePlatform* Find(const std::string& platform_id) const;
 };
 
 struct TreeScan {
   std::vector<TreeBuild> builds;  // oldest first (the one rule)
-  std::vector<Problem> problems;   // unsafe build directory names, an unreadable root
+  std::vector<Problem> problems;  // unsafe build directory names, an unreadable root
 };
 
 // Lists the tree and parses every manifest once. `only_builds` (when not

@@ -143,7 +143,8 @@ TEST_CASE("results tree: coverage reads a results root, one build or one platfor
 TEST_CASE("results tree: a manifest that is not its directory's is refused, runs still load") {
   Tree t;
   WritePlatform(t.root, "b1", "cpu", "2026-11-20T00:00:00Z", {"m1"});
-  WriteJsonAtomic(ManifestPath(PlatformDir(t.root, "b1", "cpu")), ToJson(MakeManifest("b2", "cpu", "2026-11-20T00:00:00Z")));
+  WriteJsonAtomic(ManifestPath(PlatformDir(t.root, "b1", "cpu")),
+                  ToJson(MakeManifest("b2", "cpu", "2026-11-20T00:00:00Z")));
   TreeBuild b = ScanBuild(t.root, "b1");
   REQUIRE(b.platforms.size() == 1);
   CHECK(!b.platforms[0].manifest);

@@ -24,11 +24,15 @@ std::optional<SettingsProblem> CheckRunSettings(const RunSettings& s) {
 }
 
 nlohmann::json ToJson(const RunSettings& s) {
-  return {{"warmup", s.warmup},       {"repeat", s.repeat},
-          {"seed", s.seed},           {"timeout_s", s.timeout_s},
+  return {{"warmup", s.warmup},
+          {"repeat", s.repeat},
+          {"seed", s.seed},
+          {"timeout_s", s.timeout_s},
           {"profile_iterations", s.profile_iterations},
-          {"smoke", s.smoke},         {"processes", s.processes},
-          {"threads", s.threads},     {"pairing", s.pairing}};
+          {"smoke", s.smoke},
+          {"processes", s.processes},
+          {"threads", s.threads},
+          {"pairing", s.pairing}};
 }
 
 RunSettings RunSettingsFromJson(const nlohmann::json& j) {

@@ -15,14 +15,14 @@
 namespace torchgauge::core {
 
 struct RunSettings {
-  int warmup = 3;               // untimed iterations before timing
-  int repeat = 10;              // timed iterations per worker process, one sample each
-  int processes = 1;            // worker processes per run; their samples are pooled
-  int profile_iterations = 3;   // iterations of the separate profiling pass; 0: no pass
-  double timeout_s = 1800;      // per worker process
-  uint64_t seed = 0;            // weights and inputs
-  int threads = 0;              // intra-op CPU threads; 0: LibTorch's default
-  bool smoke = false;           // smoke inputs: see models::WorkloadOptions::smoke
+  int warmup = 3;              // untimed iterations before timing
+  int repeat = 10;             // timed iterations per worker process, one sample each
+  int processes = 1;           // worker processes per run; their samples are pooled
+  int profile_iterations = 3;  // iterations of the separate profiling pass; 0: no pass
+  double timeout_s = 1800;     // per worker process
+  uint64_t seed = 0;           // weights and inputs
+  int threads = 0;             // intra-op CPU threads; 0: LibTorch's default
+  bool smoke = false;          // smoke inputs: see models::WorkloadOptions::smoke
   // Backends other than eager: how the paired pass times eager against the
   // compiled forward inside the same worker process (result "paired"):
   // "interleaved" (pairs in alternating order, A B B A A B ..., so that a

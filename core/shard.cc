@@ -28,7 +28,7 @@ std::optional<int> ParseCount(std::string_view s) {
 double BackendSetupSteps(const std::string& backend, double mode_factor) {
   if (backend == "torchscript") return 5.0;
   if (backend == "cudagraph") return mode_factor;  // one captured step
-  if (backend == "inductor") return 1.0;        // loading the compiled package
+  if (backend == "inductor") return 1.0;           // loading the compiled package
   return 0.0;
 }
 
@@ -65,8 +65,8 @@ double StaticCost(const CostInput& run, const CostSettings& settings) {
   const double processes = std::max(1, run.processes > 0 ? run.processes : settings.processes);
   if (!run.supported) return processes * kProcessSetupSteps;
   const double mode_factor = run.key.mode == "train" ? 3.0 : 1.0;
-  const double steps = std::max(0, settings.warmup) + std::max(0, settings.repeat) +
-                       2.0 * std::max(0, settings.profile_iterations);
+  const double steps =
+      std::max(0, settings.warmup) + std::max(0, settings.repeat) + 2.0 * std::max(0, settings.profile_iterations);
   const double weight = run.model_weight > 0 ? run.model_weight : 1.0;
   return processes *
          (kProcessSetupSteps + weight * (BackendSetupSteps(run.key.backend, mode_factor) + mode_factor * steps));

@@ -4,8 +4,8 @@
 
 #include <fcntl.h>
 #include <ftw.h>
-#include <sys/stat.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -192,7 +192,8 @@ void RefuseNonMergeTarget(const fs::path& target) {
     throw MergeError(target.string() + " exists and its manifest is not readable (" + e.what() +
                      "); refusing to replace it: remove it or merge --into another results tree");
   }
-  throw MergeError(target.string() + " holds a collection that is not a merge (its manifest has no 'shards'); "
+  throw MergeError(target.string() +
+                   " holds a collection that is not a merge (its manifest has no 'shards'); "
                    "refusing to replace it: remove it or merge --into another results tree");
 }
 
@@ -268,8 +269,9 @@ std::string WhyMissing(const PlanEntry& e, int count) {
     return shard + " (host " + e.owner->shard().host + ", " + e.owner->dir.string() +
            ") did not produce this run: it was stopped before the run ended";
   }
-  return shard + " left no collection (its directory is empty or was not given: it never started or was "
-                 "cancelled before its first run)";
+  return shard +
+         " left no collection (its directory is empty or was not given: it never started or was "
+         "cancelled before its first run)";
 }
 
 std::vector<ShardSummary> Summaries(const std::vector<PlanEntry>& plan, const ShardBlock& ref,
@@ -435,7 +437,8 @@ MergeOutcome MergeShards(const fs::path& into, const std::vector<fs::path>& shar
       if (!key) throw MergeError("merge: planned run '" + e.planned.run + "' is not model.mode.backend.precision");
       const auto& miss = *std::find_if(out.missing.begin(), out.missing.end(),
                                        [&](const MissingRun& m) { return m.run == e.planned.run; });
-      WriteJsonAtomic(RunPath(tmp, *key), ToJson(MissingResult(merged, *key, e.planned, ref.device, miss.why, options)));
+      WriteJsonAtomic(RunPath(tmp, *key),
+                      ToJson(MissingResult(merged, *key, e.planned, ref.device, miss.why, options)));
       counts[Name(Status::kMissing)] += 1;
     }
     for (const auto& s : present) {

@@ -268,10 +268,7 @@ TEST_CASE("shard merge: every field the shards must agree on is checked, naming 
       {"host.arch", [](Manifest& m) { m.arch = "aarch64"; }},
       {"suite.name", [](Manifest& m) { m.suite = "full"; }},
       {"suite", [](Manifest& m) { m.suite_config["repeat"] = 3; }},
-      {"shard.count",
-       [](Manifest& m) {
-         m.shard->count = 3;
-       }},
+      {"shard.count", [](Manifest& m) { m.shard->count = 3; }},
       {"shard.device", [](Manifest& m) { m.shard->device = "cuda"; }},
       {"shard.cost_source", [](Manifest& m) { m.shard->cost_source = "measured"; }},
       {"shard.plan", [](Manifest& m) { m.shard->plan[0].cost = 99; }},

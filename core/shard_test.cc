@@ -121,8 +121,8 @@ TEST_CASE("ParseShard reads 0-based I/N and explains every bad value") {
   CHECK(out_of_range.find("SLURM_ARRAY_TASK_ID") != std::string::npos);
   CHECK(ErrorOf("0/0").find("between 1 and") != std::string::npos);
   CHECK(ErrorOf("0/4097").find("between 1 and 4096") != std::string::npos);
-  for (const char* bad : {"", "4", "1-4", "a/4", "-1/4", "+1/4", "1/-4", " 0/4", "0/4 ", "/4", "0/", "0/4/8", "1.0/4",
-                          "99999999999/4"}) {
+  for (const char* bad :
+       {"", "4", "1-4", "a/4", "-1/4", "+1/4", "1/-4", " 0/4", "0/4 ", "/4", "0/", "0/4/8", "1.0/4", "99999999999/4"}) {
     CAPTURE(bad);
     CHECK(ErrorOf(bad).find("expected I/N") != std::string::npos);
   }
@@ -204,8 +204,7 @@ TEST_CASE("Partition rejects bad input, naming the run") {
   CHECK_THROWS_AS(Partition(keys, {1, 2}, 2), std::invalid_argument);
   CHECK_THROWS_WITH(Partition(keys, {1, -2, 3}, 2), doctest::Contains("m1001.eval.eager.fp32"));
   CHECK_THROWS_WITH(Partition(keys, {1, std::nan(""), 3}, 2), doctest::Contains("m1001.eval.eager.fp32"));
-  CHECK_THROWS_WITH(Partition(keys, {1, std::numeric_limits<double>::infinity(), 3}, 2),
-                    doctest::Contains("finite"));
+  CHECK_THROWS_WITH(Partition(keys, {1, std::numeric_limits<double>::infinity(), 3}, 2), doctest::Contains("finite"));
   auto dup = keys;
   dup[2] = dup[0];
   CHECK_THROWS_WITH(Partition(dup, {1, 2, 3}, 2), doctest::Contains("m1000.eval.eager.fp32 is planned twice"));
@@ -252,8 +251,8 @@ TEST_CASE("PlanCosts: measured durations, and static costs scaled to seconds for
   std::vector<CostInput> plan = {{{"a", "eval", "eager", "fp32"}},   // static 3
                                  {{"b", "train", "eager", "fp32"}},  // static 5
                                  {{"c", "eval", "eager", "fp32"}}};  // static 3, not measured
-  const std::map<RunKey, double> measured = {{plan[0].key, 30.0}, {plan[1].key, 50.0},
-                                             {{"gone", "eval", "eager", "fp32"}, 1000.0}};
+  const std::map<RunKey, double> measured = {
+      {plan[0].key, 30.0}, {plan[1].key, 50.0}, {{"gone", "eval", "eager", "fp32"}, 1000.0}};
   const auto costs = PlanCosts(plan, s, measured);
   REQUIRE(costs.size() == 3);
   CHECK(costs[0] == doctest::Approx(30));
@@ -269,8 +268,10 @@ TEST_CASE("Balance on the full suite's planned cost (static rule, every model we
   const auto keys = KeysOf(plan);
   for (int n : {4, 8, 12}) {
     const Balance b = PartitionBalance(keys, costs, n);
-    std::printf("shard balance, full suite, static rule with unit model weights, N=%d: largest/smallest = %.4f (%.0f / %.0f units)\n", n,
-                b.ratio, b.largest, b.smallest);
+    std::printf(
+        "shard balance, full suite, static rule with unit model weights, N=%d: largest/smallest = %.4f (%.0f / %.0f "
+        "units)\n",
+        n, b.ratio, b.largest, b.smallest);
     CHECK(b.ratio <= 1.25);
   }
 }
@@ -298,9 +299,10 @@ TEST_CASE("Balance on the full suite's measured durations (a collected cpu build
     // What the static rule's partition (unit model weights: core has no
     // collector/cost_weights) would have cost in the same seconds.
     const auto s = MeasureBalance(Partition(keys, statics, n), costs);
-    std::printf("shard balance, full build's measured durations, N=%d: largest/smallest = %.4f (%.1f / %.1f s; "
-                "fair share %.1f s); the unit-weight static rule's shards in these seconds: %.4f\n",
-                n, b.ratio, b.largest, b.smallest, total / n, s.max_over_min.value_or(0));
+    std::printf(
+        "shard balance, full build's measured durations, N=%d: largest/smallest = %.4f (%.1f / %.1f s; "
+        "fair share %.1f s); the unit-weight static rule's shards in these seconds: %.4f\n",
+        n, b.ratio, b.largest, b.smallest, total / n, s.max_over_min.value_or(0));
     CHECK(b.ratio <= 1.25);
   }
 }

@@ -175,8 +175,7 @@ std::optional<SystemLoad> LoadBetween(const SystemSample& before, const SystemSa
   return l;
 }
 
-NoiseVerdict ClassifyNoise(std::optional<double> cov, const std::optional<SystemLoad>& load,
-                           const NoiseThresholds& t) {
+NoiseVerdict ClassifyNoise(std::optional<double> cov, const std::optional<SystemLoad>& load, const NoiseThresholds& t) {
   NoiseVerdict v;
   v.cov = cov;
   std::string reason;

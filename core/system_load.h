@@ -39,11 +39,11 @@ std::optional<CpuTicks> ParseProcStat(std::string_view text);
 std::optional<double> ParseLoadavg1m(std::string_view text);
 
 struct SystemSample {
-  double wall_s = 0;                  // steady clock
-  std::optional<CpuTicks> ticks;      // unset where /proc/stat is unreadable
-  double own_cpu_s = 0;               // this process (all threads) + its reaped children
+  double wall_s = 0;              // steady clock
+  std::optional<CpuTicks> ticks;  // unset where /proc/stat is unreadable
+  double own_cpu_s = 0;           // this process (all threads) + its reaped children
   std::optional<double> loadavg_1m;
-  long ticks_per_s = 100;             // sysconf(_SC_CLK_TCK)
+  long ticks_per_s = 100;  // sysconf(_SC_CLK_TCK)
 };
 SystemSample SampleSystem();
 
@@ -52,7 +52,7 @@ struct SystemLoad {
   double window_s = 0;
   int cpus = 0;
   double own_cpu_cores = 0;
-  double outside_cpu_cores = 0;   // clamped at 0: tick rounding can make it slightly negative
+  double outside_cpu_cores = 0;  // clamped at 0: tick rounding can make it slightly negative
   std::optional<double> steal_cores;
   // /proc/stat counts whole ticks, so each CPU's busy time is known to about
   // one tick at each end of the window: 2 * cpus / (ticks_per_s * window_s).
@@ -93,7 +93,7 @@ std::string NoiseWarning(const std::vector<NoiseVerdict>& verdicts,
 // CPU frequency policy, null where the kernel does not expose it (virtual
 // machines often do not).
 struct CpuFrequencyPolicy {
-  std::optional<std::string> governor;      // one value, or "mixed: a, b"
+  std::optional<std::string> governor;  // one value, or "mixed: a, b"
   std::optional<bool> turbo;
   std::optional<std::string> turbo_source;  // the file it was read from
   bool operator==(const CpuFrequencyPolicy&) const = default;

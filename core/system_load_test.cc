@@ -135,8 +135,9 @@ TEST_CASE("the summary warning names the cause and counts runs") {
   }
   v[50] = ClassifyNoise(0.2, std::nullopt, t);
   const auto w = NoiseWarning(v, t);
-  CHECK(w == "42 of 100 runs are noisy: another process used 1.7 cores during 41 of 100 runs; "
-             "the timing CoV was at or above 10 % in 1 of 100 runs");
+  CHECK(w ==
+        "42 of 100 runs are noisy: another process used 1.7 cores during 41 of 100 runs; "
+        "the timing CoV was at or above 10 % in 1 of 100 runs");
   std::vector<NoiseVerdict> one{ClassifyNoise(0.5, std::nullopt, t)};
   CHECK(NoiseWarning(one, t) == "1 of 1 runs is noisy: the timing CoV was at or above 10 % in 1 of 1 runs");
 }

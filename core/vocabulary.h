@@ -55,8 +55,8 @@ inline constexpr Vocabulary<Backend, 4> kBackendVocabulary{
     {"eager", "torchscript", "cudagraph", "inductor"}};
 inline constexpr Vocabulary<Precision, 7> kPrecisionVocabulary{
     "precision",
-    {Precision::kFp32, Precision::kTf32, Precision::kDefault, Precision::kBf16, Precision::kFp16,
-     Precision::kAmpBf16, Precision::kAmpFp16},
+    {Precision::kFp32, Precision::kTf32, Precision::kDefault, Precision::kBf16, Precision::kFp16, Precision::kAmpBf16,
+     Precision::kAmpFp16},
     {"fp32", "tf32", "default", "bf16", "fp16", "amp-bf16", "amp-fp16"}};
 inline constexpr Vocabulary<Status, 7> kStatusVocabulary{
     "status",

@@ -51,8 +51,8 @@ struct AlbertEmbeddingsImpl : torch::nn::Module {
             "word_embeddings",
             torch::nn::Embedding(
                 torch::nn::EmbeddingOptions(c.vocab_size, c.embedding_size).padding_idx(c.pad_token_id)))),
-        position_embeddings(register_module("position_embeddings",
-                                            torch::nn::Embedding(c.max_position_embeddings, c.embedding_size))),
+        position_embeddings(
+            register_module("position_embeddings", torch::nn::Embedding(c.max_position_embeddings, c.embedding_size))),
         token_type_embeddings(
             register_module("token_type_embeddings", torch::nn::Embedding(c.type_vocab_size, c.embedding_size))),
         LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.embedding_size, c.layer_norm_eps))),
@@ -123,8 +123,7 @@ TORCH_MODULE(AlbertAttention);
 // the residual LayerNorm.
 struct AlbertLayerImpl : torch::nn::Module {
   explicit AlbertLayerImpl(const AlbertConfig& c)
-      : full_layer_layer_norm(
-            register_module("full_layer_layer_norm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),
+      : full_layer_layer_norm(register_module("full_layer_layer_norm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),
         attention(register_module("attention", AlbertAttention(c))),
         ffn(register_module("ffn", torch::nn::Linear(c.hidden_size, c.intermediate_size))),
         ffn_output(register_module("ffn_output", torch::nn::Linear(c.intermediate_size, c.hidden_size))) {}
@@ -255,11 +254,12 @@ void AddAlbertModels(std::vector<ModelInfo>& out) {
       // TorchBench's Hugging Face model table (basic_configs.py, "hf_Albert"): 512 and 512.
       .train_seq_len = 512,
       .eval_seq_len = 512,
-      .build = [] {
-        AlbertForMaskedLM net(AlbertConfig{});
-        auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
-        return LanguageModel{net.ptr(), forward};
-      },
+      .build =
+          [] {
+            AlbertForMaskedLM net(AlbertConfig{});
+            auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
+            return LanguageModel{net.ptr(), forward};
+          },
   });
   // Few parameters but BERT-base compute (12 layer applications at width
   // 768): one train step at 8 x 512 tokens is ~5 TFLOP, far over 2 s on 2 CPU

@@ -17,12 +17,11 @@ AlexNetImpl::AlexNetImpl(int64_t num_classes, double dropout) {
   auto relu = [] { return nn::ReLU(nn::ReLUOptions(true)); };
   auto pool = [] { return nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2)); };
   features = register_module(
-      "features",
-      nn::Sequential(nn::Conv2d(nn::Conv2dOptions(3, 64, 11).stride(4).padding(2)), relu(), pool(),
-                     nn::Conv2d(nn::Conv2dOptions(64, 192, 5).padding(2)), relu(), pool(),
-                     nn::Conv2d(nn::Conv2dOptions(192, 384, 3).padding(1)), relu(),
-                     nn::Conv2d(nn::Conv2dOptions(384, 256, 3).padding(1)), relu(),
-                     nn::Conv2d(nn::Conv2dOptions(256, 256, 3).padding(1)), relu(), pool()));
+      "features", nn::Sequential(nn::Conv2d(nn::Conv2dOptions(3, 64, 11).stride(4).padding(2)), relu(), pool(),
+                                 nn::Conv2d(nn::Conv2dOptions(64, 192, 5).padding(2)), relu(), pool(),
+                                 nn::Conv2d(nn::Conv2dOptions(192, 384, 3).padding(1)), relu(),
+                                 nn::Conv2d(nn::Conv2dOptions(384, 256, 3).padding(1)), relu(),
+                                 nn::Conv2d(nn::Conv2dOptions(256, 256, 3).padding(1)), relu(), pool()));
   avgpool = register_module("avgpool", nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({6, 6})));
   // Dropout sits before the first two linear layers here (not after, as in
   // VGG): that is the "one weird trick" layout torchvision follows.

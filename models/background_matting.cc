@@ -14,11 +14,15 @@ using torch::nn::Conv2dOptions;
 constexpr int64_t kNgf = 64, kNfPart = 64, kBlocks1 = 7, kBlocks2 = 3, kResolution = 512;
 constexpr double kLrG = 1e-4, kLrD = 1e-5;
 
-torch::nn::ReflectionPad2d Reflect(int64_t p) { return torch::nn::ReflectionPad2d(torch::nn::ReflectionPad2dOptions(p)); }
+torch::nn::ReflectionPad2d Reflect(int64_t p) {
+  return torch::nn::ReflectionPad2d(torch::nn::ReflectionPad2dOptions(p));
+}
 torch::nn::ReLU Relu() { return torch::nn::ReLU(torch::nn::ReLUOptions(true)); }
 torch::nn::Upsample Up2() {
-  return torch::nn::Upsample(
-      torch::nn::UpsampleOptions().scale_factor(std::vector<double>{2.0, 2.0}).mode(torch::kBilinear).align_corners(true));
+  return torch::nn::Upsample(torch::nn::UpsampleOptions()
+                                 .scale_factor(std::vector<double>{2.0, 2.0})
+                                 .mode(torch::kBilinear)
+                                 .align_corners(true));
 }
 Conv2d Conv(int64_t in, int64_t out, int64_t k, int64_t stride = 1, int64_t pad = 0, bool bias = true) {
   return Conv2d(Conv2dOptions(in, out, k).stride(stride).padding(pad).bias(bias));
@@ -26,9 +30,9 @@ Conv2d Conv(int64_t in, int64_t out, int64_t k, int64_t stride = 1, int64_t pad 
 
 struct ResnetBlockImpl : torch::nn::Module {
   explicit ResnetBlockImpl(int64_t dim)
-      : conv_block(register_module("conv_block",
-                                   torch::nn::Sequential(Reflect(1), Conv(dim, dim, 3), BatchNorm2d(dim), Relu(), Reflect(1),
-                                                         Conv(dim, dim, 3), BatchNorm2d(dim)))) {}
+      : conv_block(
+            register_module("conv_block", torch::nn::Sequential(Reflect(1), Conv(dim, dim, 3), BatchNorm2d(dim), Relu(),
+                                                                Reflect(1), Conv(dim, dim, 3), BatchNorm2d(dim)))) {}
   torch::Tensor forward(const torch::Tensor& x) { return x + conv_block->forward(x); }
   torch::nn::Sequential conv_block;
 };
@@ -52,9 +56,9 @@ torch::nn::Sequential Blocks(int64_t n, torch::nn::Sequential seq = torch::nn::S
 
 struct ResnetConditionHRImpl : torch::nn::Module {
   ResnetConditionHRImpl() {
-    model_enc1 = register_module("model_enc1", torch::nn::Sequential(Reflect(3), Conv(3, kNgf, 7), BatchNorm2d(kNgf),
-                                                                     Relu(), Conv(kNgf, kNgf * 2, 3, 2, 1),
-                                                                     BatchNorm2d(kNgf * 2), Relu()));
+    model_enc1 = register_module("model_enc1",
+                                 torch::nn::Sequential(Reflect(3), Conv(3, kNgf, 7), BatchNorm2d(kNgf), Relu(),
+                                                       Conv(kNgf, kNgf * 2, 3, 2, 1), BatchNorm2d(kNgf * 2), Relu()));
     model_enc2 = register_module(
         "model_enc2", torch::nn::Sequential(Conv(kNgf * 2, kNgf * 4, 3, 2, 1), BatchNorm2d(kNgf * 4), Relu()));
     model_enc_back = register_module("model_enc_back", Encoder(3));
@@ -64,21 +68,20 @@ struct ResnetConditionHRImpl : torch::nn::Module {
     comb_seg = register_module("comb_seg", Comb());
     comb_multi = register_module("comb_multi", Comb());
     model_res_dec = register_module(
-        "model_res_dec",
-        Blocks(kBlocks1, torch::nn::Sequential(Conv(kNgf * 4 + 3 * kNfPart, kNgf * 4, 1, 1, 0, false),
-                                               BatchNorm2d(kNgf * 4), Relu())));
+        "model_res_dec", Blocks(kBlocks1, torch::nn::Sequential(Conv(kNgf * 4 + 3 * kNfPart, kNgf * 4, 1, 1, 0, false),
+                                                                BatchNorm2d(kNgf * 4), Relu())));
     model_res_dec_al = register_module("model_res_dec_al", Blocks(kBlocks2));
     model_res_dec_fg = register_module("model_res_dec_fg", Blocks(kBlocks2));
     model_al_out = register_module(
         "model_al_out",
         torch::nn::Sequential(Up2(), Conv(kNgf * 4, kNgf * 2, 3, 1, 1), BatchNorm2d(kNgf * 2), Relu(),  //
-                              Up2(), Conv(kNgf * 2, kNgf, 3, 1, 1), BatchNorm2d(kNgf), Relu(),       //
+                              Up2(), Conv(kNgf * 2, kNgf, 3, 1, 1), BatchNorm2d(kNgf), Relu(),          //
                               Reflect(3), Conv(kNgf, 1, 7), torch::nn::Tanh()));
-    model_dec_fg1 = register_module(
-        "model_dec_fg1", torch::nn::Sequential(Up2(), Conv(kNgf * 4, kNgf * 2, 3, 1, 1), BatchNorm2d(kNgf * 2), Relu()));
-    model_fg_out = register_module("model_fg_out",
-                                   torch::nn::Sequential(Up2(), Conv(kNgf * 4, kNgf, 3, 1, 1), BatchNorm2d(kNgf), Relu(),
-                                                         Reflect(3), Conv(kNgf, 3, 7)));
+    model_dec_fg1 = register_module("model_dec_fg1", torch::nn::Sequential(Up2(), Conv(kNgf * 4, kNgf * 2, 3, 1, 1),
+                                                                           BatchNorm2d(kNgf * 2), Relu()));
+    model_fg_out =
+        register_module("model_fg_out", torch::nn::Sequential(Up2(), Conv(kNgf * 4, kNgf, 3, 1, 1), BatchNorm2d(kNgf),
+                                                              Relu(), Reflect(3), Conv(kNgf, 3, 7)));
   }
 
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& image, const torch::Tensor& back,
@@ -112,10 +115,10 @@ struct MultiscaleDiscriminatorImpl : torch::nn::Module {
   MultiscaleDiscriminatorImpl() {
     auto norm = [](int64_t c) { return torch::nn::InstanceNorm2d(torch::nn::InstanceNorm2dOptions(c)); };
     auto leaky = [] { return torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2).inplace(true)); };
-    layer0 = register_module("layer0", torch::nn::Sequential(Conv(3, 64, 4, 2, 2), leaky(),                    //
-                                                             Conv(64, 128, 4, 2, 2), norm(128), leaky(),     //
-                                                             Conv(128, 256, 4, 2, 2), norm(256), leaky(),    //
-                                                             Conv(256, 512, 4, 1, 2), norm(512), leaky(),    //
+    layer0 = register_module("layer0", torch::nn::Sequential(Conv(3, 64, 4, 2, 2), leaky(),                //
+                                                             Conv(64, 128, 4, 2, 2), norm(128), leaky(),   //
+                                                             Conv(128, 256, 4, 2, 2), norm(256), leaky(),  //
+                                                             Conv(256, 512, 4, 1, 2), norm(512), leaky(),  //
                                                              Conv(512, 1, 4, 1, 2)));
   }
   torch::Tensor forward(const torch::Tensor& x) { return layer0->forward(x); }
@@ -194,7 +197,8 @@ torch::Tensor NormalizedL1(const torch::Tensor& alpha, const torch::Tensor& alph
 
 // alpha_gradient_loss: normalised L1 of the Sobel responses. The filters are
 // built on the host and copied over each call, as in the reference.
-torch::Tensor AlphaGradientLoss(const torch::Tensor& alpha, const torch::Tensor& alpha_pred, const torch::Tensor& mask) {
+torch::Tensor AlphaGradientLoss(const torch::Tensor& alpha, const torch::Tensor& alpha_pred,
+                                const torch::Tensor& mask) {
   auto host = torch::TensorOptions().dtype(alpha.scalar_type());
   auto fx = torch::tensor({1., 0., -1., 2., 0., -2., 1., 0., -1.}, host).view({1, 1, 3, 3}).to(alpha.device());
   auto fy = torch::tensor({1., 2., 1., 0., 0., 0., -1., -2., -1.}, host).view({1, 1, 3, 3}).to(alpha.device());
@@ -221,7 +225,8 @@ class BackgroundMattingWorkload : public Workload {
  public:
   BackgroundMattingWorkload(const WorkloadOptions& opt, int64_t size) : rng_(opt.seed) {
     TORCH_CHECK(opt.batch_size >= 1, "Background_Matting: batch size must be positive, got ", opt.batch_size);
-    TORCH_CHECK(size >= 32 && size % 4 == 0, "Background_Matting: frame size must be a multiple of 4, >= 32, got ", size);
+    TORCH_CHECK(size >= 32 && size % 4 == 0, "Background_Matting: frame size must be a multiple of 4, >= 32, got ",
+                size);
     net_->to(opt.device);
     auto f = torch::TensorOptions(opt.device);
     const int64_t n = opt.batch_size;
@@ -274,8 +279,8 @@ class BackgroundMattingWorkload : public Workload {
     auto mask1 = (seg_gt > 0.95).to(torch::kFloat);
 
     auto [alpha_pred, fg_pred] = netG->forward(image, bg, seg, multi_fr);
-    auto al_loss = NormalizedL1(alpha_pred_sup, alpha_pred, mask0) +
-                   0.5 * AlphaGradientLoss(alpha_pred_sup, alpha_pred, mask0);
+    auto al_loss =
+        NormalizedL1(alpha_pred_sup, alpha_pred, mask0) + 0.5 * AlphaGradientLoss(alpha_pred_sup, alpha_pred, mask0);
     auto fg_loss = NormalizedL1(fg_pred_sup, fg_pred, mask);
     auto comp_loss = ComposeLoss(image, alpha_pred, fg_pred, bg, mask1);
 

@@ -43,9 +43,7 @@ torch::nn::LayerNorm MakeLayerNorm(int64_t dim) { return torch::nn::LayerNorm(to
 struct ScaledTiedEmbeddingImpl : torch::nn::Module {
   ScaledTiedEmbeddingImpl(const torch::Tensor& shared, int64_t padding_idx, double embed_scale)
       : weight(register_buffer("weight", shared)), padding_idx(padding_idx), embed_scale(embed_scale) {}
-  torch::Tensor forward(const torch::Tensor& ids) {
-    return torch::embedding(weight, ids, padding_idx) * embed_scale;
-  }
+  torch::Tensor forward(const torch::Tensor& ids) { return torch::embedding(weight, ids, padding_idx) * embed_scale; }
   torch::Tensor weight;
   int64_t padding_idx;
   double embed_scale;
@@ -96,8 +94,8 @@ torch::Tensor Dropout(const torch::Tensor& x, double p, bool train) { return tor
 
 struct BartEncoderLayerImpl : torch::nn::Module {
   explicit BartEncoderLayerImpl(const BartConfig& c)
-      : self_attn(register_module(
-            "self_attn", BartAttention(c.d_model, c.encoder_attention_heads, c.attention_dropout, false))),
+      : self_attn(register_module("self_attn",
+                                  BartAttention(c.d_model, c.encoder_attention_heads, c.attention_dropout, false))),
         self_attn_layer_norm(register_module("self_attn_layer_norm", MakeLayerNorm(c.d_model))),
         fc1(register_module("fc1", torch::nn::Linear(c.d_model, c.encoder_ffn_dim))),
         fc2(register_module("fc2", torch::nn::Linear(c.encoder_ffn_dim, c.d_model))),
@@ -115,8 +113,8 @@ struct BartEncoderLayerImpl : torch::nn::Module {
     hidden = Dropout(fc2(hidden), dropout, train);
     hidden = final_layer_norm(residual + hidden);
     // As the reference: fp16 activations that overflowed are clamped.
-    if (hidden.scalar_type() == torch::kHalf && (torch::isinf(hidden).any().item<bool>() ||
-                                                 torch::isnan(hidden).any().item<bool>())) {
+    if (hidden.scalar_type() == torch::kHalf &&
+        (torch::isinf(hidden).any().item<bool>() || torch::isnan(hidden).any().item<bool>())) {
       const double clamp_value = static_cast<double>(std::numeric_limits<c10::Half>::max()) - 1000;
       hidden = torch::clamp(hidden, -clamp_value, clamp_value);
     }
@@ -133,11 +131,11 @@ TORCH_MODULE(BartEncoderLayer);
 
 struct BartDecoderLayerImpl : torch::nn::Module {
   explicit BartDecoderLayerImpl(const BartConfig& c)
-      : self_attn(register_module(
-            "self_attn", BartAttention(c.d_model, c.decoder_attention_heads, c.attention_dropout, true))),
+      : self_attn(register_module("self_attn",
+                                  BartAttention(c.d_model, c.decoder_attention_heads, c.attention_dropout, true))),
         self_attn_layer_norm(register_module("self_attn_layer_norm", MakeLayerNorm(c.d_model))),
-        encoder_attn(register_module(
-            "encoder_attn", BartAttention(c.d_model, c.decoder_attention_heads, c.attention_dropout, false))),
+        encoder_attn(register_module("encoder_attn",
+                                     BartAttention(c.d_model, c.decoder_attention_heads, c.attention_dropout, false))),
         encoder_attn_layer_norm(register_module("encoder_attn_layer_norm", MakeLayerNorm(c.d_model))),
         fc1(register_module("fc1", torch::nn::Linear(c.d_model, c.decoder_ffn_dim))),
         fc2(register_module("fc2", torch::nn::Linear(c.decoder_ffn_dim, c.d_model))),
@@ -176,8 +174,8 @@ struct BartStackImpl : torch::nn::Module {
       : embed_tokens(register_module(
             "embed_tokens", ScaledTiedEmbedding(shared, c.pad_token_id,
                                                 c.scale_embedding ? std::sqrt(static_cast<double>(c.d_model)) : 1.0))),
-        embed_positions(register_module(
-            "embed_positions", torch::nn::Embedding(c.max_position_embeddings + kPositionOffset, c.d_model))),
+        embed_positions(register_module("embed_positions",
+                                        torch::nn::Embedding(c.max_position_embeddings + kPositionOffset, c.d_model))),
         layers(register_module("layers", torch::nn::ModuleList())),
         layernorm_embedding(register_module("layernorm_embedding", MakeLayerNorm(c.d_model))),
         is_decoder(is_decoder),
@@ -298,13 +296,14 @@ void AddBartModels(std::vector<ModelInfo>& out) {
       .eval_seq_len = 512,
       .pad_token_id = config.pad_token_id,
       .decoder_start_token_id = config.decoder_start_token_id,
-      .build = [] {
-        BartForConditionalGeneration net(BartConfig{});
-        auto forward = [net](const torch::Tensor& ids, const torch::Tensor& decoder_ids) mutable {
-          return net->forward(ids, decoder_ids);
-        };
-        return LanguageModel{net.ptr(), forward};
-      },
+      .build =
+          [] {
+            BartForConditionalGeneration net(BartConfig{});
+            auto forward = [net](const torch::Tensor& ids, const torch::Tensor& decoder_ids) mutable {
+              return net->forward(ids, decoder_ids);
+            };
+            return LanguageModel{net.ptr(), forward};
+          },
   });
   // One train step at 4 x 512 source and target tokens is several TFLOP, far
   // over 2 s on 2 CPU cores.

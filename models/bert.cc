@@ -26,9 +26,13 @@ torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps) {
 
 struct BertEmbeddingsImpl : torch::nn::Module {
   explicit BertEmbeddingsImpl(const BertConfig& c)
-      : word_embeddings(register_module("word_embeddings", torch::nn::Embedding(torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size).padding_idx(0)))),
-        position_embeddings(register_module("position_embeddings", torch::nn::Embedding(c.max_position_embeddings, c.hidden_size))),
-        token_type_embeddings(register_module("token_type_embeddings", torch::nn::Embedding(c.type_vocab_size, c.hidden_size))),
+      : word_embeddings(register_module(
+            "word_embeddings",
+            torch::nn::Embedding(torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size).padding_idx(0)))),
+        position_embeddings(
+            register_module("position_embeddings", torch::nn::Embedding(c.max_position_embeddings, c.hidden_size))),
+        token_type_embeddings(
+            register_module("token_type_embeddings", torch::nn::Embedding(c.type_vocab_size, c.hidden_size))),
         LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),
         dropout_p(c.hidden_dropout_prob) {}
 

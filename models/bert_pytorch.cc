@@ -283,8 +283,7 @@ class BertPytorchWorkload : public Workload {
     samples_per_step_ = opt.batch_size;
     if (opt.mode == Mode::kTrain) {
       optimizer_ = std::make_unique<torch::optim::Adam>(
-          net_->parameters(),
-          torch::optim::AdamOptions(kAdamLr).betas({kBeta1, kBeta2}).weight_decay(kWeightDecay));
+          net_->parameters(), torch::optim::AdamOptions(kAdamLr).betas({kBeta1, kBeta2}).weight_decay(kWeightDecay));
     }
   }
 
@@ -309,8 +308,9 @@ class BertPytorchWorkload : public Workload {
 
   std::optional<std::string> CompiledForwardUnsupported(Mode mode) const override {
     if (mode == Mode::kTrain) {
-      return std::string("the loss needs both heads' outputs (next sentence and masked LM); Forward() returns the "
-                         "masked-LM output only");
+      return std::string(
+          "the loss needs both heads' outputs (next sentence and masked LM); Forward() returns the "
+          "masked-LM output only");
     }
     return std::nullopt;
   }

@@ -134,8 +134,8 @@ std::vector<std::vector<int32_t>> BlockRandMask(NumpyLegacyRandom& rng, int64_t 
 torch::Tensor RandomAttentionPlan(const BigBirdConfig& c, int64_t layer_idx, int64_t seq_length, bool training) {
   static std::mutex mutex;
   static std::map<std::tuple<int64_t, int64_t, int64_t, bool>, std::vector<int64_t>> cache;
-  TORCH_CHECK(seq_length == 1024 || seq_length == 3072 || seq_length == 4096,
-              "hf_bigbird: block-sparse attention at ", seq_length,
+  TORCH_CHECK(seq_length == 1024 || seq_length == 3072 || seq_length == 4096, "hf_bigbird: block-sparse attention at ",
+              seq_length,
               " tokens needs transformers' per-head random plan, which is not implemented (only 1024, 3072 and "
               "4096 tokens, the lengths TorchBench uses, are)");
   const int64_t rows = seq_length / c.block_size - 2;
@@ -166,9 +166,10 @@ torch::Tensor RandomAttentionPlan(const BigBirdConfig& c, int64_t layer_idx, int
 
 struct BigBirdEmbeddingsImpl : torch::nn::Module {
   explicit BigBirdEmbeddingsImpl(const BigBirdConfig& c)
-      : word_embeddings(register_module(
-            "word_embeddings",
-            torch::nn::Embedding(torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size).padding_idx(c.pad_token_id)))),
+      : word_embeddings(
+            register_module("word_embeddings",
+                            torch::nn::Embedding(
+                                torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size).padding_idx(c.pad_token_id)))),
         position_embeddings(
             register_module("position_embeddings", torch::nn::Embedding(c.max_position_embeddings, c.hidden_size))),
         token_type_embeddings(
@@ -206,7 +207,8 @@ BlockSparseMasks MakeBlockSparseMasks(const torch::Tensor& attention_mask, int64
   const auto bsz = attention_mask.size(0), seq = attention_mask.size(1);
   BlockSparseMasks m;
   m.blocked = attention_mask.view({bsz, seq / block_size, block_size});
-  auto exp_blocked_to_pad = torch::cat({m.blocked.slice(1, 1, -3), m.blocked.slice(1, 2, -2), m.blocked.slice(1, 3, -1)}, 2);
+  auto exp_blocked_to_pad =
+      torch::cat({m.blocked.slice(1, 1, -3), m.blocked.slice(1, 2, -2), m.blocked.slice(1, 3, -1)}, 2);
   m.band = torch::einsum("blq,blk->blqk", {m.blocked.slice(1, 2, -2), exp_blocked_to_pad}).unsqueeze(1);
   m.from = attention_mask.view({bsz, 1, seq, 1});
   m.to = attention_mask.view({bsz, 1, 1, seq});
@@ -317,14 +319,13 @@ struct BigBirdSelfAttentionImpl : torch::nn::Module {
     auto first_context_layer = BmmNd(first_attn_weights, value_layer, 4).unsqueeze(2);
 
     // 2nd part: q[1] attends to key blocks 0, 1, 2, last and its random blocks.
-    auto second_key_mat = torch::cat(
-        {bk.select(2, 0), bk.select(2, 1), bk.select(2, 2), bk.select(2, -1), gathered_key.select(2, 0)}, 2);
+    auto second_key_mat =
+        torch::cat({bk.select(2, 0), bk.select(2, 1), bk.select(2, 2), bk.select(2, -1), gathered_key.select(2, 0)}, 2);
     auto second_value_mat = torch::cat(
         {bv.select(2, 0), bv.select(2, 1), bv.select(2, 2), bv.select(2, -1), gathered_value.select(2, 0)}, 2);
     auto second_product = BmmNdTranspose(bq.select(2, 1), second_key_mat, 4);
-    auto second_seq_pad = torch::cat({to_mask.slice(3, 0, 3 * bs), to_mask.slice(3, -bs),
-                                      to_mask.new_ones({bsz, 1, 1, r * bs})},
-                                     3);
+    auto second_seq_pad =
+        torch::cat({to_mask.slice(3, 0, 3 * bs), to_mask.slice(3, -bs), to_mask.new_ones({bsz, 1, 1, r * bs})}, 3);
     auto second_rand_pad = torch::cat({rand_mask.new_ones({bsz, h, bs, 4 * bs}), rand_mask.select(2, 0)}, 3);
     second_product = second_product * rsqrt_d;
     second_product += torch::rsub(torch::minimum(second_seq_pad, second_rand_pad), 1.0) * penalty;
@@ -361,8 +362,8 @@ struct BigBirdSelfAttentionImpl : torch::nn::Module {
     auto second_last_value_mat = torch::cat(
         {bv.select(2, 0), bv.select(2, -3), bv.select(2, -2), bv.select(2, -1), gathered_value.select(2, -1)}, 2);
     auto second_last_product = BmmNdTranspose(bq.select(2, -2), second_last_key_mat, 4);
-    auto second_last_seq_pad = torch::cat(
-        {to_mask.slice(3, 0, bs), to_mask.slice(3, -3 * bs), to_mask.new_ones({bsz, 1, 1, r * bs})}, 3);
+    auto second_last_seq_pad =
+        torch::cat({to_mask.slice(3, 0, bs), to_mask.slice(3, -3 * bs), to_mask.new_ones({bsz, 1, 1, r * bs})}, 3);
     auto second_last_rand_pad = torch::cat({rand_mask.new_ones({bsz, h, bs, 4 * bs}), rand_mask.select(2, -1)}, 3);
     second_last_product = second_last_product * rsqrt_d;
     second_last_product += torch::rsub(torch::minimum(second_last_seq_pad, second_last_rand_pad), 1.0) * penalty;
@@ -376,9 +377,8 @@ struct BigBirdSelfAttentionImpl : torch::nn::Module {
     auto last_attn_weights = torch::softmax(last_product, -1);
     auto last_context_layer = BmmNd(last_attn_weights, value_layer, 4).unsqueeze(2);
 
-    auto out = torch::cat({first_context_layer, second_context_layer, context_layer, second_last_context_layer,
-                           last_context_layer},
-                          2);
+    auto out = torch::cat(
+        {first_context_layer, second_context_layer, context_layer, second_last_context_layer, last_context_layer}, 2);
     out = out.view({bsz, h, seq, -1}) * masks.from;
     out = torch::transpose(out, 1, 2);
     return out.contiguous().view({bsz, seq, -1});

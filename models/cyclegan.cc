@@ -16,15 +16,19 @@ using torch::nn::Conv2dOptions;
 torch::nn::InstanceNorm2d Norm(int64_t c) {
   return torch::nn::InstanceNorm2d(torch::nn::InstanceNorm2dOptions(c).affine(false).track_running_stats(false));
 }
-torch::nn::ReflectionPad2d Reflect(int64_t p) { return torch::nn::ReflectionPad2d(torch::nn::ReflectionPad2dOptions(p)); }
+torch::nn::ReflectionPad2d Reflect(int64_t p) {
+  return torch::nn::ReflectionPad2d(torch::nn::ReflectionPad2dOptions(p));
+}
 torch::nn::ReLU Relu() { return torch::nn::ReLU(torch::nn::ReLUOptions(true)); }
-torch::nn::LeakyReLU Leaky() { return torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2).inplace(true)); }
+torch::nn::LeakyReLU Leaky() {
+  return torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2).inplace(true));
+}
 
 struct ResnetBlockImpl : torch::nn::Module {
   explicit ResnetBlockImpl(int64_t dim)
-      : conv_block(register_module("conv_block",
-                                   torch::nn::Sequential(Reflect(1), Conv2d(Conv2dOptions(dim, dim, 3)), Norm(dim), Relu(),
-                                                         Reflect(1), Conv2d(Conv2dOptions(dim, dim, 3)), Norm(dim)))) {}
+      : conv_block(register_module(
+            "conv_block", torch::nn::Sequential(Reflect(1), Conv2d(Conv2dOptions(dim, dim, 3)), Norm(dim), Relu(),
+                                                Reflect(1), Conv2d(Conv2dOptions(dim, dim, 3)), Norm(dim)))) {}
   torch::Tensor forward(const torch::Tensor& x) { return x + conv_block->forward(x); }
   torch::nn::Sequential conv_block;
 };
@@ -180,7 +184,8 @@ class CycleGanWorkload : public Workload {
 
   std::optional<std::string> CompiledForwardUnsupported(Mode mode) const override {
     if (mode == Mode::kTrain) {
-      return std::string("the train step runs and updates two generators and two discriminators; Forward() is G_A alone");
+      return std::string(
+          "the train step runs and updates two generators and two discriminators; Forward() is G_A alone");
     }
     return std::nullopt;
   }

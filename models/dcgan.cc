@@ -18,7 +18,9 @@ torch::nn::Conv2d Down(int64_t in, int64_t out, int64_t stride, int64_t pad) {
   return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 4).stride(stride).padding(pad).bias(false));
 }
 
-torch::nn::LeakyReLU Leaky() { return torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2).inplace(true)); }
+torch::nn::LeakyReLU Leaky() {
+  return torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.2).inplace(true));
+}
 torch::nn::ReLU Relu() { return torch::nn::ReLU(torch::nn::ReLUOptions(true)); }
 
 struct GeneratorImpl : torch::nn::Module {
@@ -94,7 +96,8 @@ class DcganWorkload : public Workload {
 
   std::optional<std::string> CompiledForwardUnsupported(Mode mode) const override {
     if (mode == Mode::kTrain) {
-      return std::string("the train step updates the generator and the discriminator; Forward() is the discriminator alone");
+      return std::string(
+          "the train step updates the generator and the discriminator; Forward() is the discriminator alone");
     }
     return std::nullopt;
   }

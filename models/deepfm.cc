@@ -11,9 +11,9 @@ namespace {
 
 // Criteo Kaggle categorical cardinalities (facebookresearch/dlrm
 // --data-set=kaggle; TorchRec's KAGGLE_NUM_EMBEDDINGS_PER_FEATURE).
-const std::vector<int64_t> kVocab = {1460, 583,   10131227, 2202608, 305, 24,      12517, 633, 3,
-                                     93145, 5683, 8351593,  3194,    27,  14992,   5461306, 10,  5652,
-                                     2173, 4,     7046547,  18,      15,  286181,  105,     142572};
+const std::vector<int64_t> kVocab = {1460,  583,  10131227, 2202608, 305, 24,     12517,   633,   3,
+                                     93145, 5683, 8351593,  3194,    27,  14992,  5461306, 10,    5652,
+                                     2173,  4,    7046547,  18,      15,  286181, 105,     142572};
 constexpr int64_t kSmokeVocabCap = 1'000;
 constexpr int64_t kDense = 13, kEmbDim = 10;
 const std::vector<int64_t> kHidden = {400, 400, 400};
@@ -29,12 +29,12 @@ struct DeepFmImpl : torch::nn::Module {
       torch::NoGradGuard g;
       // Passing the initialised weight skips Embedding's own N(0, 1) fill.
       for (int64_t n : vocab) {
-        embeddings->push_back(
-            torch::nn::Embedding(torch::nn::EmbeddingOptions(n, kEmbDim)._weight(torch::empty({n, kEmbDim}).normal_(0.0, kInitStd))));
+        embeddings->push_back(torch::nn::Embedding(
+            torch::nn::EmbeddingOptions(n, kEmbDim)._weight(torch::empty({n, kEmbDim}).normal_(0.0, kInitStd))));
       }
       for (int64_t n : vocab) {
-        first_order->push_back(
-            torch::nn::Embedding(torch::nn::EmbeddingOptions(n, 1)._weight(torch::empty({n, 1}).normal_(0.0, kInitStd))));
+        first_order->push_back(torch::nn::Embedding(
+            torch::nn::EmbeddingOptions(n, 1)._weight(torch::empty({n, 1}).normal_(0.0, kInitStd))));
       }
     }
     for (const auto& m : *embeddings) tables.push_back(m->as<torch::nn::Embedding>());
@@ -64,7 +64,7 @@ struct DeepFmImpl : torch::nn::Module {
     }
     // Continuous fields: the value scales its field vector.
     auto dense_vectors = dense.unsqueeze(2) * dense_embedding.unsqueeze(0);  // [B, 13, 10]
-    auto e = torch::cat({dense_vectors, torch::stack(vectors, 1)}, 1);      // [B, 39, 10]
+    auto e = torch::cat({dense_vectors, torch::stack(vectors, 1)}, 1);       // [B, 39, 10]
     // FM: first order (bias included in the Linear) and the pairwise term.
     auto y_first = dense_first_order->forward(dense) + torch::cat(firsts, 1).sum(1, /*keepdim=*/true);
     auto square_of_sum = e.sum(1).pow(2);
@@ -92,7 +92,8 @@ std::vector<int64_t> VocabFor(bool smoke) {
 
 class DeepFmWorkload : public Workload {
  public:
-  explicit DeepFmWorkload(const WorkloadOptions& opt) : batch_(opt.batch_size), vocab_(VocabFor(opt.smoke)), net_(nullptr) {
+  explicit DeepFmWorkload(const WorkloadOptions& opt)
+      : batch_(opt.batch_size), vocab_(VocabFor(opt.smoke)), net_(nullptr) {
     TORCH_CHECK(opt.batch_size >= 1, "deepfm: batch size must be >= 1, got ", opt.batch_size);
     net_ = DeepFm(vocab_);
     net_->to(opt.device);

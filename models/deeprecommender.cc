@@ -69,8 +69,8 @@ class DeepRecommenderWorkload : public Workload {
     inputs_["ratings"] = ratings * rated;
     samples_per_step_ = opt.batch_size;
     if (opt.mode == Mode::kTrain) {
-      optimizer_ = std::make_unique<torch::optim::SGD>(net_->parameters(),
-                                                       torch::optim::SGDOptions(kLr).momentum(kMomentum));
+      optimizer_ =
+          std::make_unique<torch::optim::SGD>(net_->parameters(), torch::optim::SGDOptions(kLr).momentum(kMomentum));
     }
   }
 

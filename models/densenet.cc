@@ -30,12 +30,12 @@ TORCH_MODULE(Transition);
 DenseLayerImpl::DenseLayerImpl(int64_t num_input_features, int64_t growth_rate, int64_t bn_size, double drop_rate)
     : norm1(register_module("norm1", torch::nn::BatchNorm2d(num_input_features))),
       norm2(register_module("norm2", torch::nn::BatchNorm2d(bn_size * growth_rate))),
-      conv1(register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(num_input_features,
-                                                                                  bn_size * growth_rate, 1)
-                                                           .bias(false)))),
-      conv2(register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(bn_size * growth_rate, growth_rate, 3)
-                                                           .padding(1)
-                                                           .bias(false)))),
+      conv1(register_module(
+          "conv1",
+          torch::nn::Conv2d(torch::nn::Conv2dOptions(num_input_features, bn_size * growth_rate, 1).bias(false)))),
+      conv2(register_module(
+          "conv2",
+          torch::nn::Conv2d(torch::nn::Conv2dOptions(bn_size * growth_rate, growth_rate, 3).padding(1).bias(false)))),
       drop_rate(drop_rate) {
   TORCH_CHECK(drop_rate >= 0 && drop_rate < 1, "drop_rate must be in [0, 1), got ", drop_rate);
 }
@@ -47,8 +47,8 @@ torch::Tensor DenseLayerImpl::forward(const std::vector<torch::Tensor>& prev_fea
   auto bottleneck = conv1(norm1(torch::cat(prev_features, 1)).relu_());
   auto out = conv2(norm2(bottleneck).relu_());
   if (drop_rate > 0) {
-    out = torch::nn::functional::dropout(out, torch::nn::functional::DropoutFuncOptions().p(drop_rate).training(
-                                                  is_training()));
+    out = torch::nn::functional::dropout(
+        out, torch::nn::functional::DropoutFuncOptions().p(drop_rate).training(is_training()));
   }
   return out;
 }
@@ -57,8 +57,9 @@ DenseBlockImpl::DenseBlockImpl(int64_t num_layers, int64_t num_input_features, i
                                double drop_rate) {
   TORCH_CHECK(num_layers >= 1, "a dense block needs at least one layer, got ", num_layers);
   for (int64_t i = 0; i < num_layers; ++i) {
-    layers.push_back(register_module("denselayer" + std::to_string(i + 1),
-                                     DenseLayer(num_input_features + i * growth_rate, growth_rate, bn_size, drop_rate)));
+    layers.push_back(
+        register_module("denselayer" + std::to_string(i + 1),
+                        DenseLayer(num_input_features + i * growth_rate, growth_rate, bn_size, drop_rate)));
   }
 }
 
@@ -75,10 +76,8 @@ DenseNetImpl::DenseNetImpl(const DenseNetConfig& config) {
   TORCH_CHECK(config.num_classes > 0, "num_classes must be positive, got ", config.num_classes);
   namespace nn = torch::nn;
   features = register_module("features", nn::Sequential());
-  features->push_back("conv0", nn::Conv2d(nn::Conv2dOptions(3, config.num_init_features, 7)
-                                              .stride(2)
-                                              .padding(3)
-                                              .bias(false)));
+  features->push_back("conv0",
+                      nn::Conv2d(nn::Conv2dOptions(3, config.num_init_features, 7).stride(2).padding(3).bias(false)));
   features->push_back("norm0", nn::BatchNorm2d(config.num_init_features));
   features->push_back("relu0", nn::ReLU(nn::ReLUOptions(true)));
   features->push_back("pool0", nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2).padding(1)));

@@ -134,9 +134,9 @@ std::vector<Tensor> FpnImpl::forward(const std::vector<Tensor>& c) {
   results[n - 1] = layer_blocks[n - 1]->as<Block>()->forward(last_inner);
   for (int64_t i = n - 2; i >= 0; --i) {
     auto lateral = inner_blocks[i]->as<Block>()->forward(c[i]);
-    auto top_down = F::interpolate(last_inner, F::InterpolateFuncOptions()
-                                                   .size(std::vector<int64_t>{lateral.size(2), lateral.size(3)})
-                                                   .mode(torch::kNearest));
+    auto top_down = F::interpolate(
+        last_inner,
+        F::InterpolateFuncOptions().size(std::vector<int64_t>{lateral.size(2), lateral.size(3)}).mode(torch::kNearest));
     last_inner = lateral + top_down;
     results[i] = layer_blocks[i]->as<Block>()->forward(last_inner);
   }

@@ -146,8 +146,7 @@ TORCH_MODULE(DistilBertModel);
 // its own parameter.
 struct VocabProjectorImpl : torch::nn::Module {
   VocabProjectorImpl(const torch::Tensor& tied_weight, int64_t vocab_size)
-      : weight(register_buffer("weight", tied_weight)),
-        bias(register_parameter("bias", torch::zeros({vocab_size}))) {}
+      : weight(register_buffer("weight", tied_weight)), bias(register_parameter("bias", torch::zeros({vocab_size}))) {}
   torch::Tensor forward(const torch::Tensor& hidden) { return torch::linear(hidden, weight, bias); }
   torch::Tensor weight, bias;
 };
@@ -210,11 +209,12 @@ void AddDistilBertModels(std::vector<ModelInfo>& out) {
       // TorchBench's Hugging Face model table (basic_configs.py, "hf_DistilBert"): 512 and 512.
       .train_seq_len = 512,
       .eval_seq_len = 512,
-      .build = [] {
-        DistilBertForMaskedLM net(DistilBertConfig{});
-        auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
-        return LanguageModel{net.ptr(), forward};
-      },
+      .build =
+          [] {
+            DistilBertForMaskedLM net(DistilBertConfig{});
+            auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
+            return LanguageModel{net.ptr(), forward};
+          },
   });
   // One train step at 8 x 512 tokens is ~3.3 TFLOP, far over 2 s on 2 CPU cores.
   info.cpu_batch = BatchSizes{1, 1};

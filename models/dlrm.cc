@@ -135,8 +135,8 @@ class DlrmWorkload : public Workload {
     top.insert(top.end(), kTopHidden.begin(), kTopHidden.end());
     for (size_t i = 0; i + 1 < top.size(); ++i) mlp += static_cast<double>(top[i]) * top[i + 1];
     const double features = kNumTables + 1;
-    const double per_sample = 2.0 * mlp + 2.0 * features * features * kEmbDim +
-                              static_cast<double>(kNumTables) * kIndicesPerLookup * kEmbDim;
+    const double per_sample =
+        2.0 * mlp + 2.0 * features * features * kEmbDim + static_cast<double>(kNumTables) * kIndicesPerLookup * kEmbDim;
     const double fwd = per_sample * static_cast<double>(batch_);
     return mode == Mode::kEval ? fwd : 3.0 * fwd;
   }

@@ -12,10 +12,10 @@ namespace nn = torch::nn;
 
 // --- doctr_det_predictor: DBNet db_resnet50 ---------------------------------
 
-constexpr int64_t kDetSide = 1024;       // TorchBench: torch.randn(batch, 3, 1024, 1024)
-constexpr int64_t kDetSmokeSide = 128;   // smoke: the network is fully convolutional
-constexpr int64_t kHeadChans = 256;      // DBNet(head_chans=256)
-constexpr int64_t kNumClasses = 1;       // class_names = [CLASS_NAME] ("words")
+constexpr int64_t kDetSide = 1024;      // TorchBench: torch.randn(batch, 3, 1024, 1024)
+constexpr int64_t kDetSmokeSide = 128;  // smoke: the network is fully convolutional
+constexpr int64_t kHeadChans = 256;     // DBNet(head_chans=256)
+constexpr int64_t kNumClasses = 1;      // class_names = [CLASS_NAME] ("words")
 
 nn::Conv2d Conv(int64_t in, int64_t out, int64_t k, int64_t pad, bool bias) {
   return nn::Conv2d(nn::Conv2dOptions(in, out, k).padding(pad).bias(bias));
@@ -99,10 +99,10 @@ TORCH_MODULE(FeaturePyramid);
 // DBNet's prob_head / thresh_head: conv3x3, two ConvTranspose2d(2, stride 2).
 nn::Sequential DbHead() {
   const int64_t c = kHeadChans / 4;
-  return nn::Sequential(
-      Conv(kHeadChans, c, 3, 1, false), nn::BatchNorm2d(c), nn::ReLU(true),
-      nn::ConvTranspose2d(nn::ConvTranspose2dOptions(c, c, 2).stride(2).bias(false)), nn::BatchNorm2d(c),
-      nn::ReLU(true), nn::ConvTranspose2d(nn::ConvTranspose2dOptions(c, kNumClasses, 2).stride(2)));
+  return nn::Sequential(Conv(kHeadChans, c, 3, 1, false), nn::BatchNorm2d(c), nn::ReLU(true),
+                        nn::ConvTranspose2d(nn::ConvTranspose2dOptions(c, c, 2).stride(2).bias(false)),
+                        nn::BatchNorm2d(c), nn::ReLU(true),
+                        nn::ConvTranspose2d(nn::ConvTranspose2dOptions(c, kNumClasses, 2).stride(2)));
 }
 
 // kaiming_normal (fan_out, relu) for every Conv2d, BN weight 1 / bias 0: the
@@ -168,10 +168,10 @@ class DoctrDetWorkload : public Workload {
 
 // --- doctr_reco_predictor: CRNN crnn_vgg16_bn ------------------------------
 
-constexpr int64_t kRecoH = 32, kRecoW = 128;  // TorchBench: torch.randn(batch, 3, 32, 128)
-constexpr int64_t kVocabSize = 126;           // len(VOCABS["french"]); blank = 126
-constexpr int64_t kRnnUnits = 128;            // CRNN(rnn_units=128)
-constexpr int64_t kMaxLength = 32;            // CRNN.max_length: encode_sequences target_size
+constexpr int64_t kRecoH = 32, kRecoW = 128;      // TorchBench: torch.randn(batch, 3, 32, 128)
+constexpr int64_t kVocabSize = 126;               // len(VOCABS["french"]); blank = 126
+constexpr int64_t kRnnUnits = 128;                // CRNN(rnn_units=128)
+constexpr int64_t kMaxLength = 32;                // CRNN.max_length: encode_sequences target_size
 constexpr int64_t kMinChars = 1, kMaxChars = 12;  // train.py --min-chars 1, --max-chars 12
 // train.py: Adam(lr 1e-3, betas (0.95, 0.999), eps 1e-6, weight_decay 0);
 // clip_grad_norm_(model.parameters(), 5).
@@ -201,10 +201,8 @@ nn::Sequential Vgg16BnR() {
 struct CrnnImpl : nn::Module {
   CrnnImpl()
       : feat_extractor(register_module("feat_extractor", Vgg16BnR())),
-        decoder(register_module("decoder", nn::LSTM(nn::LSTMOptions(512, kRnnUnits)
-                                                        .num_layers(2)
-                                                        .bidirectional(true)
-                                                        .batch_first(true)))),
+        decoder(register_module(
+            "decoder", nn::LSTM(nn::LSTMOptions(512, kRnnUnits).num_layers(2).bidirectional(true).batch_first(true)))),
         linear(register_module("linear", nn::Linear(2 * kRnnUnits, kVocabSize + 1))) {
     InitConvAndNorm(*feat_extractor);
   }

@@ -46,8 +46,9 @@ struct EncoderImpl : torch::nn::Module {
     convs = register_module("convs", torch::nn::ModuleList());
     convs->push_back(torch::nn::Conv2d(torch::nn::Conv2dOptions(kObsChannels, kFilters, 3).stride(2)));
     for (int i = 0; i < 3; ++i) convs->push_back(torch::nn::Conv2d(torch::nn::Conv2dOptions(kFilters, kFilters, 3)));
-    head = register_module("head", torch::nn::Sequential(torch::nn::Linear(kFilters * kConvOut * kConvOut, kFeatureDim),
-                                                         torch::nn::LayerNorm(torch::nn::LayerNormOptions({kFeatureDim}))));
+    head = register_module("head",
+                           torch::nn::Sequential(torch::nn::Linear(kFilters * kConvOut * kConvOut, kFeatureDim),
+                                                 torch::nn::LayerNorm(torch::nn::LayerNormOptions({kFeatureDim}))));
   }
   torch::Tensor forward(const torch::Tensor& obs, bool detach = false) {
     auto h = obs / 255.0;
@@ -63,8 +64,7 @@ TORCH_MODULE(Encoder);
 
 struct ActorImpl : torch::nn::Module {
   ActorImpl()
-      : encoder(register_module("encoder", Encoder())),
-        trunk(register_module("trunk", Mlp(kFeatureDim, 2 * kActDim))) {
+      : encoder(register_module("encoder", Encoder())), trunk(register_module("trunk", Mlp(kFeatureDim, 2 * kActDim))) {
     apply(InitModule);
   }
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& obs, bool detach_encoder = false) {
@@ -151,7 +151,9 @@ struct PixelEnv {
     env.Render(frame.data_ptr<uint8_t>());
   }
   // Writes the stacked observation (9 x 84 x 84) into `out`.
-  void Observe(torch::Tensor out) const { torch::cat_out(out, std::vector<torch::Tensor>(frames.begin(), frames.end()), 0); }
+  void Observe(torch::Tensor out) const {
+    torch::cat_out(out, std::vector<torch::Tensor>(frames.begin(), frames.end()), 0);
+  }
   CartpoleSwingupEnv env;
   torch::Tensor frame;
   std::deque<torch::Tensor> frames;

@@ -21,7 +21,7 @@ constexpr int64_t kClasses = 90, kFpnChannels = 88, kFpnCells = 4, kHeadRepeats 
 constexpr int64_t kMinLevel = 3, kMaxLevel = 7, kLevels = kMaxLevel - kMinLevel + 1, kAnchorsPerCell = 9;
 constexpr int64_t kImageSize = 640, kSmokeImageSize = 128;  // smoke: P7 is 1x1, so train BatchNorm needs batch >= 2
 constexpr int64_t kMaxDetectionPoints = 5000, kMaxDetPerImage = 100;
-constexpr int64_t kMaxInstances = 100;  // effdet/data/loader.py MAX_NUM_INSTANCES: targets padded with -1
+constexpr int64_t kMaxInstances = 100;     // effdet/data/loader.py MAX_NUM_INSTANCES: targets padded with -1
 constexpr double kBackboneDropPath = 0.2;  // backbone_args=dict(drop_path_rate=0.2)
 constexpr double kAlpha = 0.25, kGamma = 1.5, kDelta = 0.1, kBoxLossWeight = 50.0;
 constexpr double kMatchThreshold = 0.5, kNmsIou = 0.5, kBoxCoderEps = 1e-7, kFusionEps = 1e-4;
@@ -169,7 +169,7 @@ struct BackboneImpl : nn::Module {
       int64_t repeats, kernel, stride, expand, out;
     };
     // efficientnet arch_def (ds_r1_k3_s1_e1_c16, ir_r2_k3_s2_e6_c24, ...) with repeats scaled by 1.1.
-    const std::vector<Stage> stages = {{2, 3, 1, 1, 16}, {3, 3, 2, 6, 24}, {3, 5, 2, 6, 40},  {4, 3, 2, 6, 80},
+    const std::vector<Stage> stages = {{2, 3, 1, 1, 16},  {3, 3, 2, 6, 24},  {3, 5, 2, 6, 40}, {4, 3, 2, 6, 80},
                                        {4, 5, 1, 6, 112}, {5, 5, 2, 6, 192}, {2, 3, 1, 6, 320}};
     int64_t total = 0;
     for (const auto& s : stages) total += s.repeats;
@@ -182,8 +182,9 @@ struct BackboneImpl : nn::Module {
       nn::ModuleList stage;
       std::vector<std::shared_ptr<MbBlock>> seq;
       for (int64_t r = 0; r < s.repeats; ++r, ++index) {
-        BlockArgs a{in, s.out, s.kernel, r == 0 ? s.stride : 1, s.expand,
-                    kBackboneDropPath * static_cast<double>(index) / static_cast<double>(total)};
+        BlockArgs a{in,       s.out,
+                    s.kernel, r == 0 ? s.stride : 1,
+                    s.expand, kBackboneDropPath * static_cast<double>(index) / static_cast<double>(total)};
         std::shared_ptr<MbBlock> block;
         if (si == 0) {
           block = std::make_shared<DepthwiseSeparableImpl>(a);
@@ -259,10 +260,9 @@ struct ResampleImpl : nn::Module {
     if (conv) x = conv(x);
     if (down) return MaxPoolSame(x);
     if (up) {
-      return torch::nn::functional::interpolate(
-          x, torch::nn::functional::InterpolateFuncOptions()
-                 .size(std::vector<int64_t>{out_size.first, out_size.second})
-                 .mode(torch::kNearest));
+      return torch::nn::functional::interpolate(x, torch::nn::functional::InterpolateFuncOptions()
+                                                       .size(std::vector<int64_t>{out_size.first, out_size.second})
+                                                       .mode(torch::kNearest));
     }
     return x;
   }
@@ -772,8 +772,8 @@ torch::Tensor PostProcess(const torch::Tensor& cls_all, const torch::Tensor& box
   cls_topk = torch::gather(cls_topk, 2, classes.unsqueeze(2));
   std::vector<torch::Tensor> dets;
   for (int64_t i = 0; i < b; ++i) {
-    dets.push_back(GenerateDetections(cls_topk[i], box_topk[i], anchors, indices[i], classes[i], img_scale[i],
-                                      img_size[i]));
+    dets.push_back(
+        GenerateDetections(cls_topk[i], box_topk[i], anchors, indices[i], classes[i], img_scale[i], img_size[i]));
   }
   return torch::stack(dets, 0);
 }
@@ -895,7 +895,8 @@ class EfficientDetWorkload : public Workload {
       (p.value().dim() <= 1 || bias ? no_decay : decay).push_back(p.value());
     }
     auto sgd = [](double wd) {
-      return std::make_unique<torch::optim::SGDOptions>(torch::optim::SGDOptions(kLr).momentum(kMomentum).weight_decay(wd));
+      return std::make_unique<torch::optim::SGDOptions>(
+          torch::optim::SGDOptions(kLr).momentum(kMomentum).weight_decay(wd));
     };
     std::vector<torch::optim::OptimizerParamGroup> groups;
     groups.emplace_back(no_decay, sgd(0.0));

@@ -80,8 +80,7 @@ struct DepthwiseSeparableImpl : MbBlock {
 // timm InvertedResidual (MBConv): pw expand, BN+SiLU, dw conv, BN+SiLU, SE,
 // pw linear projection, BN, residual with drop path.
 struct InvertedResidualImpl : MbBlock {
-  explicit InvertedResidualImpl(const BlockArgs& a)
-      : has_skip(a.stride == 1 && a.in == a.out), drop_path(a.drop_path) {
+  explicit InvertedResidualImpl(const BlockArgs& a) : has_skip(a.stride == 1 && a.in == a.out), drop_path(a.drop_path) {
     const int64_t mid = a.in * a.expand;
     conv_pw = register_module("conv_pw", Conv(a.in, mid, 1));
     bn1 = register_module("bn1", Bn(mid));
@@ -106,16 +105,17 @@ struct InvertedResidualImpl : MbBlock {
 
 struct EfficientNetImpl : nn::Module {
   explicit EfficientNetImpl(const EfficientNetConfig& c) {
-    TORCH_CHECK(c.drop_path_rate >= 0.0 && c.drop_path_rate < 1.0, "timm_efficientnet: drop_path_rate must be in [0, 1)");
+    TORCH_CHECK(c.drop_path_rate >= 0.0 && c.drop_path_rate < 1.0,
+                "timm_efficientnet: drop_path_rate must be in [0, 1)");
     TORCH_CHECK(c.num_classes > 0, "timm_efficientnet: num_classes must be positive");
     // kind (ds = true), repeats, kernel, stride, expansion, output channels.
     struct Stage {
       bool ds;
       int64_t repeats, kernel, stride, expand, out;
     };
-    const std::vector<Stage> stages = {{true, 1, 3, 1, 1, 16},   {false, 2, 3, 2, 6, 24}, {false, 2, 5, 2, 6, 40},
-                                       {false, 3, 3, 2, 6, 80},  {false, 3, 5, 1, 6, 112},
-                                       {false, 4, 5, 2, 6, 192}, {false, 1, 3, 1, 6, 320}};
+    const std::vector<Stage> stages = {{true, 1, 3, 1, 1, 16},  {false, 2, 3, 2, 6, 24},  {false, 2, 5, 2, 6, 40},
+                                       {false, 3, 3, 2, 6, 80}, {false, 3, 5, 1, 6, 112}, {false, 4, 5, 2, 6, 192},
+                                       {false, 1, 3, 1, 6, 320}};
     int64_t total = 0;
     for (const auto& s : stages) total += s.repeats;
 
@@ -126,7 +126,12 @@ struct EfficientNetImpl : nn::Module {
     for (const auto& s : stages) {
       nn::ModuleList stage;
       for (int64_t r = 0; r < s.repeats; ++r, ++index) {
-        BlockArgs a{s.ds, in, s.out, s.kernel, r == 0 ? s.stride : 1, s.expand,
+        BlockArgs a{s.ds,
+                    in,
+                    s.out,
+                    s.kernel,
+                    r == 0 ? s.stride : 1,
+                    s.expand,
                     c.drop_path_rate * static_cast<double>(index) / static_cast<double>(total)};
         std::shared_ptr<MbBlock> block;
         if (s.ds) {
@@ -149,8 +154,8 @@ struct EfficientNetImpl : nn::Module {
     for (auto& m : modules(/*include_self=*/false)) {
       if (auto* conv = m->as<nn::Conv2d>()) {
         const auto& o = conv->options;
-        const double fan_out = static_cast<double>(o.kernel_size()->at(0) * o.kernel_size()->at(1) *
-                                                   o.out_channels() / o.groups());
+        const double fan_out =
+            static_cast<double>(o.kernel_size()->at(0) * o.kernel_size()->at(1) * o.out_channels() / o.groups());
         conv->weight.normal_(0.0, std::sqrt(2.0 / fan_out));
         if (conv->bias.defined()) conv->bias.zero_();
       } else if (auto* bn = m->as<nn::BatchNorm2d>()) {

@@ -148,9 +148,8 @@ Tensor LinearEncode(const Tensor& ref, const Tensor& proposals) {
   auto c = [](const Tensor& t, int64_t i) { return t.select(-1, i); };
   auto ctr_x = 0.5 * (c(ref, 0) + c(ref, 2));
   auto ctr_y = 0.5 * (c(ref, 1) + c(ref, 3));
-  auto targets = torch::stack({ctr_x - c(proposals, 0), ctr_y - c(proposals, 1), c(proposals, 2) - ctr_x,
-                               c(proposals, 3) - ctr_y},
-                              -1);
+  auto targets = torch::stack(
+      {ctr_x - c(proposals, 0), ctr_y - c(proposals, 1), c(proposals, 2) - ctr_x, c(proposals, 3) - ctr_y}, -1);
   auto w = c(ref, 2) - c(ref, 0), h = c(ref, 3) - c(ref, 1);
   return targets / torch::stack({w, h, w, h}, -1);
 }

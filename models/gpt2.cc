@@ -173,8 +173,8 @@ struct Gpt2LMHeadModelImpl : torch::nn::Module {
       const auto& m = item.value();
       if (auto* conv = m->as<Conv1DImpl>()) {
         const bool residual_proj = item.key().size() >= 6 && item.key().substr(item.key().size() - 6) == "c_proj";
-        conv->weight.normal_(0.0, residual_proj ? c.initializer_range / std::sqrt(2.0 * c.n_layer)
-                                                : c.initializer_range);
+        conv->weight.normal_(0.0,
+                             residual_proj ? c.initializer_range / std::sqrt(2.0 * c.n_layer) : c.initializer_range);
         conv->bias.zero_();
       } else if (auto* emb = m->as<torch::nn::EmbeddingImpl>()) {
         emb->weight.normal_(0.0, c.initializer_range);

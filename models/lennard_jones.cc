@@ -49,7 +49,9 @@ class LennardJonesWorkload : public Workload {
   }
 
   std::optional<std::string> CompiledForwardUnsupported(Mode) const override {
-    return std::string("the forces are the energy's gradient (torch::autograd::grad inside the forward pass), which a traced graph cannot record");
+    return std::string(
+        "the forces are the energy's gradient (torch::autograd::grad inside the forward pass), which a traced graph "
+        "cannot record");
   }
 
   torch::Tensor TrainStep() override {

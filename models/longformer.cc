@@ -41,21 +41,23 @@ torch::Tensor PositionIds(const torch::Tensor& input_ids, int64_t padding_idx) {
 
 struct LongformerEmbeddingsImpl : torch::nn::Module {
   explicit LongformerEmbeddingsImpl(const LongformerConfig& c)
-      : word_embeddings(register_module(
-            "word_embeddings",
-            torch::nn::Embedding(torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size).padding_idx(c.pad_token_id)))),
+      : word_embeddings(
+            register_module("word_embeddings",
+                            torch::nn::Embedding(
+                                torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size).padding_idx(c.pad_token_id)))),
         token_type_embeddings(
             register_module("token_type_embeddings", torch::nn::Embedding(c.type_vocab_size, c.hidden_size))),
         LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),
-        position_embeddings(register_module("position_embeddings",
-                                            torch::nn::Embedding(torch::nn::EmbeddingOptions(
-                                                c.max_position_embeddings, c.hidden_size).padding_idx(c.pad_token_id)))),
+        position_embeddings(register_module(
+            "position_embeddings",
+            torch::nn::Embedding(
+                torch::nn::EmbeddingOptions(c.max_position_embeddings, c.hidden_size).padding_idx(c.pad_token_id)))),
         padding_idx(c.pad_token_id),
         dropout_p(c.hidden_dropout_prob) {}
 
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids) {
-    TORCH_CHECK(input_ids.size(1) + padding_idx < position_embeddings->weight.size(0), "hf_longformer: sequence length ",
-                input_ids.size(1), " exceeds the position table");
+    TORCH_CHECK(input_ids.size(1) + padding_idx < position_embeddings->weight.size(0),
+                "hf_longformer: sequence length ", input_ids.size(1), " exceeds the position table");
     auto position_ids = PositionIds(input_ids, padding_idx);
     auto inputs_embeds = word_embeddings(input_ids);
     auto position_embeds = position_embeddings(position_ids);
@@ -111,15 +113,15 @@ void MaskInvalidLocations(torch::Tensor& input, int64_t w) {
   auto ending_mask = beginning_mask.flip({1, 3});
   auto beginning_input = input.slice(1, 0, w).slice(3, 0, w + 1);
   beginning_mask = beginning_mask.expand(beginning_input.sizes());
-  auto beginning_value = torch::where(beginning_mask.to(torch::kBool),
-                                      torch::full_like(beginning_input, -std::numeric_limits<float>::infinity()),
-                                      beginning_input);
+  auto beginning_value =
+      torch::where(beginning_mask.to(torch::kBool),
+                   torch::full_like(beginning_input, -std::numeric_limits<float>::infinity()), beginning_input);
   input.slice(1, 0, w).slice(3, 0, w + 1).copy_(beginning_value);
   auto ending_input = input.slice(1, -w).slice(3, -(w + 1));
   ending_mask = ending_mask.expand(ending_input.sizes());
-  auto ending_value = torch::where(ending_mask.to(torch::kBool),
-                                   torch::full_like(ending_input, -std::numeric_limits<float>::infinity()),
-                                   ending_input);
+  auto ending_value =
+      torch::where(ending_mask.to(torch::kBool),
+                   torch::full_like(ending_input, -std::numeric_limits<float>::infinity()), ending_input);
   input.slice(1, -w).slice(3, -(w + 1)).copy_(ending_value);
 }
 
@@ -151,11 +153,10 @@ torch::Tensor SlidingChunksMatmulAttnProbsValue(const torch::Tensor& attn_probs,
   const int64_t chunks_count = seq / w - 1;
   auto chunked_attn_probs = attn_probs.transpose(1, 2).reshape({bsz * heads, seq / w, w, 2 * w + 1});
   value = value.transpose(1, 2).reshape({bsz * heads, seq, dim});
-  auto padded_value =
-      torch::nn::functional::pad(value, torch::nn::functional::PadFuncOptions({0, 0, w, w}).value(-1));
+  auto padded_value = torch::nn::functional::pad(value, torch::nn::functional::PadFuncOptions({0, 0, w, w}).value(-1));
   auto st = padded_value.strides();
-  auto chunked_value = padded_value.as_strided({bsz * heads, chunks_count + 1, 3 * w, dim},
-                                               {st[0], w * st[1], st[1], st[2]});
+  auto chunked_value =
+      padded_value.as_strided({bsz * heads, chunks_count + 1, 3 * w, dim}, {st[0], w * st[1], st[1], st[2]});
   chunked_attn_probs = PadAndDiagonalize(chunked_attn_probs);
   auto context = torch::einsum("bcwd,bcdh->bcwh", {chunked_attn_probs, chunked_value});
   return context.view({bsz, heads, seq, dim}).transpose(1, 2);

@@ -326,7 +326,8 @@ void AddMamlModels(std::vector<ModelInfo>& out) {
     info.paper_name = "maml_omniglot";
     info.domain = Domain::kOther;
     info.task = "meta-learning (few-shot Omniglot classification, second-order MAML)";
-    info.reference = "TorchBench maml_omniglot (facebookresearch/higher examples/maml-omniglot.py), re-stated without higher";
+    info.reference =
+        "TorchBench maml_omniglot (facebookresearch/higher examples/maml-omniglot.py), re-stated without higher";
     // torchbenchmark/models/maml_omniglot/__init__.py declares
     // DEFAULT_TRAIN_BSIZE = DEFAULT_EVAL_BSIZE = 5 (not customisable); the
     // work is set by the recorded meta-batch (its comment: 32 tasks, 5-shot).

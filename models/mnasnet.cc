@@ -57,25 +57,23 @@ MnasNetStack Stack(int64_t in_ch, int64_t out_ch, int64_t kernel_size, int64_t s
 }  // namespace
 
 MnasNetInvertedResidualImpl::MnasNetInvertedResidualImpl(int64_t in_ch, int64_t out_ch, int64_t kernel_size,
-                                                         int64_t stride, int64_t expansion_factor,
-                                                         double bn_momentum) {
+                                                         int64_t stride, int64_t expansion_factor, double bn_momentum) {
   TORCH_CHECK(stride == 1 || stride == 2, "mnasnet: stride should be 1 or 2, got ", stride);
   TORCH_CHECK(kernel_size == 3 || kernel_size == 5, "mnasnet: kernel_size should be 3 or 5, got ", kernel_size);
   TORCH_CHECK(expansion_factor >= 1, "mnasnet: expansion factor must be positive, got ", expansion_factor);
   const int64_t mid_ch = in_ch * expansion_factor;
   apply_residual = in_ch == out_ch && stride == 1;
   layers = register_module(
-      "layers",
-      nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in_ch, mid_ch, 1).bias(false)), Bn(mid_ch, bn_momentum),
-                     ReLUInPlace(),
-                     nn::Conv2d(nn::Conv2dOptions(mid_ch, mid_ch, kernel_size)
-                                    .padding(kernel_size / 2)
-                                    .stride(stride)
-                                    .groups(mid_ch)
-                                    .bias(false)),
-                     Bn(mid_ch, bn_momentum), ReLUInPlace(),
-                     // Linear projection: no activation.
-                     nn::Conv2d(nn::Conv2dOptions(mid_ch, out_ch, 1).bias(false)), Bn(out_ch, bn_momentum)));
+      "layers", nn::Sequential(nn::Conv2d(nn::Conv2dOptions(in_ch, mid_ch, 1).bias(false)), Bn(mid_ch, bn_momentum),
+                               ReLUInPlace(),
+                               nn::Conv2d(nn::Conv2dOptions(mid_ch, mid_ch, kernel_size)
+                                              .padding(kernel_size / 2)
+                                              .stride(stride)
+                                              .groups(mid_ch)
+                                              .bias(false)),
+                               Bn(mid_ch, bn_momentum), ReLUInPlace(),
+                               // Linear projection: no activation.
+                               nn::Conv2d(nn::Conv2dOptions(mid_ch, out_ch, 1).bias(false)), Bn(out_ch, bn_momentum)));
 }
 
 torch::Tensor MnasNetInvertedResidualImpl::forward(torch::Tensor x) {
@@ -113,7 +111,7 @@ MnasNetImpl::MnasNetImpl(double alpha, int64_t num_classes, double dropout) {
   l->push_back(ReLUInPlace());
   layers = register_module("layers", l);
   classifier = register_module("classifier", nn::Sequential(nn::Dropout(nn::DropoutOptions(dropout).inplace(true)),
-                                                             nn::Linear(1280, num_classes)));
+                                                            nn::Linear(1280, num_classes)));
 
   // torchvision's initialisation.
   torch::NoGradGuard no_grad;

@@ -38,13 +38,13 @@ struct ConvBnReLU6Impl : torch::nn::SequentialImpl {
 TORCH_MODULE(ConvBnReLU6);
 
 ConvBnReLU6 MakeConvBnReLU6(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t groups) {
-  return ConvBnReLU6(
-      torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
-                            .stride(stride)
-                            .padding((kernel - 1) / 2)
-                            .groups(groups)
-                            .bias(false)),
-      torch::nn::BatchNorm2d(out), torch::nn::Functional([](torch::Tensor x) { return torch::relu6(x); }));
+  return ConvBnReLU6(torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
+                                           .stride(stride)
+                                           .padding((kernel - 1) / 2)
+                                           .groups(groups)
+                                           .bias(false)),
+                     torch::nn::BatchNorm2d(out),
+                     torch::nn::Functional([](torch::Tensor x) { return torch::relu6(x); }));
 }
 
 }  // namespace

@@ -4,8 +4,8 @@
 #include <torch/nn/init.h>
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/batchnorm.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/container/functional.h>
+#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/optim/adam.h>
 
@@ -47,13 +47,12 @@ struct ConvBnActImpl : torch::nn::SequentialImpl {
 TORCH_MODULE(ConvBnAct);
 
 ConvBnAct MakeConvBnAct(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t groups, Act act) {
-  ConvBnAct s(
-      torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
-                            .stride(stride)
-                            .padding((kernel - 1) / 2)
-                            .groups(groups)
-                            .bias(false)),
-      torch::nn::BatchNorm2d(torch::nn::BatchNormOptions(out).eps(1e-3).momentum(0.01)));
+  ConvBnAct s(torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, kernel)
+                                    .stride(stride)
+                                    .padding((kernel - 1) / 2)
+                                    .groups(groups)
+                                    .bias(false)),
+              torch::nn::BatchNorm2d(torch::nn::BatchNormOptions(out).eps(1e-3).momentum(0.01)));
   if (act == Act::kReLU) s->push_back(torch::nn::ReLU());
   if (act == Act::kHardswish) s->push_back(HardswishLayer());
   return s;
@@ -64,19 +63,18 @@ ConvBnAct MakeConvBnAct(int64_t in, int64_t out, int64_t kernel, int64_t stride,
 std::vector<MobileNetV3BlockConfig> MobileNetV3LargeSetting() {
   // in, k, exp, out, SE, HS, stride
   return {
-      {16, 3, 16, 16, false, false, 1},   {16, 3, 64, 24, false, false, 2},   {24, 3, 72, 24, false, false, 1},
-      {24, 5, 72, 40, true, false, 2},    {40, 5, 120, 40, true, false, 1},   {40, 5, 120, 40, true, false, 1},
-      {40, 3, 240, 80, false, true, 2},   {80, 3, 200, 80, false, true, 1},   {80, 3, 184, 80, false, true, 1},
-      {80, 3, 184, 80, false, true, 1},   {80, 3, 480, 112, true, true, 1},   {112, 3, 672, 112, true, true, 1},
-      {112, 5, 672, 160, true, true, 2},  {160, 5, 960, 160, true, true, 1},  {160, 5, 960, 160, true, true, 1},
+      {16, 3, 16, 16, false, false, 1},  {16, 3, 64, 24, false, false, 2},  {24, 3, 72, 24, false, false, 1},
+      {24, 5, 72, 40, true, false, 2},   {40, 5, 120, 40, true, false, 1},  {40, 5, 120, 40, true, false, 1},
+      {40, 3, 240, 80, false, true, 2},  {80, 3, 200, 80, false, true, 1},  {80, 3, 184, 80, false, true, 1},
+      {80, 3, 184, 80, false, true, 1},  {80, 3, 480, 112, true, true, 1},  {112, 3, 672, 112, true, true, 1},
+      {112, 5, 672, 160, true, true, 2}, {160, 5, 960, 160, true, true, 1}, {160, 5, 960, 160, true, true, 1},
   };
 }
 
 SqueezeExcitationImpl::SqueezeExcitationImpl(int64_t input_channels, int64_t squeeze_channels)
     : avgpool(register_module("avgpool", torch::nn::AdaptiveAvgPool2d(1))),
       fc1(register_module("fc1", torch::nn::Conv2d(torch::nn::Conv2dOptions(input_channels, squeeze_channels, 1)))),
-      fc2(register_module("fc2", torch::nn::Conv2d(torch::nn::Conv2dOptions(squeeze_channels, input_channels, 1)))) {
-}
+      fc2(register_module("fc2", torch::nn::Conv2d(torch::nn::Conv2dOptions(squeeze_channels, input_channels, 1)))) {}
 
 torch::Tensor SqueezeExcitationImpl::forward(torch::Tensor x) {
   auto scale = fc2(torch::relu(fc1(avgpool(x))));

@@ -52,8 +52,8 @@ struct MobileNetV3InvertedResidualImpl : torch::nn::Module {
 TORCH_MODULE(MobileNetV3InvertedResidual);
 
 struct MobileNetV3Impl : torch::nn::Module {
-  MobileNetV3Impl(const std::vector<MobileNetV3BlockConfig>& setting, int64_t last_channel,
-                  int64_t num_classes = 1000, double dropout = 0.2);
+  MobileNetV3Impl(const std::vector<MobileNetV3BlockConfig>& setting, int64_t last_channel, int64_t num_classes = 1000,
+                  double dropout = 0.2);
   torch::Tensor forward(torch::Tensor x);
 
   torch::nn::Sequential features{nullptr};

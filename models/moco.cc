@@ -45,7 +45,7 @@ MoCoImpl::MoCoImpl(const MoCoOptions& o) : options(o) {
     auto pq = encoder_q->parameters();
     auto pk = encoder_k->parameters();
     for (size_t i = 0; i < pq.size(); ++i) {
-      pk[i].copy_(pq[i]);  // initialise the key encoder as the query encoder
+      pk[i].copy_(pq[i]);              // initialise the key encoder as the query encoder
       pk[i].set_requires_grad(false);  // updated by momentum, not by gradient
     }
   }
@@ -102,7 +102,7 @@ std::pair<torch::Tensor, torch::Tensor> MoCoImpl::forward(const torch::Tensor& i
     k = NormalizeRows(encoder_k->forward(shuffled), 1);  // keys: N x C
     k = BatchUnshuffle(k, idx_unshuffle);
   }
-  auto l_pos = torch::einsum("nc,nc->n", {q, k}).unsqueeze(-1);  // N x 1
+  auto l_pos = torch::einsum("nc,nc->n", {q, k}).unsqueeze(-1);          // N x 1
   auto l_neg = torch::einsum("nc,ck->nk", {q, queue.clone().detach()});  // N x K
   auto logits = torch::cat({l_pos, l_neg}, 1);
   logits.div_(options.T);  // logits /= self.T
@@ -150,8 +150,8 @@ class MoCoWorkload : public Workload {
     samples_per_step_ = 2 * opt.batch_size;  // two query/key batch pairs per iteration
     // torch.optim.SGD(model.parameters(), ...): the key encoder's parameters
     // never get a gradient, so the step leaves them alone.
-    optimizer_ = std::make_unique<torch::optim::SGD>(
-        net_->parameters(), torch::optim::SGDOptions(0.03).momentum(0.9).weight_decay(1e-4));
+    optimizer_ = std::make_unique<torch::optim::SGD>(net_->parameters(),
+                                                     torch::optim::SGDOptions(0.03).momentum(0.9).weight_decay(1e-4));
   }
 
   torch::nn::Module& net() override { return *net_; }
@@ -198,8 +198,9 @@ void AddMocoModels(std::vector<ModelInfo>& out) {
   info.paper_name = "moco";
   info.domain = Domain::kOther;  // __init__.py: task = OTHER.OTHER_TASKS
   info.task = "self-supervised contrastive learning (MoCo, ResNet-50 encoders)";
-  info.reference = "TorchBench moco (facebookresearch/moco moco/builder.py MoCo over torchvision.models.resnet50), "
-                   "re-stated at world size 1";
+  info.reference =
+      "TorchBench moco (facebookresearch/moco moco/builder.py MoCo over torchvision.models.resnet50), "
+      "re-stated at world size 1";
   // __init__.py: DEFAULT_TRAIN_BSIZE = DEFAULT_EVAL_BSIZE = 32.
   info.default_batch = {32, 32};
   // A MoCo iteration is two steps, each a ResNet-50 query train step plus a

@@ -44,10 +44,10 @@ class Optimizer;
 namespace torchgauge::models {
 
 struct MoCoOptions {
-  int64_t dim = 128;    // moco_dim: feature dimension, the encoders' num_classes
-  int64_t K = 32000;    // moco_k: queue size (builder.py's default is 65536)
-  double m = 0.999;     // moco_m: key-encoder momentum
-  double T = 0.07;      // moco_t: softmax temperature
+  int64_t dim = 128;  // moco_dim: feature dimension, the encoders' num_classes
+  int64_t K = 32000;  // moco_k: queue size (builder.py's default is 65536)
+  double m = 0.999;   // moco_m: key-encoder momentum
+  double T = 0.07;    // moco_t: softmax temperature
 };
 
 struct MoCoImpl : torch::nn::Module {

@@ -26,7 +26,7 @@ struct NeuMfImpl : torch::nn::Module {
     torch::NoGradGuard g;
     for (auto* e : {&mf_user_embed, &mf_item_embed, &mlp_user_embed, &mlp_item_embed}) (*e)->weight.normal_(0.0, 0.01);
     for (const auto& m : *mlp) {
-      auto& w = m->as<torch::nn::Linear>()->weight;  // [out, in]
+      auto& w = m->as<torch::nn::Linear>()->weight;                                      // [out, in]
       const double limit = std::sqrt(6.0 / static_cast<double>(w.size(1) + w.size(0)));  // Glorot uniform
       w.uniform_(-limit, limit);
     }
@@ -43,8 +43,7 @@ struct NeuMfImpl : torch::nn::Module {
     return sigmoid ? torch::sigmoid(x) : x;
   }
 
-  torch::nn::Embedding mf_user_embed{nullptr}, mf_item_embed{nullptr}, mlp_user_embed{nullptr},
-      mlp_item_embed{nullptr};
+  torch::nn::Embedding mf_user_embed{nullptr}, mf_item_embed{nullptr}, mlp_user_embed{nullptr}, mlp_item_embed{nullptr};
   torch::nn::ModuleList mlp{nullptr};
   torch::nn::Linear final{nullptr};
 };

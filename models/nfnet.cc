@@ -192,7 +192,8 @@ void AddNfNetModels(std::vector<ModelInfo>& out) {
     TimmWorkloadConfig config;
     config.image_size = 192;       // dm_nfnet_f0 default_cfg input_size
     config.smoke_image_size = 32;  // stride 32: a 1 x 1 final map (a step is dominated by the 71 M weights anyway)
-    return MakeTimmWorkload(opt, net, [net](const torch::Tensor& x) { return net->forward(x); }, config);
+    return MakeTimmWorkload(
+        opt, net, [net](const torch::Tensor& x) { return net->forward(x); }, config);
   };
   out.push_back(std::move(info));
 }

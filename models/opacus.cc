@@ -45,10 +45,12 @@ ConvGeometry GeometryOf(const nn::Conv2dImpl& m) {
 // as_strided view of the kernel windows, reshaped to (N, C*kh*kw, L).
 torch::Tensor Unfold2d(const torch::Tensor& x, const ConvGeometry& g) {
   const int64_t h = x.size(2), w = x.size(3);
-  const int64_t h_out = (h + 2 * g.padding[0] - (g.kernel[0] + (g.kernel[0] - 1) * (g.dilation[0] - 1))) / g.stride[0] + 1;
-  const int64_t w_out = (w + 2 * g.padding[1] - (g.kernel[1] + (g.kernel[1] - 1) * (g.dilation[1] - 1))) / g.stride[1] + 1;
-  auto padded = nn::functional::pad(
-      x, nn::functional::PadFuncOptions({g.padding[1], g.padding[1], g.padding[0], g.padding[0]}));
+  const int64_t h_out =
+      (h + 2 * g.padding[0] - (g.kernel[0] + (g.kernel[0] - 1) * (g.dilation[0] - 1))) / g.stride[0] + 1;
+  const int64_t w_out =
+      (w + 2 * g.padding[1] - (g.kernel[1] + (g.kernel[1] - 1) * (g.dilation[1] - 1))) / g.stride[1] + 1;
+  auto padded =
+      nn::functional::pad(x, nn::functional::PadFuncOptions({g.padding[1], g.padding[1], g.padding[0], g.padding[0]}));
   const int64_t w_pad = padded.size(3);
   auto windows = padded.as_strided(
       {padded.size(0), padded.size(1), g.kernel[0], g.kernel[1], h_out, w_out},
@@ -177,7 +179,8 @@ struct DpBasicBlockImpl : nn::Module {
         conv2(register_module("conv2", Conv(out, out, 3, 1, 1))),
         bn2(register_module("bn2", Gn(out))),
         s(std::move(sampler)) {
-    if (stride != 1 || in != out) downsample = register_module("downsample", nn::Sequential(Conv(in, out, 1, stride, 0), Gn(out)));
+    if (stride != 1 || in != out)
+      downsample = register_module("downsample", nn::Sequential(Conv(in, out, 1, stride, 0), Gn(out)));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
@@ -202,13 +205,16 @@ TORCH_MODULE(DpBasicBlock);
 // torchvision resnet18(num_classes=10) after ModuleValidator.fix.
 struct DpResNet18Impl : nn::Module {
   explicit DpResNet18Impl(std::shared_ptr<GradSampler> sampler)
-      : conv1(register_module("conv1", Conv(3, 64, 7, 2, 3))), bn1(register_module("bn1", Gn(64))), s(std::move(sampler)) {
+      : conv1(register_module("conv1", Conv(3, 64, 7, 2, 3))),
+        bn1(register_module("bn1", Gn(64))),
+        s(std::move(sampler)) {
     const std::array<int64_t, 4> widths = {64, 128, 256, 512};
     int64_t in = 64;
     for (size_t i = 0; i < widths.size(); ++i) {
       const int64_t stride = i == 0 ? 1 : 2;
-      layers.push_back(register_module("layer" + std::to_string(i + 1),
-                                        nn::Sequential(DpBasicBlock(in, widths[i], stride, s), DpBasicBlock(widths[i], widths[i], 1, s))));
+      layers.push_back(register_module(
+          "layer" + std::to_string(i + 1),
+          nn::Sequential(DpBasicBlock(in, widths[i], stride, s), DpBasicBlock(widths[i], widths[i], 1, s))));
       in = widths[i];
     }
     fc = register_module("fc", nn::Linear(512, kClasses));
@@ -302,7 +308,8 @@ class OpacusWorkload : public Workload {
     std::vector<torch::Tensor> summed;
     for (const auto& g : grad_samples) summed.push_back(torch::einsum("i,i...", {clip_factor, g}));
     if (keep_record_) Record(per_sample_norms, grad_samples, summed);
-    for (size_t i = 0; i < params_.size(); ++i) params_[i].mutable_grad() = (summed[i] + Noise(summed[i])).view_as(params_[i]);
+    for (size_t i = 0; i < params_.size(); ++i)
+      params_[i].mutable_grad() = (summed[i] + Noise(summed[i])).view_as(params_[i]);
     for (auto& p : params_) p.mutable_grad().div_(static_cast<double>(expected_batch_size_));
   }
 

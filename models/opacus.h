@@ -59,9 +59,9 @@ void AddOpacusModels(std::vector<ModelInfo>& out);
 
 // What the last DP train step computed, for parity tests.
 struct DpStepRecord {
-  torch::Tensor per_sample_norms;                        // (N): the flat per-sample gradient norms
-  std::map<std::string, torch::Tensor> grad_samples;     // per-sample gradients by parameter name
-  std::map<std::string, torch::Tensor> summed_clipped;   // clipped sum over the batch, before noise
+  torch::Tensor per_sample_norms;                       // (N): the flat per-sample gradient norms
+  std::map<std::string, torch::Tensor> grad_samples;    // per-sample gradients by parameter name
+  std::map<std::string, torch::Tensor> summed_clipped;  // clipped sum over the batch, before noise
 };
 
 // Makes an opacus_cifar10 train workload keep its DpStepRecord (it holds the

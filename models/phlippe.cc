@@ -44,9 +44,8 @@ void InitParams(nn::Module& net, torch::nn::init::FanModeType fan_mode) {
 PhlippeResNetBlockImpl::PhlippeResNetBlockImpl(int64_t c_in, bool subsample, int64_t c_out) {
   if (!subsample) c_out = c_in;  // only a subsampling block changes the width
   TORCH_CHECK(c_in >= 1 && c_out >= 1, "phlippe_resnet: channel counts must be positive");
-  net = register_module("net", nn::Sequential(Conv(c_in, c_out, 3, subsample ? 2 : 1, 1, false),
-                                              nn::BatchNorm2d(c_out), ReLU(), Conv(c_out, c_out, 3, 1, 1, false),
-                                              nn::BatchNorm2d(c_out)));
+  net = register_module("net", nn::Sequential(Conv(c_in, c_out, 3, subsample ? 2 : 1, 1, false), nn::BatchNorm2d(c_out),
+                                              ReLU(), Conv(c_out, c_out, 3, 1, 1, false), nn::BatchNorm2d(c_out)));
   // A strided 1x1 convolution keeps the top-left value of each 2x2 window.
   if (subsample) downsample = register_module("downsample", Conv(c_in, c_out, 1, 2, 0, true));
   act_fn = register_module("act_fn", ReLU());
@@ -62,8 +61,8 @@ PhlippeResNetImpl::PhlippeResNetImpl(const PhlippeResNetConfig& c) {
   TORCH_CHECK(!c.num_blocks.empty() && c.num_blocks.size() == c.c_hidden.size(),
               "phlippe_resnet: num_blocks and c_hidden need one entry per group");
   TORCH_CHECK(c.num_classes >= 1, "phlippe_resnet: num_classes must be positive");
-  input_net = register_module("input_net",
-                              nn::Sequential(Conv(3, c.c_hidden[0], 3, 1, 1, false), nn::BatchNorm2d(c.c_hidden[0]), ReLU()));
+  input_net = register_module(
+      "input_net", nn::Sequential(Conv(3, c.c_hidden[0], 3, 1, 1, false), nn::BatchNorm2d(c.c_hidden[0]), ReLU()));
   nn::Sequential b;
   for (size_t group = 0; group < c.num_blocks.size(); ++group) {
     for (int64_t i = 0; i < c.num_blocks[group]; ++i) {
@@ -73,9 +72,9 @@ PhlippeResNetImpl::PhlippeResNetImpl(const PhlippeResNetConfig& c) {
     }
   }
   blocks = register_module("blocks", b);
-  output_net = register_module("output_net",
-                               nn::Sequential(nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({1, 1})), nn::Flatten(),
-                                              nn::Linear(c.c_hidden.back(), c.num_classes)));
+  output_net =
+      register_module("output_net", nn::Sequential(nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({1, 1})),
+                                                   nn::Flatten(), nn::Linear(c.c_hidden.back(), c.num_classes)));
   InitParams(*this, torch::kFanOut);
 }
 
@@ -84,24 +83,27 @@ torch::Tensor PhlippeResNetImpl::forward(torch::Tensor x) {
 }
 
 PhlippeDenseLayerImpl::PhlippeDenseLayerImpl(int64_t c_in, int64_t bn_size, int64_t growth_rate) {
-  net = register_module("net", nn::Sequential(nn::BatchNorm2d(c_in), ReLU(), Conv(c_in, bn_size * growth_rate, 1, 1, 0, false),
-                                              nn::BatchNorm2d(bn_size * growth_rate), ReLU(),
-                                              Conv(bn_size * growth_rate, growth_rate, 3, 1, 1, false)));
+  net = register_module("net",
+                        nn::Sequential(nn::BatchNorm2d(c_in), ReLU(), Conv(c_in, bn_size * growth_rate, 1, 1, 0, false),
+                                       nn::BatchNorm2d(bn_size * growth_rate), ReLU(),
+                                       Conv(bn_size * growth_rate, growth_rate, 3, 1, 1, false)));
 }
 
 torch::Tensor PhlippeDenseLayerImpl::forward(torch::Tensor x) { return torch::cat({net->forward(x), x}, 1); }
 
 PhlippeDenseBlockImpl::PhlippeDenseBlockImpl(int64_t c_in, int64_t num_layers, int64_t bn_size, int64_t growth_rate) {
   nn::Sequential layers;
-  for (int64_t i = 0; i < num_layers; ++i) layers->push_back(PhlippeDenseLayer(c_in + i * growth_rate, bn_size, growth_rate));
+  for (int64_t i = 0; i < num_layers; ++i)
+    layers->push_back(PhlippeDenseLayer(c_in + i * growth_rate, bn_size, growth_rate));
   block = register_module("block", layers);
 }
 
 torch::Tensor PhlippeDenseBlockImpl::forward(torch::Tensor x) { return block->forward(x); }
 
 PhlippeTransitionLayerImpl::PhlippeTransitionLayerImpl(int64_t c_in, int64_t c_out) {
-  transition = register_module("transition", nn::Sequential(nn::BatchNorm2d(c_in), ReLU(), Conv(c_in, c_out, 1, 1, 0, false),
-                                                            nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(2))));
+  transition =
+      register_module("transition", nn::Sequential(nn::BatchNorm2d(c_in), ReLU(), Conv(c_in, c_out, 1, 1, 0, false),
+                                                   nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(2))));
 }
 
 torch::Tensor PhlippeTransitionLayerImpl::forward(torch::Tensor x) { return transition->forward(x); }
@@ -124,9 +126,9 @@ PhlippeDenseNetImpl::PhlippeDenseNetImpl(const PhlippeDenseNetConfig& c) {
   }
   blocks = register_module("blocks", b);
   // The block outputs have not passed a non-linearity yet.
-  output_net = register_module(
-      "output_net", nn::Sequential(nn::BatchNorm2d(c_hidden), ReLU(), nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({1, 1})),
-                                   nn::Flatten(), nn::Linear(c_hidden, c.num_classes)));
+  output_net = register_module("output_net", nn::Sequential(nn::BatchNorm2d(c_hidden), ReLU(),
+                                                            nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({1, 1})),
+                                                            nn::Flatten(), nn::Linear(c_hidden, c.num_classes)));
   InitParams(*this, torch::kFanIn);
 }
 
@@ -176,7 +178,9 @@ class PhlippeWorkload : public Workload {
     return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
   }
 
-  torch::Tensor Loss(const torch::Tensor& logits) { return nn::functional::cross_entropy(logits, inputs_.at("target")); }
+  torch::Tensor Loss(const torch::Tensor& logits) {
+    return nn::functional::cross_entropy(logits, inputs_.at("target"));
+  }
 
  private:
   std::shared_ptr<nn::Module> net_;
@@ -201,7 +205,8 @@ ModelInfo Base(const std::string& id) {
 
 void AddPhlippeModels(std::vector<ModelInfo>& out) {
   ModelInfo resnet = Base("phlippe_resnet");
-  resnet.reference = "TorchBench phlippe_resnet (UvA DL tutorial 5 ResNetModel, re-stated in tests/parity/ref_phlippe.py)";
+  resnet.reference =
+      "TorchBench phlippe_resnet (UvA DL tutorial 5 ResNetModel, re-stated in tests/parity/ref_phlippe.py)";
   resnet.create = [](const WorkloadOptions& opt) -> std::unique_ptr<Workload> {
     PhlippeResNet net;
     auto forward = [net](const torch::Tensor& x) mutable { return net->forward(x); };

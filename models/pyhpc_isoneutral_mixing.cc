@@ -10,7 +10,7 @@ using torch::indexing::None;
 using torch::indexing::Slice;
 
 const std::vector<std::string> kIsoneutralArgumentNames = {
-    "maskT", "maskU", "maskV", "maskW", "dxt", "dxu",  "dyt",  "dyu",   "dzt",   "dzw",   "cost",  "cosu",
+    "maskT", "maskU", "maskV", "maskW", "dxt",  "dxu",  "dyt",  "dyu",   "dzt",   "dzw",   "cost",  "cosu",
     "salt",  "temp",  "zt",    "K_iso", "K_11", "K_22", "K_33", "Ai_ez", "Ai_nz", "Ai_bx", "Ai_by",
 };
 
@@ -115,9 +115,10 @@ torch::Tensor IsoneutralMixingImpl::forward(std::map<std::string, torch::Tensor>
   // East faces: slopes Ai_ez and diffusivity K_11. Each face averages the
   // two adjacent T cells (ip) and the cells above/below (kr).
   auto diffloc = torch::zeros_like(K_11);
-  diffloc.index_put_({S(1, -2), S(2, -2), Slice(1, None)},
-                     0.25 * (K_iso.index({S(1, -2), S(2, -2), Slice(1, None)}) + K_iso.index({S(1, -2), S(2, -2), S(0, -1)}) +
-                             K_iso.index({S(2, -1), S(2, -2), Slice(1, None)}) + K_iso.index({S(2, -1), S(2, -2), S(0, -1)})));
+  diffloc.index_put_(
+      {S(1, -2), S(2, -2), Slice(1, None)},
+      0.25 * (K_iso.index({S(1, -2), S(2, -2), Slice(1, None)}) + K_iso.index({S(1, -2), S(2, -2), S(0, -1)}) +
+              K_iso.index({S(2, -1), S(2, -2), Slice(1, None)}) + K_iso.index({S(2, -1), S(2, -2), S(0, -1)})));
   diffloc.index_put_({S(1, -2), S(2, -2), 0},
                      0.5 * (K_iso.index({S(1, -2), S(2, -2), 0}) + K_iso.index({S(2, -1), S(2, -2), 0})));
   auto sumz = torch::zeros_like(K_11).index({S(1, -2), S(2, -2)});
@@ -143,9 +144,10 @@ torch::Tensor IsoneutralMixingImpl::forward(std::map<std::string, torch::Tensor>
 
   // North faces: slopes Ai_nz and diffusivity K_22 (the same with x and y swapped).
   diffloc.index_put_({torch::indexing::Ellipsis}, 0);
-  diffloc.index_put_({S(2, -2), S(1, -2), Slice(1, None)},
-                     0.25 * (K_iso.index({S(2, -2), S(1, -2), Slice(1, None)}) + K_iso.index({S(2, -2), S(1, -2), S(0, -1)}) +
-                             K_iso.index({S(2, -2), S(2, -1), Slice(1, None)}) + K_iso.index({S(2, -2), S(2, -1), S(0, -1)})));
+  diffloc.index_put_(
+      {S(2, -2), S(1, -2), Slice(1, None)},
+      0.25 * (K_iso.index({S(2, -2), S(1, -2), Slice(1, None)}) + K_iso.index({S(2, -2), S(1, -2), S(0, -1)}) +
+              K_iso.index({S(2, -2), S(2, -1), Slice(1, None)}) + K_iso.index({S(2, -2), S(2, -1), S(0, -1)})));
   diffloc.index_put_({S(2, -2), S(1, -2), 0},
                      0.5 * (K_iso.index({S(2, -2), S(1, -2), 0}) + K_iso.index({S(2, -2), S(2, -1), 0})));
   sumz = torch::zeros_like(K_11).index({S(2, -2), S(1, -2)});
@@ -260,7 +262,8 @@ void AddPyhpcIsoneutralMixingModels(std::vector<ModelInfo>& out) {
   info.paper_name = "pyhpc_isoneutral_mixing";
   info.domain = Domain::kOther;
   info.task = "high-performance computing (ocean isoneutral mixing)";
-  info.reference = "pyhpc-benchmarks isoneutral_mixing (dionhaefner/pyhpc-benchmarks), from Veros isoneutral_diffusion_pre";
+  info.reference =
+      "pyhpc-benchmarks isoneutral_mixing (dionhaefner/pyhpc-benchmarks), from Veros isoneutral_diffusion_pre";
   // torchbenchmark/models/pyhpc_isoneutral_mixing/__init__.py:
   // DEFAULT_EVAL_BSIZE = 1048576 (2^20 from pyhpc-benchmarks' run.py sizes).
   info.default_batch = {1048576, 1048576};

@@ -11,8 +11,27 @@ using torch::indexing::None;
 using torch::indexing::Slice;
 
 const std::vector<std::string> kTkeArgumentNames = {
-    "u",   "v",   "w",    "maskU", "maskV",  "maskW", "dxt",  "dxu",   "dyt",  "dyu", "dzt",
-    "dzw", "cost", "cosu", "kbot", "kappaM", "mxl",   "forc", "forc_tke_surface", "tke", "dtke",
+    "u",
+    "v",
+    "w",
+    "maskU",
+    "maskV",
+    "maskW",
+    "dxt",
+    "dxu",
+    "dyt",
+    "dyu",
+    "dzt",
+    "dzw",
+    "cost",
+    "cosu",
+    "kbot",
+    "kappaM",
+    "mxl",
+    "forc",
+    "forc_tke_surface",
+    "tke",
+    "dtke",
 };
 
 namespace {
@@ -107,10 +126,9 @@ torch::Tensor AdvSuperbee(const torch::Tensor& vel_in, const torch::Tensor& var_
     auto dx = cost.index({None, kIn, None}) * dx_in.index({S(1, -2), None, None});
     auto v = vel.index({S(1, -2), kIn, kAll});
     auto ucfl = torch::abs(v * kDtTracer / dx);
-    auto rjp = (var.index({Slice(3, None), kIn, kAll}) - var.index({S(2, -1), kIn, kAll})) *
-               mask.index({S(2, -1), kIn, kAll});
-    auto rj = (var.index({S(2, -1), kIn, kAll}) - var.index({S(1, -2), kIn, kAll})) *
-              mask.index({S(1, -2), kIn, kAll});
+    auto rjp =
+        (var.index({Slice(3, None), kIn, kAll}) - var.index({S(2, -1), kIn, kAll})) * mask.index({S(2, -1), kIn, kAll});
+    auto rj = (var.index({S(2, -1), kIn, kAll}) - var.index({S(1, -2), kIn, kAll})) * mask.index({S(1, -2), kIn, kAll});
     auto rjm = (var.index({S(1, -2), kIn, kAll}) - var.index({Slice(None, -3), kIn, kAll})) *
                mask.index({Slice(None, -3), kIn, kAll});
     auto cr = Superbee(SlopeRatio(rjp, rj, rjm, v));
@@ -124,10 +142,9 @@ torch::Tensor AdvSuperbee(const torch::Tensor& vel_in, const torch::Tensor& var_
     auto velfac = cosu.index({None, S(1, -2), None});
     auto v = velfac * vel.index({kIn, S(1, -2), kAll});
     auto ucfl = torch::abs(v * kDtTracer / dx);
-    auto rjp = (var.index({kIn, Slice(3, None), kAll}) - var.index({kIn, S(2, -1), kAll})) *
-               mask.index({kIn, S(2, -1), kAll});
-    auto rj = (var.index({kIn, S(2, -1), kAll}) - var.index({kIn, S(1, -2), kAll})) *
-              mask.index({kIn, S(1, -2), kAll});
+    auto rjp =
+        (var.index({kIn, Slice(3, None), kAll}) - var.index({kIn, S(2, -1), kAll})) * mask.index({kIn, S(2, -1), kAll});
+    auto rj = (var.index({kIn, S(2, -1), kAll}) - var.index({kIn, S(1, -2), kAll})) * mask.index({kIn, S(1, -2), kAll});
     auto rjm = (var.index({kIn, S(1, -2), kAll}) - var.index({kIn, Slice(None, -3), kAll})) *
                mask.index({kIn, Slice(None, -3), kAll});
     // The limiter's upwind choice looks at the unscaled velocity.
@@ -139,8 +156,8 @@ torch::Tensor AdvSuperbee(const torch::Tensor& vel_in, const torch::Tensor& var_
   auto dx = dx_in.index({None, None, Slice(None, -1)});
   auto v = vel.index({kIn, kIn, S(1, -2)});
   auto ucfl = torch::abs(v * kDtTracer / dx);
-  auto rjp = (var.index({kIn, kIn, Slice(3, None)}) - var.index({kIn, kIn, S(2, -1)})) *
-             mask.index({kIn, kIn, S(2, -1)});
+  auto rjp =
+      (var.index({kIn, kIn, Slice(3, None)}) - var.index({kIn, kIn, S(2, -1)})) * mask.index({kIn, kIn, S(2, -1)});
   auto rj = (var.index({kIn, kIn, S(2, -1)}) - var.index({kIn, kIn, S(1, -2)})) * mask.index({kIn, kIn, S(1, -2)});
   auto rjm = (var.index({kIn, kIn, S(1, -2)}) - var.index({kIn, kIn, Slice(None, -3)})) *
              mask.index({kIn, kIn, Slice(None, -3)});
@@ -183,10 +200,12 @@ torch::Tensor TurbulentKineticEnergyImpl::forward(std::map<std::string, torch::T
   delta.index_put_({kAll, kAll, Slice(None, -1)},
                    kDtTke / dzt.index({None, None, Slice(1, None)}) * kAlphaTke * 0.5 *
                        (kappaM.index({kIn, kIn, Slice(None, -1)}) + kappaM.index({kIn, kIn, Slice(1, None)})));
-  a_tri.index_put_({kAll, kAll, S(1, -1)}, -delta.index({kAll, kAll, Slice(None, -2)}) / dzw.index({None, None, S(1, -1)}));
+  a_tri.index_put_({kAll, kAll, S(1, -1)},
+                   -delta.index({kAll, kAll, Slice(None, -2)}) / dzw.index({None, None, S(1, -1)}));
   a_tri.index_put_({kAll, kAll, -1}, -delta.index({kAll, kAll, -2}) / (0.5 * dzw_top));
   b_tri.index_put_({kAll, kAll, S(1, -1)},
-                   1 + (delta.index({kAll, kAll, S(1, -1)}) + delta.index({kAll, kAll, Slice(None, -2)})) /
+                   1 +
+                       (delta.index({kAll, kAll, S(1, -1)}) + delta.index({kAll, kAll, Slice(None, -2)})) /
                            dzw.index({None, None, S(1, -1)}) +
                        kDtTke * kCEps * sqrttke.index({kIn, kIn, S(1, -1)}) / mxl.index({kIn, kIn, S(1, -1)}));
   b_tri.index_put_({kAll, kAll, -1}, 1 + delta.index({kAll, kAll, -2}) / (0.5 * dzw_top) +
@@ -208,15 +227,17 @@ torch::Tensor TurbulentKineticEnergyImpl::forward(std::map<std::string, torch::T
   tke.index_put_({kIn, kIn, -1, kTaup1}, torch::maximum(Bound(0.0, device), tke.index({kIn, kIn, -1, kTaup1})));
 
   // 3. Lateral diffusion.
-  flux_east.index_put_({Slice(None, -1), kAll, kAll},
-                       kKhTke * (tke.index({Slice(1, None), kAll, kAll, kTau}) - tke.index({Slice(None, -1), kAll, kAll, kTau})) /
-                           (cost.index({None, kAll, None}) * dxu.index({Slice(None, -1), None, None})) *
-                           maskU.index({Slice(None, -1), kAll, kAll}));
+  flux_east.index_put_(
+      {Slice(None, -1), kAll, kAll},
+      kKhTke * (tke.index({Slice(1, None), kAll, kAll, kTau}) - tke.index({Slice(None, -1), kAll, kAll, kTau})) /
+          (cost.index({None, kAll, None}) * dxu.index({Slice(None, -1), None, None})) *
+          maskU.index({Slice(None, -1), kAll, kAll}));
   flux_east.index_put_({-1, kAll, kAll}, 0.0);
-  flux_north.index_put_({kAll, Slice(None, -1), kAll},
-                        kKhTke * (tke.index({kAll, Slice(1, None), kAll, kTau}) - tke.index({kAll, Slice(None, -1), kAll, kTau})) /
-                            dyu.index({None, Slice(None, -1), None}) * maskV.index({kAll, Slice(None, -1), kAll}) *
-                            cosu.index({None, Slice(None, -1), None}));
+  flux_north.index_put_(
+      {kAll, Slice(None, -1), kAll},
+      kKhTke * (tke.index({kAll, Slice(1, None), kAll, kTau}) - tke.index({kAll, Slice(None, -1), kAll, kTau})) /
+          dyu.index({None, Slice(None, -1), None}) * maskV.index({kAll, Slice(None, -1), kAll}) *
+          cosu.index({None, Slice(None, -1), None}));
   flux_north.index_put_({kAll, -1, kAll}, 0.0);
   auto x_area = cost.index({None, kIn, None}) * dxt.index({kIn, None, None});
   auto y_area = cost.index({None, kIn, None}) * dyt.index({None, kIn, None});
@@ -229,16 +250,20 @@ torch::Tensor TurbulentKineticEnergyImpl::forward(std::map<std::string, torch::T
   auto maskUtr = torch::zeros_like(maskW);
   maskUtr.index_put_({Slice(None, -1)}, maskW.index({Slice(1, None)}) * maskW.index({Slice(None, -1)}));
   flux_east.zero_();
-  flux_east.index_put_({S(1, -2), kIn, kAll}, AdvSuperbee(u.index({Ellipsis, kTau}), tke_now, maskUtr, dxt, 0, cost, cosu));
+  flux_east.index_put_({S(1, -2), kIn, kAll},
+                       AdvSuperbee(u.index({Ellipsis, kTau}), tke_now, maskUtr, dxt, 0, cost, cosu));
   auto maskVtr = torch::zeros_like(maskW);
-  maskVtr.index_put_({kAll, Slice(None, -1)}, maskW.index({kAll, Slice(1, None)}) * maskW.index({kAll, Slice(None, -1)}));
+  maskVtr.index_put_({kAll, Slice(None, -1)},
+                     maskW.index({kAll, Slice(1, None)}) * maskW.index({kAll, Slice(None, -1)}));
   flux_north.zero_();
-  flux_north.index_put_({kIn, S(1, -2), kAll}, AdvSuperbee(v.index({Ellipsis, kTau}), tke_now, maskVtr, dyt, 1, cost, cosu));
+  flux_north.index_put_({kIn, S(1, -2), kAll},
+                        AdvSuperbee(v.index({Ellipsis, kTau}), tke_now, maskVtr, dyt, 1, cost, cosu));
   auto maskWtr = torch::zeros_like(maskW);
   maskWtr.index_put_({kAll, kAll, Slice(None, -1)},
                      maskW.index({kAll, kAll, Slice(1, None)}) * maskW.index({kAll, kAll, Slice(None, -1)}));
   flux_top.zero_();
-  flux_top.index_put_({kIn, kIn, Slice(None, -1)}, AdvSuperbee(w.index({Ellipsis, kTau}), tke_now, maskWtr, dzw, 2, cost, cosu));
+  flux_top.index_put_({kIn, kIn, Slice(None, -1)},
+                      AdvSuperbee(w.index({Ellipsis, kTau}), tke_now, maskWtr, dzw, 2, cost, cosu));
 
   dtke.index_put_({kIn, kIn, kAll, kTau},
                   maskW.index({kIn, kIn, kAll}) *

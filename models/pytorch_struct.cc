@@ -104,9 +104,9 @@ std::vector<torch::Tensor> RuleBlocks(const torch::Tensor& by_start, const torch
   auto rule = [&](int64_t y0, int64_t ny, int64_t z0, int64_t nz) { return rules.narrow(3, y0, ny).narrow(4, z0, nz); };
   std::vector<torch::Tensor> blocks;
   if (w >= 3) {  // X -> Y Z, both nonterminals: left width k in 1..w-2, right width w-1-k
-    auto left = by_start.narrow(1, 0, n).narrow(2, 1, w - 2).unsqueeze(4);   // (b, n, w-2, NT, 1)
+    auto left = by_start.narrow(1, 0, n).narrow(2, 1, w - 2).unsqueeze(4);         // (b, n, w-2, NT, 1)
     auto right = by_end.narrow(1, w, n).narrow(2, N - w + 1, w - 2).unsqueeze(3);  // (b, n, w-2, 1, NT)
-    auto children = torch::logsumexp(left + right, 2);                      // (b, n, NT, NT)
+    auto children = torch::logsumexp(left + right, 2);                             // (b, n, NT, NT)
     blocks.push_back((children.unsqueeze(2) + rule(0, NT, 0, NT)).flatten(3));
   }
   if (w >= 2) {
@@ -242,8 +242,9 @@ void AddPytorchStructModels(std::vector<ModelInfo>& out) {
   // Smoke: 2 sentences of 6..12 words (see kSmokeMaxLen).
   info.smoke_batch = {2, 1};
   info.supports_eval = false;
-  info.unsupported_reason = "TorchBench's pytorch_struct has no eval: _eval raises NotImplementedError(\"Eval is not "
-                            "supported by this model\")";
+  info.unsupported_reason =
+      "TorchBench's pytorch_struct has no eval: _eval raises NotImplementedError(\"Eval is not "
+      "supported by this model\")";
   info.create = [](const WorkloadOptions& opt) -> std::unique_ptr<Workload> {
     return std::make_unique<PytorchStructWorkload>(opt);
   };

@@ -5,8 +5,8 @@
 
 #include <functional>
 #include <limits>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -83,8 +83,8 @@ torch::Tensor QuantizeWeightPerChannel(const torch::Tensor& w) {
   const auto max_c = torch::maximum(std::get<0>(flat.max(1)), zero);
   auto scale = torch::maximum(-min_c, max_c) / ((127.0 - (-128.0)) / 2.0);
   scale = torch::clamp_min(scale, std::numeric_limits<float>::epsilon());
-  return torch::quantize_per_channel(w.detach(), scale.to(torch::kDouble),
-                                     torch::zeros({w.size(0)}, torch::kLong), 0, torch::kQInt8);
+  return torch::quantize_per_channel(w.detach(), scale.to(torch::kDouble), torch::zeros({w.size(0)}, torch::kLong), 0,
+                                     torch::kQInt8);
 }
 
 torch::Tensor QuantizedConv::Forward(const torch::Tensor& qx) const {

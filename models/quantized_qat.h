@@ -62,7 +62,7 @@ namespace torchgauge::models {
 // prepacked, with the output's quantization parameters.
 struct QuantizedConv {
   c10::IValue packed;  // __torch__.torch.classes.quantized.Conv2dPackedParamsBase
-  bool relu = false;  // quantized::conv2d_relu rather than quantized::conv2d
+  bool relu = false;   // quantized::conv2d_relu rather than quantized::conv2d
   double out_scale = 1.0;
   int64_t out_zero_point = 0;
   torch::Tensor Forward(const torch::Tensor& qx) const;
@@ -111,10 +111,10 @@ struct QuantizedMobileNetV2Impl : torch::nn::Module {
 
   double input_scale = 1.0;
   int64_t input_zero_point = 0;
-  QuantizedConv stem, last;  // features.0 and features.18, each with ReLU6
+  QuantizedConv stem, last;                       // features.0 and features.18, each with ReLU6
   std::vector<QuantizedInvertedResidual> blocks;  // features.1 .. features.17
-  double dropout = 0.2;  // classifier.0, the identity in eval
-  c10::IValue fc_packed;  // classifier.1
+  double dropout = 0.2;                           // classifier.0, the identity in eval
+  c10::IValue fc_packed;                          // classifier.1
   double fc_scale = 1.0;
   int64_t fc_zero_point = 0;
 };

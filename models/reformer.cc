@@ -24,7 +24,7 @@ struct ReformerConfig {
   int64_t num_attention_heads = 12;
   int64_t attention_head_size = 64;
   int64_t feed_forward_size = 512;
-  std::vector<AttnType> attn_layers = {AttnType::kLocal, AttnType::kLsh, AttnType::kLocal,
+  std::vector<AttnType> attn_layers = {AttnType::kLocal, AttnType::kLsh,   AttnType::kLocal,
                                        AttnType::kLsh,   AttnType::kLocal, AttnType::kLsh};
   std::vector<int64_t> axial_pos_shape = {64, 64};
   std::vector<int64_t> axial_pos_embds_dim = {64, 192};
@@ -88,8 +88,8 @@ class MaskValue {
   const torch::Tensor& For(const torch::Tensor& scores) {
     if (!value_.defined() || value_.device() != scores.device() || value_.scalar_type() != scores.scalar_type()) {
       const double v = scores.scalar_type() == torch::kHalf ? fp16_ : fp32_;
-      value_ = torch::scalar_tensor(v, torch::TensorOptions(scores.device()).dtype(torch::kFloat))
-                   .to(scores.scalar_type());
+      value_ =
+          torch::scalar_tensor(v, torch::TensorOptions(scores.device()).dtype(torch::kFloat)).to(scores.scalar_type());
     }
     return value_;
   }
@@ -332,9 +332,9 @@ TORCH_MODULE(ChunkReformerFeedForward);
 // from the OS's entropy, set on every device) modulo sys.maxsize, then
 // torch.manual_seed of it. Returns the seed, which the backward replays.
 uint64_t ReseedGenerators(const std::function<uint64_t()>& layer_seed) {
-  const uint64_t seed =
-      layer_seed ? layer_seed()
-                 : c10::detail::getNonDeterministicRandom() % static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  const uint64_t seed = layer_seed ? layer_seed()
+                                   : c10::detail::getNonDeterministicRandom() %
+                                         static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   torch::manual_seed(seed);
   return seed;
 }
@@ -470,10 +470,10 @@ struct AxialPositionEmbeddingsImpl : torch::nn::Module {
       : weights(register_module("weights", torch::nn::ParameterList())),
         shape(c.axial_pos_shape),
         dropout_p(c.hidden_dropout_prob) {
-    TORCH_CHECK(c.axial_pos_embds_dim.size() == shape.size() &&
-                    std::accumulate(c.axial_pos_embds_dim.begin(), c.axial_pos_embds_dim.end(), int64_t{0}) ==
-                        c.hidden_size,
-                "hf_reformer: axial embedding widths must sum to the hidden size");
+    TORCH_CHECK(
+        c.axial_pos_embds_dim.size() == shape.size() &&
+            std::accumulate(c.axial_pos_embds_dim.begin(), c.axial_pos_embds_dim.end(), int64_t{0}) == c.hidden_size,
+        "hf_reformer: axial embedding widths must sum to the hidden size");
     for (size_t axis = 0; axis < shape.size(); ++axis) {
       std::vector<int64_t> ax_shape(shape.size(), 1);
       ax_shape[axis] = shape[axis];
@@ -498,8 +498,8 @@ struct AxialPositionEmbeddingsImpl : torch::nn::Module {
   // Training covers the whole grid; dropout2d on the grid transposed to
   // [B, cols, rows, width] zeroes whole [rows x width] slabs per (sample, column).
   torch::Tensor Train(const std::vector<torch::Tensor>& broadcast, int64_t batch, int64_t seq) const {
-    TORCH_CHECK(shape[0] * shape[1] == seq, "hf_reformer: in training, the sequence length must be ", shape[0],
-                " x ", shape[1], " (the axial position shape), not ", seq);
+    TORCH_CHECK(shape[0] * shape[1] == seq, "hf_reformer: in training, the sequence length must be ", shape[0], " x ",
+                shape[1], " (the axial position shape), not ", seq);
     if (dropout_p > 0) {
       auto transposed = torch::cat(broadcast, -1).transpose(2, 1);
       auto dropped = torch::feature_dropout(transposed, dropout_p, true).transpose(2, 1);
@@ -635,8 +635,9 @@ ModelInfo ReformerInfo(const ReformerSizes& sizes) {
   LanguageModelSpec spec{
       .id = "hf_reformer",
       .paper_name = "hf_Reformer",
-      .reference = "transformers.ReformerForMaskedLM(ReformerConfig(num_buckets=128)) (TorchBench hf_Reformer: "
-                   "AutoModelForMaskedLM)",
+      .reference =
+          "transformers.ReformerForMaskedLM(ReformerConfig(num_buckets=128)) (TorchBench hf_Reformer: "
+          "AutoModelForMaskedLM)",
       // torchbenchmark/models/hf_Reformer/__init__.py: DEFAULT_TRAIN_BSIZE = 8, DEFAULT_EVAL_BSIZE = 1.
       .default_batch = {8, 1},
       .objective = LmObjective::kMaskedLm,

@@ -16,11 +16,9 @@ namespace nn = torch::nn;
 // the activation is applied by the caller.
 struct ConvBnImpl : nn::Module {
   ConvBnImpl(int64_t in, int64_t out, int64_t k, int64_t stride = 1, int64_t groups = 1)
-      : conv(register_module("conv", nn::Conv2d(nn::Conv2dOptions(in, out, k)
-                                                     .stride(stride)
-                                                     .padding((k - 1) / 2)
-                                                     .groups(groups)
-                                                     .bias(false)))),
+      : conv(register_module(
+            "conv",
+            nn::Conv2d(nn::Conv2dOptions(in, out, k).stride(stride).padding((k - 1) / 2).groups(groups).bias(false)))),
         bn(register_module("bn", nn::BatchNorm2d(nn::BatchNormOptions(out).eps(1e-5).momentum(0.1)))) {}
   torch::Tensor forward(const torch::Tensor& x) { return bn(conv(x)); }
   nn::Conv2d conv;
@@ -86,8 +84,8 @@ struct RegNetImpl : nn::Module {
     for (auto& m : modules(/*include_self=*/false)) {
       if (auto* conv = m->as<nn::Conv2d>()) {
         const auto& o = conv->options;
-        const double fan_out = static_cast<double>(o.kernel_size()->at(0) * o.kernel_size()->at(1) *
-                                                   o.out_channels() / o.groups());
+        const double fan_out =
+            static_cast<double>(o.kernel_size()->at(0) * o.kernel_size()->at(1) * o.out_channels() / o.groups());
         conv->weight.normal_(0.0, std::sqrt(2.0 / fan_out));
         if (conv->bias.defined()) conv->bias.zero_();
       } else if (auto* lin = m->as<nn::Linear>()) {

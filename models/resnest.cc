@@ -63,7 +63,8 @@ struct ResNestBottleneckImpl : nn::Module {
     if (stride == 1) {
       downsample->push_back(nn::Identity());
     } else {
-      downsample->push_back(nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(stride).ceil_mode(true).count_include_pad(false)));
+      downsample->push_back(
+          nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(stride).ceil_mode(true).count_include_pad(false)));
     }
     downsample->push_back(Conv(in, planes * 4, 1));
     downsample->push_back(Bn(planes * 4));

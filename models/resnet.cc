@@ -24,8 +24,8 @@ nn::Conv2d Conv1x1(int64_t in, int64_t out, int64_t stride = 1) {
 
 }  // namespace
 
-BasicBlockImpl::BasicBlockImpl(int64_t inplanes, int64_t planes, int64_t stride, nn::Sequential ds,
-                               int64_t groups, int64_t base_width) {
+BasicBlockImpl::BasicBlockImpl(int64_t inplanes, int64_t planes, int64_t stride, nn::Sequential ds, int64_t groups,
+                               int64_t base_width) {
   // The basic block has no notion of cardinality; torchvision rejects these too.
   TORCH_CHECK(groups == 1 && base_width == 64, "BasicBlock supports only groups=1 and base_width=64");
   TORCH_CHECK(stride >= 1, "stride must be positive");
@@ -45,11 +45,12 @@ torch::Tensor BasicBlockImpl::forward(torch::Tensor x) {
   return relu(out);
 }
 
-BottleneckImpl::BottleneckImpl(int64_t inplanes, int64_t planes, int64_t stride, nn::Sequential ds,
-                               int64_t groups, int64_t base_width) {
+BottleneckImpl::BottleneckImpl(int64_t inplanes, int64_t planes, int64_t stride, nn::Sequential ds, int64_t groups,
+                               int64_t base_width) {
   TORCH_CHECK(groups >= 1 && base_width >= 1 && stride >= 1, "groups, base_width and stride must be positive");
   // ResNeXt's width rule: d channels per group, scaled from the 64-wide stage.
-  const int64_t width = static_cast<int64_t>(static_cast<double>(planes) * (static_cast<double>(base_width) / 64.0)) * groups;
+  const int64_t width =
+      static_cast<int64_t>(static_cast<double>(planes) * (static_cast<double>(base_width) / 64.0)) * groups;
   conv1 = register_module("conv1", Conv1x1(inplanes, width));
   bn1 = register_module("bn1", nn::BatchNorm2d(width));
   conv2 = register_module("conv2", Conv3x3(width, width, stride, groups));
@@ -169,10 +170,8 @@ void AddResNetModels(std::vector<ModelInfo>& out) {
   // resnet152: 32/32 in torchbenchmark/models/resnet152/__init__.py. About
   // 11.5 GFLOPs a 224x224 image forward, so on a 2-core CPU a train step at 32
   // takes tens of seconds: the CPU suite runs 4 (train) and 8 (eval).
-  out.push_back(
-      Make("resnet152", "torchvision.models.resnet152", ResNet152Config, {32, 32}, {1, 1}, BatchSizes{4, 8}));
-  out.push_back(
-      Make("resnext50_32x4d", "torchvision.models.resnext50_32x4d", ResNeXt50_32x4dConfig, {8, 8}, {1, 1}));
+  out.push_back(Make("resnet152", "torchvision.models.resnet152", ResNet152Config, {32, 32}, {1, 1}, BatchSizes{4, 8}));
+  out.push_back(Make("resnext50_32x4d", "torchvision.models.resnext50_32x4d", ResNeXt50_32x4dConfig, {8, 8}, {1, 1}));
 }
 
 }  // namespace torchgauge::models

@@ -29,8 +29,8 @@ namespace torchgauge::models {
 struct BasicBlockImpl : torch::nn::Module {
   static constexpr int64_t kExpansion = 1;
   // `downsample` may be empty (nullptr) when the identity shortcut fits.
-  BasicBlockImpl(int64_t inplanes, int64_t planes, int64_t stride, torch::nn::Sequential downsample,
-                 int64_t groups, int64_t base_width);
+  BasicBlockImpl(int64_t inplanes, int64_t planes, int64_t stride, torch::nn::Sequential downsample, int64_t groups,
+                 int64_t base_width);
   torch::Tensor forward(torch::Tensor x);
 
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
@@ -43,8 +43,8 @@ TORCH_MODULE(BasicBlock);
 // 1x1 reduce, grouped 3x3, 1x1 expand by 4 (resnet50+, ResNeXt).
 struct BottleneckImpl : torch::nn::Module {
   static constexpr int64_t kExpansion = 4;
-  BottleneckImpl(int64_t inplanes, int64_t planes, int64_t stride, torch::nn::Sequential downsample,
-                 int64_t groups, int64_t base_width);
+  BottleneckImpl(int64_t inplanes, int64_t planes, int64_t stride, torch::nn::Sequential downsample, int64_t groups,
+                 int64_t base_width);
   torch::Tensor forward(torch::Tensor x);
 
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr}, conv3{nullptr};
@@ -55,10 +55,10 @@ struct BottleneckImpl : torch::nn::Module {
 TORCH_MODULE(Bottleneck);
 
 struct ResNetConfig {
-  bool bottleneck = false;            // BasicBlock or Bottleneck
-  std::vector<int64_t> layers;        // blocks per stage, four stages
-  int64_t groups = 1;                 // ResNeXt cardinality
-  int64_t width_per_group = 64;       // ResNeXt bottleneck width d
+  bool bottleneck = false;       // BasicBlock or Bottleneck
+  std::vector<int64_t> layers;   // blocks per stage, four stages
+  int64_t groups = 1;            // ResNeXt cardinality
+  int64_t width_per_group = 64;  // ResNeXt bottleneck width d
   int64_t num_classes = 1000;
 };
 

@@ -42,9 +42,8 @@ double PendulumEnv::Step(double normalized_action) {
   const double u = std::clamp(a * kMaxTorque, -kMaxTorque, kMaxTorque);
   const double th = AngleNormalize(theta_);
   const double reward = -(th * th + 0.1 * theta_dot_ * theta_dot_ + 0.001 * u * u);
-  double new_theta_dot = theta_dot_ + (3.0 * kGravity / (2.0 * kLength) * std::sin(theta_) +
-                                       3.0 / (kMass * kLength * kLength) * u) *
-                                          kDt;
+  double new_theta_dot =
+      theta_dot_ + (3.0 * kGravity / (2.0 * kLength) * std::sin(theta_) + 3.0 / (kMass * kLength * kLength) * u) * kDt;
   new_theta_dot = std::clamp(new_theta_dot, -kMaxSpeed, kMaxSpeed);
   theta_ += new_theta_dot * kDt;
   theta_dot_ = new_theta_dot;
@@ -134,7 +133,8 @@ void CartpoleSwingupEnv::Render(uint8_t* rgb) const {
   for (int col = 0; col < n; ++col) put(hinge_row, col, rail);
   // World x to pixel column; the rail wraps visually when the cart leaves the view.
   const double cart_col = n / 2.0 + x_ / kMetresPerPixel;
-  const int cart_half_w = static_cast<int>(0.2 / kMetresPerPixel), cart_half_h = static_cast<int>(0.1 / kMetresPerPixel);
+  const int cart_half_w = static_cast<int>(0.2 / kMetresPerPixel),
+            cart_half_h = static_cast<int>(0.1 / kMetresPerPixel);
   for (int r = hinge_row - cart_half_h; r <= hinge_row + cart_half_h; ++r)
     for (int col = static_cast<int>(cart_col) - cart_half_w; col <= static_cast<int>(cart_col) + cart_half_w; ++col)
       put(r, col, cart);

@@ -93,23 +93,24 @@ constexpr int64_t kStateDim = PendulumEnv::kObsDim, kActDim = PendulumEnv::kActD
 class SacWorkload final : public OffPolicyWorkload {
  public:
   explicit SacWorkload(const WorkloadOptions& opt)
-      : OffPolicyWorkload(opt, {
-                                   .id = "soft_actor_critic",
-                                   .obs_input = "state",
-                                   .act_dim = kActDim,
-                                   .max_episode_steps = kMaxEpisodeSteps,
-                                   .env_seed = 17,
-                                   .warmup_seed = 99,
-                                   .warmup_transitions = std::max<int64_t>(opt.batch_size, 1000),
-                                   // TorchBench keeps buffer_size = 1_000_000 transitions; a run
-                                   // adds only a few, so capacity is allocated lazily by the OS
-                                   // and costs nothing here.
-                                   .buffer_capacity = 1'000'000,
-                                   .update_before_env_step = false,
-                                   .train_compiled_forward_unsupported =
-                                       "the SAC update trains the actor and both critics outside the policy's "
-                                       "forward pass",
-                               }),
+      : OffPolicyWorkload(opt,
+                          {
+                              .id = "soft_actor_critic",
+                              .obs_input = "state",
+                              .act_dim = kActDim,
+                              .max_episode_steps = kMaxEpisodeSteps,
+                              .env_seed = 17,
+                              .warmup_seed = 99,
+                              .warmup_transitions = std::max<int64_t>(opt.batch_size, 1000),
+                              // TorchBench keeps buffer_size = 1_000_000 transitions; a run
+                              // adds only a few, so capacity is allocated lazily by the OS
+                              // and costs nothing here.
+                              .buffer_capacity = 1'000'000,
+                              .update_before_env_step = false,
+                              .train_compiled_forward_unsupported =
+                                  "the SAC update trains the actor and both critics outside the policy's "
+                                  "forward pass",
+                          }),
         net_(kStateDim, kActDim) {
     net_->to(opt.device);
     if (opt.mode == Mode::kTrain) {
@@ -117,8 +118,8 @@ class SacWorkload final : public OffPolicyWorkload {
       for (auto& p : net_->critic2->parameters()) critic_params.push_back(p);
       critic_opt_ = std::make_unique<torch::optim::Adam>(critic_params, torch::optim::AdamOptions(kLr));
       actor_opt_ = std::make_unique<torch::optim::Adam>(net_->actor->parameters(), torch::optim::AdamOptions(kLr));
-      alpha_opt_ = std::make_unique<torch::optim::Adam>(
-          std::vector<torch::Tensor>{net_->log_alpha}, torch::optim::AdamOptions(kLr).betas({0.5, 0.999}));
+      alpha_opt_ = std::make_unique<torch::optim::Adam>(std::vector<torch::Tensor>{net_->log_alpha},
+                                                        torch::optim::AdamOptions(kLr).betas({0.5, 0.999}));
     }
     Start({kStateDim}, torch::kFloat);
   }

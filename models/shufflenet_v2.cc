@@ -21,7 +21,9 @@ torch::nn::Conv2d Conv(int64_t in, int64_t out, int64_t kernel, int64_t stride, 
 
 // Depthwise 3x3 (no activation after it: the paper's unit keeps the
 // depthwise convolution linear).
-torch::nn::Conv2d Depthwise(int64_t channels, int64_t stride) { return Conv(channels, channels, 3, stride, 1, channels); }
+torch::nn::Conv2d Depthwise(int64_t channels, int64_t stride) {
+  return Conv(channels, channels, 3, stride, 1, channels);
+}
 
 }  // namespace
 
@@ -36,20 +38,18 @@ ShuffleNetV2InvertedResidualImpl::ShuffleNetV2InvertedResidualImpl(int64_t inp, 
     : stride(stride) {
   TORCH_CHECK(stride >= 1 && stride <= 3, "illegal stride value ", stride);
   const int64_t branch_features = oup / 2;
-  TORCH_CHECK(stride > 1 || inp == branch_features * 2, "stride 1 needs inp == oup (got inp ", inp, ", oup ", oup,
-              ")");
+  TORCH_CHECK(stride > 1 || inp == branch_features * 2, "stride 1 needs inp == oup (got inp ", inp, ", oup ", oup, ")");
   namespace nn = torch::nn;
   if (stride > 1) {
-    branch1 = register_module("branch1", nn::Sequential(Depthwise(inp, stride), nn::BatchNorm2d(inp),
-                                                        Conv(inp, branch_features, 1, 1, 0, 1),
-                                                        nn::BatchNorm2d(branch_features), nn::ReLU(true)));
+    branch1 = register_module(
+        "branch1", nn::Sequential(Depthwise(inp, stride), nn::BatchNorm2d(inp), Conv(inp, branch_features, 1, 1, 0, 1),
+                                  nn::BatchNorm2d(branch_features), nn::ReLU(true)));
   }
   branch2 = register_module(
-      "branch2",
-      nn::Sequential(Conv(stride > 1 ? inp : branch_features, branch_features, 1, 1, 0, 1),
-                     nn::BatchNorm2d(branch_features), nn::ReLU(true), Depthwise(branch_features, stride),
-                     nn::BatchNorm2d(branch_features), Conv(branch_features, branch_features, 1, 1, 0, 1),
-                     nn::BatchNorm2d(branch_features), nn::ReLU(true)));
+      "branch2", nn::Sequential(Conv(stride > 1 ? inp : branch_features, branch_features, 1, 1, 0, 1),
+                                nn::BatchNorm2d(branch_features), nn::ReLU(true), Depthwise(branch_features, stride),
+                                nn::BatchNorm2d(branch_features), Conv(branch_features, branch_features, 1, 1, 0, 1),
+                                nn::BatchNorm2d(branch_features), nn::ReLU(true)));
 }
 
 torch::Tensor ShuffleNetV2InvertedResidualImpl::forward(torch::Tensor x) {

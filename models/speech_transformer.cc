@@ -78,7 +78,8 @@ struct MultiHeadAttentionImpl : torch::nn::Module {
     auto attn = torch::bmm(q, k.transpose(1, 2)) / std::sqrt(static_cast<double>(kDk));
     if (mask.defined()) attn = attn.masked_fill(mask.repeat({kHeads, 1, 1}), -INFINITY);
     attn = attn_dropout(torch::softmax(attn, 2));
-    auto out = torch::bmm(attn, v).view({kHeads, b, len_q, kDv}).permute({1, 2, 0, 3}).contiguous().view({b, len_q, -1});
+    auto out =
+        torch::bmm(attn, v).view({kHeads, b, len_q, kDv}).permute({1, 2, 0, 3}).contiguous().view({b, len_q, -1});
     return layer_norm(dropout(fc(out)) + q_in);
   }
 
@@ -229,8 +230,7 @@ struct DecoderImpl : torch::nn::Module {
 TORCH_MODULE(Decoder);
 
 struct TransformerImpl : torch::nn::Module {
-  TransformerImpl()
-      : encoder(register_module("encoder", Encoder())), decoder(register_module("decoder", Decoder())) {
+  TransformerImpl() : encoder(register_module("encoder", Encoder())), decoder(register_module("decoder", Decoder())) {
     torch::NoGradGuard g;
     for (auto& p : parameters()) {
       if (p.dim() > 1) torch::nn::init::xavier_uniform_(p);
@@ -281,8 +281,8 @@ class SpeechTransformerWorkload : public Workload {
     auto pad = torch::arange(kTargetChars, l).unsqueeze(0) >= target_lengths.unsqueeze(1);
     inputs_["padded_target"] = chars.masked_fill(pad, kIgnoreId);
     samples_per_step_ = n;
-    optimizer_ = std::make_unique<torch::optim::Adam>(
-        net_->parameters(), torch::optim::AdamOptions(1.0).betas({0.9, 0.98}).eps(1e-9));
+    optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(),
+                                                      torch::optim::AdamOptions(1.0).betas({0.9, 0.98}).eps(1e-9));
   }
 
   torch::nn::Module& net() override { return *net_; }

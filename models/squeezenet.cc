@@ -41,9 +41,9 @@ SqueezeNet11Impl::SqueezeNet11Impl(int64_t num_classes, double dropout) {
   // No fully connected layer: a 1x1 convolution produces one map per class,
   // averaged globally.
   auto final_conv = nn::Conv2d(nn::Conv2dOptions(512, num_classes, 1));
-  classifier = register_module("classifier", nn::Sequential(nn::Dropout(dropout), final_conv,
-                                                            nn::ReLU(nn::ReLUOptions(true)),
-                                                            nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({1, 1}))));
+  classifier =
+      register_module("classifier", nn::Sequential(nn::Dropout(dropout), final_conv, nn::ReLU(nn::ReLUOptions(true)),
+                                                   nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({1, 1}))));
 
   // torchvision's initialisation: He-uniform convolutions, except the final
   // one, N(0, 0.01) so that the initial class scores start small; zero bias.

@@ -12,9 +12,7 @@ using torch::nn::Conv2dOptions;
 constexpr int64_t kFrameSize = 352;
 constexpr double kLr = 1e-4;
 
-torch::Tensor Leaky(const torch::Tensor& x) {
-  return F::leaky_relu(x, F::LeakyReLUFuncOptions().negative_slope(0.1));
-}
+torch::Tensor Leaky(const torch::Tensor& x) { return F::leaky_relu(x, F::LeakyReLUFuncOptions().negative_slope(0.1)); }
 
 Conv2d Conv(int64_t in, int64_t out, int64_t k) { return Conv2d(Conv2dOptions(in, out, k).padding((k - 1) / 2)); }
 
@@ -178,8 +176,8 @@ class SuperSloMoWorkload : public Workload {
     x = 2 * (x / static_cast<double>(W) - 0.5);
     y = 2 * (y / static_cast<double>(H) - 0.5);
     auto grid = torch::stack({x, y}, 3);
-    return F::grid_sample(img, grid,
-                          F::GridSampleFuncOptions().mode(torch::kBilinear).padding_mode(torch::kZeros).align_corners(false));
+    return F::grid_sample(
+        img, grid, F::GridSampleFuncOptions().mode(torch::kBilinear).padding_mode(torch::kZeros).align_corners(false));
   }
 
   std::pair<torch::Tensor, torch::Tensor> FrameAndLoss() {
@@ -197,8 +195,7 @@ class SuperSloMoWorkload : public Workload {
     auto F_t_1 = c10 * F_0_1 + c11 * F_1_0;
     auto g_I0_F_t_0 = BackWarp(I0, F_t_0);
     auto g_I1_F_t_1 = BackWarp(I1, F_t_1);
-    auto intrpOut =
-        net_->ArbTimeFlowIntrp(torch::cat({I0, I1, F_0_1, F_1_0, F_t_1, F_t_0, g_I1_F_t_1, g_I0_F_t_0}, 1));
+    auto intrpOut = net_->ArbTimeFlowIntrp(torch::cat({I0, I1, F_0_1, F_1_0, F_t_1, F_t_0, g_I1_F_t_1, g_I0_F_t_0}, 1));
     auto F_t_0_f = intrpOut.narrow(1, 0, 2) + F_t_0;
     auto F_t_1_f = intrpOut.narrow(1, 2, 2) + F_t_1;
     auto V_t_0 = torch::sigmoid(intrpOut.narrow(1, 4, 1));

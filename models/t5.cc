@@ -32,10 +32,14 @@ torch::nn::Linear NoBias(int64_t in, int64_t out) {
 
 torch::Scalar LowestOf(torch::ScalarType dtype) {
   switch (dtype) {
-    case torch::kHalf: return std::numeric_limits<c10::Half>::lowest();
-    case torch::kBFloat16: return std::numeric_limits<c10::BFloat16>::lowest();
-    case torch::kDouble: return std::numeric_limits<double>::lowest();
-    default: return std::numeric_limits<float>::lowest();
+    case torch::kHalf:
+      return std::numeric_limits<c10::Half>::lowest();
+    case torch::kBFloat16:
+      return std::numeric_limits<c10::BFloat16>::lowest();
+    case torch::kDouble:
+      return std::numeric_limits<double>::lowest();
+    default:
+      return std::numeric_limits<float>::lowest();
   }
 }
 
@@ -68,8 +72,7 @@ struct T5AttentionImpl : torch::nn::Module {
         max_distance(c.relative_attention_max_distance),
         dropout_p(c.dropout_rate) {
     if (has_relative_attention_bias) {
-      relative_attention_bias =
-          register_module("relative_attention_bias", torch::nn::Embedding(num_buckets, n_heads));
+      relative_attention_bias = register_module("relative_attention_bias", torch::nn::Embedding(num_buckets, n_heads));
     }
   }
 

@@ -15,9 +15,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include <torch/nn/modules/linear.h>
-#include <torch/nn/functional/loss.h>
 #include <torch/cuda.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/nn/modules/linear.h>
 #include <torch/optim/sgd.h>
 
 #include "models/workload.h"
@@ -65,10 +65,15 @@ class TestWorkload : public Workload {
  private:
   void Misbehave() {
     switch (how_) {
-      case Misbehaviour::kNone: return;
-      case Misbehaviour::kCrash: std::raise(SIGKILL); return;
-      case Misbehaviour::kHang: for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-      case Misbehaviour::kThrow: throw std::runtime_error("test_throw: deliberate failure inside the step");
+      case Misbehaviour::kNone:
+        return;
+      case Misbehaviour::kCrash:
+        std::raise(SIGKILL);
+        return;
+      case Misbehaviour::kHang:
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+      case Misbehaviour::kThrow:
+        throw std::runtime_error("test_throw: deliberate failure inside the step");
       case Misbehaviour::kOom: {
         // 2^50 floats (4 PiB) cannot be allocated on any machine.
         auto t = torch::empty({int64_t{1} << 50}, torch::TensorOptions(inputs_["x"].device()));

@@ -26,8 +26,8 @@
 namespace torchgauge::models {
 
 struct TimmWorkloadConfig {
-  int64_t image_size = 224;        // default_cfg["input_size"][1:]
-  int64_t smoke_image_size = 64;   // used when WorkloadOptions::smoke
+  int64_t image_size = 224;       // default_cfg["input_size"][1:]
+  int64_t smoke_image_size = 64;  // used when WorkloadOptions::smoke
   int64_t num_classes = 1000;
   std::set<std::string> no_weight_decay;  // the model's no_weight_decay() names
 };

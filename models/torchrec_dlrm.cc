@@ -60,8 +60,8 @@ struct EmbeddingBagCollectionImpl : torch::nn::Module {
                                       .sparse(true)
                                       ._weight(weight));
       // ModuleDict keeps insertion order: t_cat_0 .. t_cat_25.
-      embedding_bags->update(
-          std::vector<std::pair<std::string, std::shared_ptr<torch::nn::Module>>>{{"t_cat_" + std::to_string(k), bag.ptr()}});
+      embedding_bags->update(std::vector<std::pair<std::string, std::shared_ptr<torch::nn::Module>>>{
+          {"t_cat_" + std::to_string(k), bag.ptr()}});
       bags.push_back(bag.get());
     }
   }

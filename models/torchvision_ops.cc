@@ -70,10 +70,10 @@ std::optional<std::string> Unavailable() {
 torch::Tensor RoiAlign(const torch::Tensor& input, const torch::Tensor& rois, double spatial_scale, int64_t pooled_h,
                        int64_t pooled_w, int64_t sampling_ratio, bool aligned) {
   if (auto why = Unavailable()) TORCH_CHECK(false, *why);
-  static auto op = c10::Dispatcher::singleton()
-                       .findSchemaOrThrow("torchvision::roi_align", "")
-                       .typed<at::Tensor(const at::Tensor&, const at::Tensor&, double, c10::SymInt, c10::SymInt,
-                                         int64_t, bool)>();
+  static auto op =
+      c10::Dispatcher::singleton()
+          .findSchemaOrThrow("torchvision::roi_align", "")
+          .typed<at::Tensor(const at::Tensor&, const at::Tensor&, double, c10::SymInt, c10::SymInt, int64_t, bool)>();
   return op.call(input, rois, spatial_scale, c10::SymInt(pooled_h), c10::SymInt(pooled_w), sampling_ratio, aligned);
 }
 

@@ -124,7 +124,8 @@ TORCH_MODULE(DecoderLayer);
 template <typename Layer>
 struct StackImpl : torch::nn::Module {
   StackImpl(const Config& c, const char* emb_name, int64_t vocab)
-      : word_emb(register_module(emb_name, torch::nn::Embedding(torch::nn::EmbeddingOptions(vocab, c.d_model).padding_idx(c.pad_idx)))),
+      : word_emb(register_module(
+            emb_name, torch::nn::Embedding(torch::nn::EmbeddingOptions(vocab, c.d_model).padding_idx(c.pad_idx)))),
         position_enc(register_module("position_enc", PositionalEncoding(c.d_model, c.n_position))),
         layer_stack(register_module("layer_stack", torch::nn::ModuleList())),
         layer_norm(register_module("layer_norm", MakeLayerNorm(c.d_model))),
@@ -183,9 +184,8 @@ struct TransformerImpl : torch::nn::Module {
     // 1 - triu(ones, 1), as get_subsequent_mask writes it; torch::rsub, not
     // C++'s 1 - tensor, which LibTorch computes in place on a new tensor (an
     // in-place op the exporter rejects in the inductor backend's graph).
-    auto subsequent =
-        torch::rsub(torch::triu(torch::ones({1, len, len}, torch::TensorOptions(trg_seq.device())), 1), 1)
-            .to(torch::kBool);
+    auto subsequent = torch::rsub(torch::triu(torch::ones({1, len, len}, torch::TensorOptions(trg_seq.device())), 1), 1)
+                          .to(torch::kBool);
     auto trg_mask = (trg_seq != config.pad_idx).unsqueeze(-2) & subsequent;
     auto enc = encoder(src_seq, src_mask);
     auto dec = decoder(trg_seq, trg_mask, enc, src_mask);
@@ -223,9 +223,9 @@ class TransformerWorkload : public Workload {
     if (opt.mode == Mode::kTrain) {
       // ScheduledOptim.step_and_update_lr: the learning rate is updated before
       // every step (lr_mul 2, d_model 512, n_warmup_steps 128).
-      optimizer_ = std::make_unique<HookedAdam>(
-          net_->parameters(), torch::optim::AdamOptions(0.0).betas({0.9, 0.98}).eps(1e-9),
-          [this](HookedAdam& o) { SetLearningRate(o, NoamRate(2.0, 512, 128, ++step_)); });
+      optimizer_ =
+          std::make_unique<HookedAdam>(net_->parameters(), torch::optim::AdamOptions(0.0).betas({0.9, 0.98}).eps(1e-9),
+                                       [this](HookedAdam& o) { SetLearningRate(o, NoamRate(2.0, 512, 128, ++step_)); });
     }
     samples_per_step_ = opt.batch_size;
   }

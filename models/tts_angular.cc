@@ -22,7 +22,8 @@ struct LSTMWithProjectionImpl : torch::nn::Module {
   LSTMWithProjectionImpl(int64_t input_size, int64_t hidden_size, int64_t proj_size)
       : lstm(register_module("lstm",
                              torch::nn::LSTM(torch::nn::LSTMOptions(input_size, hidden_size).batch_first(true)))),
-        linear(register_module("linear", torch::nn::Linear(torch::nn::LinearOptions(hidden_size, proj_size).bias(false)))) {}
+        linear(register_module("linear",
+                               torch::nn::Linear(torch::nn::LinearOptions(hidden_size, proj_size).bias(false)))) {}
 
   torch::Tensor forward(const torch::Tensor& x) { return linear(std::get<0>(lstm(x))); }
 
@@ -62,10 +63,10 @@ torch::Tensor AngleProtoLoss(const torch::Tensor& embeddings /* speakers x utter
   const int64_t speakers = anchor.size(0);
   // The reference broadcasts both to dim x speakers grids and takes the
   // cosine along the embedding dimension: cos[i][j] = cos(positive_i, anchor_j).
-  auto cos = torch::nn::functional::cosine_similarity(
-      positive.unsqueeze(-1).expand({-1, -1, speakers}),
-      anchor.unsqueeze(-1).expand({-1, -1, speakers}).transpose(0, 2),
-      torch::nn::functional::CosineSimilarityFuncOptions().dim(1).eps(1e-8));
+  auto cos =
+      torch::nn::functional::cosine_similarity(positive.unsqueeze(-1).expand({-1, -1, speakers}),
+                                               anchor.unsqueeze(-1).expand({-1, -1, speakers}).transpose(0, 2),
+                                               torch::nn::functional::CosineSimilarityFuncOptions().dim(1).eps(1e-8));
   auto logits = cos * kW + kB;
   auto labels = torch::arange(speakers, torch::TensorOptions(logits.device()).dtype(torch::kLong));
   return torch::nn::functional::cross_entropy(logits, labels);
@@ -91,11 +92,10 @@ class RAdam : public torch::optim::Optimizer {
     const double n_sma = n_sma_max - 2 * step_ * beta2_t / (1 - beta2_t);
     const double bias1 = 1 - std::pow(kBeta1, static_cast<double>(step_));
     const bool rectified = n_sma >= 5;
-    const double step_size =
-        rectified ? std::sqrt((1 - beta2_t) * (n_sma - 4) / (n_sma_max - 4) * (n_sma - 2) / n_sma * n_sma_max /
-                              (n_sma_max - 2)) /
-                        bias1
-                  : 1.0 / bias1;
+    const double step_size = rectified ? std::sqrt((1 - beta2_t) * (n_sma - 4) / (n_sma_max - 4) * (n_sma - 2) / n_sma *
+                                                   n_sma_max / (n_sma_max - 2)) /
+                                             bias1
+                                       : 1.0 / bias1;
     if (exp_avg_.empty()) {
       for (auto& p : params) {
         exp_avg_.push_back(torch::zeros_like(p));
@@ -168,8 +168,9 @@ void AddTtsAngularModels(std::vector<ModelInfo>& out) {
   info.paper_name = "tts_angular";
   info.domain = Domain::kSpeech;
   info.task = "synthesis";
-  info.reference = "Mozilla TTS speaker encoder (LSTM with projection) + angular prototypical loss, "
-                   "as in TorchBench tts_angular";
+  info.reference =
+      "Mozilla TTS speaker encoder (LSTM with projection) + angular prototypical loss, "
+      "as in TorchBench tts_angular";
   // torchbenchmark/models/tts_angular/__init__.py: DEFAULT_TRAIN_BSIZE = 64,
   // DEFAULT_EVAL_BSIZE = 64 (mozilla/TTS speaker_encoder config.json).
   info.default_batch = {64, 64};

@@ -30,8 +30,8 @@ TORCH_MODULE(DoubleConv);
 struct DownImpl : torch::nn::Module {
   DownImpl(int64_t in, int64_t out)
       : maxpool_conv(register_module(
-            "maxpool_conv", torch::nn::Sequential(torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(2)),
-                                                  DoubleConv(in, out)))) {}
+            "maxpool_conv",
+            torch::nn::Sequential(torch::nn::MaxPool2d(torch::nn::MaxPool2dOptions(2)), DoubleConv(in, out)))) {}
   torch::Tensor forward(const torch::Tensor& x) { return maxpool_conv->forward(x); }
   torch::nn::Sequential maxpool_conv;
 };

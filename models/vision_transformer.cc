@@ -58,10 +58,10 @@ struct EncoderBlockImpl : torch::nn::Module {
       : ln_1(register_module("ln_1", MakeLayerNorm(c.hidden_dim))),
         self_attention(register_module("self_attention", SelfAttention(c.hidden_dim, c.num_heads))),
         ln_2(register_module("ln_2", MakeLayerNorm(c.hidden_dim))),
-        mlp(register_module("mlp", torch::nn::Sequential(torch::nn::Linear(c.hidden_dim, c.mlp_dim),
-                                                         torch::nn::GELU(), torch::nn::Dropout(0.0),
-                                                         torch::nn::Linear(c.mlp_dim, c.hidden_dim),
-                                                         torch::nn::Dropout(0.0)))) {}
+        mlp(register_module("mlp",
+                            torch::nn::Sequential(torch::nn::Linear(c.hidden_dim, c.mlp_dim), torch::nn::GELU(),
+                                                  torch::nn::Dropout(0.0), torch::nn::Linear(c.mlp_dim, c.hidden_dim),
+                                                  torch::nn::Dropout(0.0)))) {}
 
   torch::Tensor forward(const torch::Tensor& input) {
     auto x = self_attention(ln_1(input)) + input;

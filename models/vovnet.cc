@@ -14,8 +14,8 @@ namespace nn = torch::nn;
 // timm ConvNormAct with ReLU: "conv" and "bn", ReLU applied in forward.
 struct ConvBnReluImpl : nn::Module {
   ConvBnReluImpl(int64_t in, int64_t out, int64_t k, int64_t stride = 1)
-      : conv(register_module(
-            "conv", nn::Conv2d(nn::Conv2dOptions(in, out, k).stride(stride).padding(k / 2).bias(false)))),
+      : conv(register_module("conv",
+                             nn::Conv2d(nn::Conv2dOptions(in, out, k).stride(stride).padding(k / 2).bias(false)))),
         bn(register_module("bn", nn::BatchNorm2d(nn::BatchNormOptions(out)))) {}
   torch::Tensor forward(const torch::Tensor& x) { return torch::relu(bn(conv(x))); }
   nn::Conv2d conv;
@@ -50,8 +50,8 @@ TORCH_MODULE(OsaBlock);
 
 struct VovNetImpl : nn::Module {
   VovNetImpl() {
-    stem = register_module("stem", nn::ModuleList(ConvBnRelu(3, 64, 3, 2), ConvBnRelu(64, 64, 3, 1),
-                                                   ConvBnRelu(64, 128, 3, 2)));
+    stem = register_module(
+        "stem", nn::ModuleList(ConvBnRelu(3, 64, 3, 2), ConvBnRelu(64, 64, 3, 1), ConvBnRelu(64, 128, 3, 2)));
     const int64_t conv_chs[] = {128, 160, 192, 224}, out_chs[] = {256, 512, 768, 1024}, blocks_per[] = {1, 1, 2, 2};
     stages = register_module("stages", nn::ModuleList());
     int64_t in = 128;

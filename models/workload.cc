@@ -7,8 +7,10 @@ namespace torchgauge::models {
 
 void Workload::Step(Mode mode) {
   if (mode == Mode::kTrain) {
-    if (compiled_train_step_) compiled_train_step_();
-    else TrainStep();
+    if (compiled_train_step_)
+      compiled_train_step_();
+    else
+      TrainStep();
   } else {
     c10::InferenceMode guard;
     RunForward();

@@ -138,11 +138,11 @@ struct ModelInfo {
   std::string id;          // stable, lowercase: appears in JSON and URLs
   std::string paper_name;  // the name in the paper's Table 1
   Domain domain = Domain::kOther;
-  std::string task;        // e.g. "image classification"
-  std::string reference;   // the reference implementation, e.g. "torchvision.models.resnet50"
-  BatchSizes default_batch;      // the paper's / TorchBench's defaults (full suite on GPU)
+  std::string task;                     // e.g. "image classification"
+  std::string reference;                // the reference implementation, e.g. "torchvision.models.resnet50"
+  BatchSizes default_batch;             // the paper's / TorchBench's defaults (full suite on GPU)
   std::optional<BatchSizes> cpu_batch;  // full suite on CPU, where it differs
-  BatchSizes smoke_batch;        // small sizes for the smoke suite on 2 CPU cores
+  BatchSizes smoke_batch;               // small sizes for the smoke suite on 2 CPU cores
   bool supports_train = true;
   bool supports_eval = true;
   std::string unsupported_reason;  // why a mode is not supported, when one is not

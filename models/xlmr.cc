@@ -46,14 +46,16 @@ torch::Tensor PositionIds(const torch::Tensor& input_ids, int64_t padding_idx) {
 
 struct XlmrEmbeddingsImpl : torch::nn::Module {
   explicit XlmrEmbeddingsImpl(const XlmrConfig& c)
-      : word_embeddings(register_module(
-            "word_embeddings",
-            torch::nn::Embedding(torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size).padding_idx(c.pad_token_id)))),
-        position_embeddings(register_module("position_embeddings",
-                                            torch::nn::Embedding(torch::nn::EmbeddingOptions(
-                                                c.max_position_embeddings, c.hidden_size).padding_idx(c.pad_token_id)))),
-        token_type_embeddings(register_module("token_type_embeddings",
-                                              torch::nn::Embedding(c.type_vocab_size, c.hidden_size))),
+      : word_embeddings(
+            register_module("word_embeddings",
+                            torch::nn::Embedding(
+                                torch::nn::EmbeddingOptions(c.vocab_size, c.hidden_size).padding_idx(c.pad_token_id)))),
+        position_embeddings(register_module(
+            "position_embeddings",
+            torch::nn::Embedding(
+                torch::nn::EmbeddingOptions(c.max_position_embeddings, c.hidden_size).padding_idx(c.pad_token_id)))),
+        token_type_embeddings(
+            register_module("token_type_embeddings", torch::nn::Embedding(c.type_vocab_size, c.hidden_size))),
         LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),
         padding_idx(c.pad_token_id),
         dropout_p(c.hidden_dropout_prob) {}
@@ -65,8 +67,8 @@ struct XlmrEmbeddingsImpl : torch::nn::Module {
     // Position and token-type ids are computed here: the reference keeps
     // them as non-persistent buffers, outside its state dict.
     auto position_ids = PositionIds(input_ids, padding_idx);
-    auto token_type_ids = torch::zeros({1, seq_length}, input_ids.options().dtype(torch::kLong))
-                              .expand({input_ids.size(0), seq_length});
+    auto token_type_ids =
+        torch::zeros({1, seq_length}, input_ids.options().dtype(torch::kLong)).expand({input_ids.size(0), seq_length});
     // One op per statement: op creation order fixes autograd's accumulation order.
     auto inputs_embeds = word_embeddings(input_ids);
     auto type_embeds = token_type_embeddings(token_type_ids);
@@ -197,9 +199,7 @@ struct XlmrLMHeadImpl : torch::nn::Module {
         layer_norm(register_module("layer_norm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),
         bias(register_parameter("bias", torch::zeros({c.vocab_size}))),
         decoder(register_module("decoder", TiedWeights(word_embeddings, bias))) {}
-  torch::Tensor forward(const torch::Tensor& features) {
-    return decoder(layer_norm(torch::gelu(dense(features))));
-  }
+  torch::Tensor forward(const torch::Tensor& features) { return decoder(layer_norm(torch::gelu(dense(features)))); }
   torch::nn::Linear dense;
   torch::nn::LayerNorm layer_norm;
   torch::Tensor bias;

@@ -21,7 +21,7 @@ constexpr double kGiouGain = 3.54, kClsGain = 37.4, kObjGain = 64.3, kClsPw = 1.
 // np.interp(0, [0, n_burn], [0.1 or 0.0, lr0]), momentum 0.9, weight decay 0,
 // giou ratio gr 0.
 constexpr double kBiasLr = 0.1, kWeightLr = 0.0, kMomentum = 0.9, kGr = 0.0;
-constexpr double kEmaDecay = 0.9999, kEmaRamp = 2000.0;  // torch_utils.ModelEMA
+constexpr double kEmaDecay = 0.9999, kEmaRamp = 2000.0;          // torch_utils.ModelEMA
 constexpr int64_t kTrainSize = 416, kEvalH = 384, kEvalW = 512;  // --img 416; torch.rand(B, 3, 384, 512)
 constexpr int64_t kClasses = 80;
 
@@ -30,8 +30,8 @@ constexpr int64_t kClasses = 80;
 void Conv(std::ostringstream& s, int64_t filters, int64_t size, int64_t stride = 1, bool bn = true) {
   s << "[convolutional]\n";
   if (bn) s << "batch_normalize=1\n";
-  s << "filters=" << filters << "\nsize=" << size << "\nstride=" << stride << "\npad=1\nactivation="
-    << (bn ? "leaky" : "linear") << "\n\n";
+  s << "filters=" << filters << "\nsize=" << size << "\nstride=" << stride
+    << "\npad=1\nactivation=" << (bn ? "leaky" : "linear") << "\n\n";
 }
 
 // Darknet-53: a stride-2 conv, then `blocks` residual units (1x1 half width,
@@ -46,8 +46,9 @@ void Stage(std::ostringstream& s, int64_t width, int blocks) {
 }
 
 void Yolo(std::ostringstream& s, const char* mask, int64_t classes) {
-  s << "[yolo]\nmask=" << mask << "\nanchors=10,13,16,30,33,23,30,61,62,45,59,119,116,90,156,198,373,326\nclasses="
-    << classes << "\nnum=9\njitter=.3\nignore_thresh=.7\ntruth_thresh=1\nrandom=1\n\n";
+  s << "[yolo]\nmask=" << mask
+    << "\nanchors=10,13,16,30,33,23,30,61,62,45,59,119,116,90,156,198,373,326\nclasses=" << classes
+    << "\nnum=9\njitter=.3\nignore_thresh=.7\ntruth_thresh=1\nrandom=1\n\n";
 }
 
 // Six convs alternating 1x1 `w` and 3x3 `2w` (the SPP block and one more 1x1
@@ -158,7 +159,8 @@ torch::nn::Sequential ConvBlock(const Block& b, int64_t in) {
                                                  .padding(b.Int("pad") != 0 ? k / 2 : 0)
                                                  .bias(!bn)));
   if (bn) {
-    seq->push_back("BatchNorm2d", torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(filters).momentum(0.03).eps(1e-4)));
+    seq->push_back("BatchNorm2d",
+                   torch::nn::BatchNorm2d(torch::nn::BatchNorm2dOptions(filters).momentum(0.03).eps(1e-4)));
   }
   if (b.kv.at("activation") == "leaky") {
     seq->push_back("activation", torch::nn::LeakyReLU(torch::nn::LeakyReLUOptions().negative_slope(0.1).inplace(true)));
@@ -256,9 +258,14 @@ struct DarknetImpl : torch::nn::Module {
           x = parts.size() > 1 ? torch::cat(parts, 1) : parts[0];
           break;
         }
-        case Kind::kShortcut: x = x + out[src[0]]; break;
-        case Kind::kYolo: yolo.push_back(yolo_[y++]->forward(x)); break;
-        default: x = runners_[i](x);
+        case Kind::kShortcut:
+          x = x + out[src[0]];
+          break;
+        case Kind::kYolo:
+          yolo.push_back(yolo_[y++]->forward(x));
+          break;
+        default:
+          x = runners_[i](x);
       }
       if (keep_[i]) out[i] = x;
     }
@@ -319,7 +326,7 @@ LayerTargets BuildTargets(const torch::Tensor& pi, const torch::Tensor& targets,
   auto bc = t.index({Slice(), Slice(None, 2)}).to(torch::kLong);
   auto gxy = t.index({Slice(), Slice(2, 4)}), gwh = t.index({Slice(), Slice(4, 6)});
   auto gij = gxy.to(torch::kLong);
-  return {bc.select(1, 1), torch::cat({gxy - gij, gwh}, 1), bc.select(1, 0), a, gij.select(1, 1), gij.select(1, 0),
+  return {bc.select(1, 1),   torch::cat({gxy - gij, gwh}, 1), bc.select(1, 0), a, gij.select(1, 1), gij.select(1, 0),
           anchors.index({a})};
 }
 
@@ -343,7 +350,8 @@ torch::Tensor ComputeLoss(const std::vector<torch::Tensor>& p, const torch::Tens
       auto pwh = ps.index({Slice(), Slice(2, 4)}).exp().clamp_max(1e3) * tg.anch;
       auto giou = Giou(torch::cat({pxy, pwh}, 1).t(), tg.tbox);
       lbox = lbox + (1.0 - giou).mean();
-      tobj.index_put_({tg.b, tg.a, tg.gj, tg.gi}, giou.detach().clamp_min(0).to(tobj.scalar_type()) * kGr + (1.0 - kGr));
+      tobj.index_put_({tg.b, tg.a, tg.gj, tg.gi},
+                      giou.detach().clamp_min(0).to(tobj.scalar_type()) * kGr + (1.0 - kGr));
       if (ps.size(1) - 5 > 1) {
         auto t = torch::full_like(ps.index({Slice(), Slice(5, None)}), 0.0);
         t.index_put_({torch::arange(nb, tg.tcls.options()), tg.tcls}, 1.0);
@@ -368,7 +376,9 @@ torch::Tensor XywhToXyxy(const torch::Tensor& x) {
 }
 
 torch::Tensor BoxIou(const torch::Tensor& box1, const torch::Tensor& box2) {  // (N, M), xyxy
-  auto area = [](const torch::Tensor& b) { return (b.select(1, 2) - b.select(1, 0)) * (b.select(1, 3) - b.select(1, 1)); };
+  auto area = [](const torch::Tensor& b) {
+    return (b.select(1, 2) - b.select(1, 0)) * (b.select(1, 3) - b.select(1, 1));
+  };
   auto lt = torch::max(box1.index({Slice(), None, Slice(None, 2)}), box2.index({Slice(), Slice(None, 2)}));
   auto rb = torch::min(box1.index({Slice(), None, Slice(2, None)}), box2.index({Slice(), Slice(2, None)}));
   auto inter = (rb - lt).clamp_min(0).prod(2);
@@ -466,8 +476,8 @@ class YoloV3Workload : public Workload {
       ema_sources_ = EmaSources();
       for (const auto& t : ema_sources_) ema_.push_back(t.detach().clone());
     } else {
-      inputs_["images"] = torch::rand({batch_, 3, opt.smoke ? 96 : kEvalH, opt.smoke ? 128 : kEvalW},
-                                      torch::TensorOptions(opt.device));
+      inputs_["images"] =
+          torch::rand({batch_, 3, opt.smoke ? 96 : kEvalH, opt.smoke ? 128 : kEvalW}, torch::TensorOptions(opt.device));
     }
   }
 
@@ -566,9 +576,9 @@ std::string YoloV3SppCfg(int64_t classes) {
   Conv(s, 32, 3);
   Stage(s, 64, 1);
   Stage(s, 128, 2);
-  Stage(s, 256, 8);   // ends at layer 36 (routed into the P3 head)
-  Stage(s, 512, 8);   // ends at layer 61 (routed into the P4 head)
-  Stage(s, 1024, 4);  // ends at layer 74
+  Stage(s, 256, 8);                              // ends at layer 36 (routed into the P3 head)
+  Stage(s, 512, 8);                              // ends at layer 61 (routed into the P4 head)
+  Stage(s, 1024, 4);                             // ends at layer 74
   Head(s, 512, "6,7,8", classes, /*spp=*/true);  // layers 75-89
   s << "[route]\nlayers=-4\n\n";
   Conv(s, 256, 1);

@@ -78,7 +78,6 @@ std::string YoloV3SppCfg(int64_t classes = 80);
 // multi_label false, not agnostic, merge on) on an inference output
 // (B x N x (5 + classes)). Returns the kept detections of all images as rows
 // (image, x1, y1, x2, y2, conf, class).
-torch::Tensor YoloNonMaxSuppression(const torch::Tensor& prediction, double conf_thres = 0.3,
-                                    double iou_thres = 0.6);
+torch::Tensor YoloNonMaxSuppression(const torch::Tensor& prediction, double conf_thres = 0.3, double iou_thres = 0.6);
 
 }  // namespace torchgauge::models

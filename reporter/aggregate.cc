@@ -56,9 +56,12 @@ bool Ok(const core::RunResult& r) { return r.status == "ok" && r.timing && r.tim
 
 const char* BreakdownSourceId(BreakdownSource s) {
   switch (s) {
-    case BreakdownSource::kGpu: return "gpu";
-    case BreakdownSource::kHost: return "host";
-    case BreakdownSource::kNone: break;
+    case BreakdownSource::kGpu:
+      return "gpu";
+    case BreakdownSource::kHost:
+      return "host";
+    case BreakdownSource::kNone:
+      break;
   }
   return "none";
 }
@@ -99,7 +102,8 @@ HostBreakdownNote HostNote(const std::vector<const core::RunResult*>& runs) {
   for (const auto* r : runs) {
     if (!r->host_breakdown) continue;
     ops.insert(r->host_breakdown->data_movement_ops.begin(), r->host_breakdown->data_movement_ops.end());
-    if (r->host_breakdown->profiler_overhead_per_op_us) overheads.push_back(*r->host_breakdown->profiler_overhead_per_op_us);
+    if (r->host_breakdown->profiler_overhead_per_op_us)
+      overheads.push_back(*r->host_breakdown->profiler_overhead_per_op_us);
   }
   note.data_movement_ops.assign(ops.begin(), ops.end());
   note.overhead_runs = static_cast<int>(overheads.size());
@@ -186,8 +190,9 @@ std::vector<BreakdownBar> BreakdownBars(const std::vector<const core::RunResult*
     b.model = r->model.id;
     b.noisy = NoisyVerdict(*r).has_value();
     b.domain = r->model.domain;
-    b.label = per_model[r->model.id] > 1 ? r->model.id + " (" + r->precision + ", bs" + std::to_string(r->batch_size) + ")"
-                                         : r->model.id;
+    b.label = per_model[r->model.id] > 1
+                  ? r->model.id + " (" + r->precision + ", bs" + std::to_string(r->batch_size) + ")"
+                  : r->model.id;
     // Normalise so each bar is exactly 100% even if the parts do not add up.
     double sum = g.first + g.second + g.third;
     if (sum > 0) {
@@ -316,7 +321,12 @@ std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*
     const auto* found = eager.Find(*r);
     if (!found) continue;
     const auto& e = *found;
-    BackendRatio br{r->model.id, r->mode, r->precision, r->backend, e.timing->median_ms, r->timing->median_ms,
+    BackendRatio br{r->model.id,
+                    r->mode,
+                    r->precision,
+                    r->backend,
+                    e.timing->median_ms,
+                    r->timing->median_ms,
                     r->timing->median_ms / e.timing->median_ms};
     br.cpu_memory_ratio = MemoryRatio(*r, e, &core::Memory::cpu_peak_rss_bytes);
     br.gpu_memory_ratio = MemoryRatio(*r, e, &core::Memory::gpu_peak_allocated_bytes);
@@ -485,8 +495,8 @@ void ComparePlatformsOf(BuildView& v, const std::optional<std::string>& wanted) 
   ReferenceChoice choice = ChooseReference(ids, wanted);
   v.reference_platform = choice.id;
   v.reference_note = choice.note;
-  const auto ref = std::find_if(v.platforms.begin(), v.platforms.end(),
-                                [&](const PlatformView& p) { return p.id == choice.id; });
+  const auto ref =
+      std::find_if(v.platforms.begin(), v.platforms.end(), [&](const PlatformView& p) { return p.id == choice.id; });
   std::vector<const PlatformView*> others;
   for (const auto& p : v.platforms) {
     if (&p != &*ref) others.push_back(&p);
@@ -499,7 +509,8 @@ void ComparePlatformsOf(BuildView& v, const std::optional<std::string>& wanted) 
 
 }  // namespace
 
-BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper, const std::optional<std::string>& reference) {
+BuildView AggregateBuild(const BuildResults& build, const PaperTable2& paper,
+                         const std::optional<std::string>& reference) {
   BuildView v;
   v.id = build.id;
   v.started_at = build.started_at;
@@ -550,24 +561,37 @@ std::optional<double> GetOptNum(const json& j, const char* key) {
 }  // namespace
 
 json ToJson(const BuildSummary& s) {
-  json j = {{"kind", "torchgauge.build_summary"}, {"summary_version", kSummaryVersion}, {"id", s.id},
-            {"started_at", s.started_at}, {"problems", s.problems}, {"runs", s.runs}, {"ok", s.ok}};
+  json j = {{"kind", "torchgauge.build_summary"},
+            {"summary_version", kSummaryVersion},
+            {"id", s.id},
+            {"started_at", s.started_at},
+            {"problems", s.problems},
+            {"runs", s.runs},
+            {"ok", s.ok}};
   json plats = json::array();
   for (const auto& p : s.platforms) {
     json med = json::array();
     for (const auto& m : p.medians) {
       med.push_back(m.noisy ? json({m.model, m.config, m.median_ms, 1}) : json({m.model, m.config, m.median_ms}));
     }
-    plats.push_back({{"id", p.id}, {"vendor", p.vendor}, {"device", p.device}, {"status_counts", p.status_counts},
-                     {"geomean_train_ms", OptNum(p.geomean_train_ms)}, {"geomean_eval_ms", OptNum(p.geomean_eval_ms)},
-                     {"geomean_train_n", p.geomean_train_n}, {"geomean_eval_n", p.geomean_eval_n},
+    plats.push_back({{"id", p.id},
+                     {"vendor", p.vendor},
+                     {"device", p.device},
+                     {"status_counts", p.status_counts},
+                     {"geomean_train_ms", OptNum(p.geomean_train_ms)},
+                     {"geomean_eval_ms", OptNum(p.geomean_eval_ms)},
+                     {"geomean_train_n", p.geomean_train_n},
+                     {"geomean_eval_n", p.geomean_eval_n},
                      {"medians", med}});
   }
   j["platforms"] = plats;
   json flagged = json::array();
   for (const auto& f : s.flagged) {
-    flagged.push_back({{"platform", f.platform}, {"baseline", f.baseline}, {"regressions", f.regressions},
-                       {"confirmed", f.confirmed}, {"improvements", f.improvements},
+    flagged.push_back({{"platform", f.platform},
+                       {"baseline", f.baseline},
+                       {"regressions", f.regressions},
+                       {"confirmed", f.confirmed},
+                       {"improvements", f.improvements},
                        {"status_changes", f.status_changes}});
   }
   j["flagged"] = flagged;
@@ -602,8 +626,8 @@ BuildSummary BuildSummaryFromJson(const json& j) {
   }
   for (const auto& f : j.at("flagged")) {
     s.flagged.push_back({f.at("platform").get<std::string>(), f.at("baseline").get<std::string>(),
-                         f.at("regressions").get<int>(), f.at("confirmed").get<int>(),
-                         f.at("improvements").get<int>(), f.at("status_changes").get<int>()});
+                         f.at("regressions").get<int>(), f.at("confirmed").get<int>(), f.at("improvements").get<int>(),
+                         f.at("status_changes").get<int>()});
   }
   return s;
 }

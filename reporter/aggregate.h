@@ -23,8 +23,8 @@ namespace torchgauge::reporter {
 
 // The paper's published A100 breakdown (reporter/data/paper_table2.json).
 struct PaperRow {
-  std::string domain;  // our domain id: vision, nlp, ...
-  std::string label;   // the paper's row label
+  std::string domain;                                           // our domain id: vision, nlp, ...
+  std::string label;                                            // the paper's row label
   double train_active = 0, train_movement = 0, train_idle = 0;  // percent
   double eval_active = 0, eval_movement = 0, eval_idle = 0;
 };
@@ -50,10 +50,10 @@ std::string ConfigLabel(const std::string& mode, const std::string& backend, con
 enum class BreakdownSource { kNone, kGpu, kHost };
 const char* BreakdownSourceId(BreakdownSource s);  // "none" | "gpu" | "host"
 struct BreakdownPartNames {
-  const char* title;  // "GPU time: active / data movement / idle"
-  const char* first;  // active | compute
-  const char* second; // data movement
-  const char* third;  // idle | outside operators
+  const char* title;   // "GPU time: active / data movement / idle"
+  const char* first;   // active | compute
+  const char* second;  // data movement
+  const char* third;   // idle | outside operators
 };
 BreakdownPartNames PartNames(BreakdownSource s);
 // The platform's source: kGpu if any run has a GPU breakdown, else kHost if
@@ -89,7 +89,7 @@ std::string NoisySides(const core::RunResult& a, const std::string& a_name, cons
 // (exact for the model's own arithmetic), else the profiler's.
 struct PeakShare {
   std::optional<double> percent;
-  std::string basis;  // "analytic" | "profiler" | "" (no rate)
+  std::string basis;    // "analytic" | "profiler" | "" (no rate)
   std::string why_not;  // when percent is unset: "not probed", "no bf16 peak", "no FLOP count"
 };
 PeakShare PeakShareOf(const core::RunResult& r, const Manifest& m);
@@ -114,7 +114,7 @@ struct DomainBreakdown {
   std::string domain;
   int models = 0;
   double active = 0, movement = 0, idle = 0;  // fractions, mean over models
-  int noisy_runs = 0;  // of the runs averaged in, those judged noisy
+  int noisy_runs = 0;                         // of the runs averaged in, those judged noisy
   const PaperRow* paper = nullptr;
 };
 
@@ -133,7 +133,7 @@ struct BackendRatio {
   double eager_ms = 0, backend_ms = 0, ratio = 0;  // time
   std::optional<double> cpu_memory_ratio, gpu_memory_ratio;
   std::optional<double> backend_setup_ms;  // the backend's one-off preparation, outside the timed steps
-  std::string noisy;  // NoisySides of the pair; "" when both runs are clean
+  std::string noisy;                       // NoisySides of the pair; "" when both runs are clean
   // The backend run's own paired pass (eager and compiled in the same worker
   // process, core::PairedTiming); null in results without one.
   const core::PairedTiming* paired = nullptr;
@@ -150,9 +150,9 @@ std::string PairedVerdict(const core::PairedTiming& p);
 // for training and inference on average (geomean)").
 struct BackendSummary {
   std::string backend, mode;
-  int pairs = 0;                // ratios with a time
-  int noisy = 0;                // of those, pairs with a noisy run
-  double time_geomean = 0;      // < 1: faster than eager
+  int pairs = 0;                                                 // ratios with a time
+  int noisy = 0;                                                 // of those, pairs with a noisy run
+  double time_geomean = 0;                                       // < 1: faster than eager
   std::optional<double> cpu_memory_geomean, gpu_memory_geomean;  // absent where no pair measured it
 };
 // Every ok non-eager run paired with its ok eager run.
@@ -173,7 +173,7 @@ struct CompilerMetrics {
   std::string backend, mode;
   int attempted = 0, passed = 0;
   std::optional<double> geomean_speedup, mean_compile_s, compression_geomean;
-  int slow = 0, poor_compression = 0;  // passed runs under the HUD's flags
+  int slow = 0, poor_compression = 0;                       // passed runs under the HUD's flags
   std::vector<std::pair<std::string, int>> failure_causes;  // message, runs; most frequent first
 };
 std::vector<CompilerMetrics> HudCompilerMetrics(const std::vector<const core::RunResult*>& runs);
@@ -186,16 +186,16 @@ struct PlatformView {
   std::map<std::string, int> status_counts;
   bool has_gpu_breakdown = false;
   BreakdownSource breakdown_source = BreakdownSource::kNone;  // what figure1/2 and table2 hold
-  HostBreakdownNote host_note;  // filled when breakdown_source is kHost
-  std::vector<BreakdownBar> figure1_train, figure2_eval;  // sorted by active share, descending
+  HostBreakdownNote host_note;                                // filled when breakdown_source is kHost
+  std::vector<BreakdownBar> figure1_train, figure2_eval;      // sorted by active share, descending
   std::vector<DomainBreakdown> table2_train, table2_eval;
   std::vector<CoverageRow> coverage;  // per domain, then the union row
   std::optional<double> geomean_train_ms, geomean_eval_ms;
   int geomean_train_n = 0, geomean_eval_n = 0;
-  std::vector<BackendRatio> backend_ratios;    // sorted by mode, backend, model, precision
+  std::vector<BackendRatio> backend_ratios;       // sorted by mode, backend, model, precision
   std::vector<BackendSummary> backend_summaries;  // sorted by backend, mode
   std::vector<CompilerMetrics> compiler_metrics;  // sorted by backend, mode
-  std::vector<PeakSummary> peak_summaries;     // empty when nothing has a % of peak
+  std::vector<PeakSummary> peak_summaries;        // empty when nothing has a % of peak
   int noisy_runs = 0;
   std::string noise_warning;  // core::NoiseWarning over the judged runs; "" when none is noisy
   std::vector<Problem> problems;

@@ -46,9 +46,9 @@ TEST_CASE("DomainMeans averages configurations per model, then models per domain
       Run("a", "vision", "train", 1, {{0.8, 0.1, 0.1}}, "eager", "tf32"),  // model a: 0.7
       Run("b", "vision", "train", 1, {{0.3, 0.0, 0.7}}),                   // model b: 0.3
       Run("c", "nlp", "train", 1, {{0.9, 0.0, 0.1}}),
-      Run("c", "nlp", "eval", 1, {{0.1, 0.0, 0.9}}),                        // other mode: ignored
-      Run("d", "nlp", "train", 1, {{0.1, 0.0, 0.9}}, "cudagraph"),         // not eager: ignored
-      Run("e", "rl", "train", 1, {{0.2, 0.2, 0.6}}),                        // not in the paper: last
+      Run("c", "nlp", "eval", 1, {{0.1, 0.0, 0.9}}),                // other mode: ignored
+      Run("d", "nlp", "train", 1, {{0.1, 0.0, 0.9}}, "cudagraph"),  // not eager: ignored
+      Run("e", "rl", "train", 1, {{0.2, 0.2, 0.6}}),                // not in the paper: last
   };
   std::vector<const core::RunResult*> ptrs;
   for (const auto& r : runs) ptrs.push_back(&r);
@@ -68,10 +68,9 @@ TEST_CASE("DomainMeans averages configurations per model, then models per domain
 }
 
 TEST_CASE("BreakdownBars sorts by active share and normalises") {
-  std::vector<core::RunResult> runs = {Run("low", "rl", "eval", 1, {{0.2, 0.0, 0.6}}),
-                                       Run("high", "nlp", "eval", 1, {{0.9, 0.05, 0.05}}),
-                                       Run("mid", "vision", "eval", 1, {{0.5, 0.1, 0.4}}),
-                                       Run("cpu", "vision", "eval", 1)};
+  std::vector<core::RunResult> runs = {
+      Run("low", "rl", "eval", 1, {{0.2, 0.0, 0.6}}), Run("high", "nlp", "eval", 1, {{0.9, 0.05, 0.05}}),
+      Run("mid", "vision", "eval", 1, {{0.5, 0.1, 0.4}}), Run("cpu", "vision", "eval", 1)};
   std::vector<const core::RunResult*> ptrs;
   for (const auto& r : runs) ptrs.push_back(&r);
   auto bars = BreakdownBars(ptrs, "eval");
@@ -157,10 +156,10 @@ TEST_CASE("BackendRatios pairs each backend run with eager; SummarizeBackends ta
       mem(Run("a", "vision", "train", 100), 1000, 400),
       mem(Run("a", "vision", "train", 50, std::nullopt, "torchscript"), 500, 800),  // T 0.5, CM 0.5, GM 2
       mem(Run("b", "nlp", "train", 10), 1000, std::nullopt),
-      mem(Run("b", "nlp", "train", 20, std::nullopt, "torchscript"), 2000, 100),    // T 2, CM 2, GM not measured
-      Run("c", "nlp", "eval", 10, std::nullopt, "torchscript"),                     // no eager partner
+      mem(Run("b", "nlp", "train", 20, std::nullopt, "torchscript"), 2000, 100),  // T 2, CM 2, GM not measured
+      Run("c", "nlp", "eval", 10, std::nullopt, "torchscript"),                   // no eager partner
       Run("d", "nlp", "eval", 10),
-      Run("d", "nlp", "eval", 5, std::nullopt, "torchscript", "bf16"),              // other precision: no partner
+      Run("d", "nlp", "eval", 5, std::nullopt, "torchscript", "bf16"),  // other precision: no partner
   };
   core::RunResult failed = Run("e", "nlp", "train", 10, std::nullopt, "torchscript");
   failed.status = "unsupported";
@@ -264,7 +263,8 @@ TEST_CASE("% of peak summaries: per domain and the suite, median and best over o
 }
 
 TEST_CASE("noise: RunNoise marks a run, its bar, its backend ratio and its platform ratio") {
-  core::RunResult eager = Run("a", "vision", "train", 10), compiled = Run("a", "vision", "train", 8, std::nullopt, "cudagraph");
+  core::RunResult eager = Run("a", "vision", "train", 10),
+                  compiled = Run("a", "vision", "train", 8, std::nullopt, "cudagraph");
   eager.host_breakdown = core::HostBreakdown{};
   eager.host_breakdown->compute_fraction = 0.7;
   eager.host_breakdown->outside_operators_fraction = 0.3;
@@ -318,14 +318,14 @@ TEST_CASE("HudCompilerMetrics: pass rate, geomean speedup, compile latency, comp
   };
   std::vector<core::RunResult> runs = {
       mem(Run("a", "vision", "eval", 100), 1000),
-      mem(Run("a", "vision", "eval", 50, std::nullopt, "inductor"), 800),   // 2x by the medians, compression 1.25
+      mem(Run("a", "vision", "eval", 50, std::nullopt, "inductor"), 800),  // 2x by the medians, compression 1.25
       mem(Run("b", "nlp", "eval", 10), 1000),
-      mem(Run("b", "nlp", "eval", 20, std::nullopt, "inductor"), 2000),    // medians say 0.5x; its paired pass 0.9x
+      mem(Run("b", "nlp", "eval", 20, std::nullopt, "inductor"), 2000),  // medians say 0.5x; its paired pass 0.9x
       Run("c", "nlp", "eval", 10),
-      Run("c", "nlp", "eval", 10, std::nullopt, "inductor"),                // unsupported
+      Run("c", "nlp", "eval", 10, std::nullopt, "inductor"),  // unsupported
       Run("d", "nlp", "eval", 10),
-      Run("d", "nlp", "eval", 10, std::nullopt, "inductor"),                // unsupported, same cause
-      Run("e", "nlp", "eval", 10, std::nullopt, "inductor"),                // no ok eager: left out
+      Run("d", "nlp", "eval", 10, std::nullopt, "inductor"),  // unsupported, same cause
+      Run("e", "nlp", "eval", 10, std::nullopt, "inductor"),  // no ok eager: left out
   };
   runs[5].status = runs[7].status = "unsupported";
   runs[5].reason = runs[7].reason = "inductor: the export or compile failed: boom\nTraceback...";

@@ -152,9 +152,9 @@ bool AsvAvailable(std::string* why) {
 // Converts the fixture to asv's format (timed on its own, not counted).
 bool AsvConvert(const fs::path& work) {
   double convert_s = 0;
-  if (!Timed("asv_convert", ShellQuote(TORCHGAUGE_PYTHON) + " " + ShellQuote(TORCHGAUGE_ASV_CONVERT) + " --results " +
-                                ShellQuote((work / "results").string()) + " --out " +
-                                ShellQuote((work / "asv").string()) + " --force",
+  if (!Timed("asv_convert",
+             ShellQuote(TORCHGAUGE_PYTHON) + " " + ShellQuote(TORCHGAUGE_ASV_CONVERT) + " --results " +
+                 ShellQuote((work / "results").string()) + " --out " + ShellQuote((work / "asv").string()) + " --force",
              &convert_s)) {
     return false;
   }
@@ -168,14 +168,16 @@ bool AsvConvert(const fs::path& work) {
 double AsvPublish(const fs::path& work, int round, DirSize* size) {
   const fs::path html = work / "asv" / ("html-round" + std::to_string(round));
   double publish_s = 0;
-  if (!Timed("asv publish", ShellQuote(TORCHGAUGE_PYTHON) + " -m asv --config " +
-                                ShellQuote((work / "asv" / "asv.conf.json").string()) + " publish --html-dir " +
-                                ShellQuote(html.string()),
+  if (!Timed("asv publish",
+             ShellQuote(TORCHGAUGE_PYTHON) + " -m asv --config " +
+                 ShellQuote((work / "asv" / "asv.conf.json").string()) + " publish --html-dir " +
+                 ShellQuote(html.string()),
              &publish_s)) {
     return -1;
   }
   *size = SizeOf(html);
-  std::cout << "asv publish (cold, into " << html.filename().string() << "/): " << publish_s << " s, " << Describe(*size) << std::endl;
+  std::cout << "asv publish (cold, into " << html.filename().string() << "/): " << publish_s << " s, "
+            << Describe(*size) << std::endl;
   return publish_s;
 }
 

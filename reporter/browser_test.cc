@@ -11,14 +11,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
-#include <algorithm>
-#include <cmath>
 
 #include <nlohmann/json.hpp>
 
@@ -85,13 +85,15 @@ struct PageResult {
 PageResult Load(const std::string& url, const fs::path& work, const std::string& name, bool screenshot = true) {
   fs::path dom = work / (name + ".dom.html"), log = work / (name + ".log");
   fs::path shot = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter" / ("browser_test_" + name + ".png");
-  const std::string common = "chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0 "
-                             "--user-data-dir=" + (work / ("profile-" + name)).string() + " --virtual-time-budget=20000 ";
+  const std::string common =
+      "chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --enable-logging=stderr --v=0 "
+      "--user-data-dir=" +
+      (work / ("profile-" + name)).string() + " --virtual-time-budget=20000 ";
   std::string cmd = "timeout 180 " + common + "--dump-dom '" + url + "' >" + dom.string() + " 2>" + log.string();
   CHECK_MESSAGE(std::system(cmd.c_str()) == 0, "chromium failed: " << cmd);
   if (!screenshot) return {Read(dom), Read(log)};
-  std::string shot_cmd = "timeout 180 " + common + "--window-size=1280,2400 --screenshot=" + shot.string() + " '" + url +
-                         "' >/dev/null 2>&1";
+  std::string shot_cmd = "timeout 180 " + common + "--window-size=1280,2400 --screenshot=" + shot.string() + " '" +
+                         url + "' >/dev/null 2>&1";
   CHECK(std::system(shot_cmd.c_str()) == 0);
   MESSAGE("screenshot: " << shot.string());
   return {Read(dom), Read(log)};
@@ -255,7 +257,7 @@ TEST_CASE("browser: the regressions page and the model grid, from serve and from
     }
     PageResult r = Load(file + "models/hf_bert.html#build=" + FixtureBuildId(spec, 2), work, "model-file", false);
     CHECK(Count(r.dom, "class=\"marks\"") == Count(r.dom, "class=\"vega-chart"));
-    CHECK(Count(r.dom, "class=\"marks\"") == 3);  // the trend and both platforms' samples
+    CHECK(Count(r.dom, "class=\"marks\"") == 3);                       // the trend and both platforms' samples
     CHECK(r.dom.find("Platform " + gpu + " (") != std::string::npos);  // the detail loaded from file://
     CHECK(r.dom.find("\xE2\x80\xA6</text>") == std::string::npos);
     CHECK_MESSAGE(ConsoleLines(r.log).empty(), ConsoleLines(r.log));
@@ -303,8 +305,8 @@ TEST_CASE("browser: a published build's model view keeps showing builds <= k aft
     MESSAGE("skipped: no vega bundle (vl-convert-python not available to " << o.python << ")");
     return;
   }
-  const std::string page = "file://" + fs::absolute(o.out).lexically_normal().string() + "/models/resnet50.html#build=" +
-                           FixtureBuildId(spec, k);
+  const std::string page = "file://" + fs::absolute(o.out).lexically_normal().string() +
+                           "/models/resnet50.html#build=" + FixtureBuildId(spec, k);
   std::string want;
   for (int i = 0; i <= k; ++i) want += (i ? " " : "") + FixtureBuildId(spec, i);
   const PageResult before = Load(page, work, "immutable-before", false);
@@ -322,13 +324,14 @@ TEST_CASE("browser: a published build's model view keeps showing builds <= k aft
     const size_t main_start = after.dom.find("<main>");
     const std::string body = after.dom.substr(main_start == std::string::npos ? 0 : main_start);
     // The build picker lists every build; the chart and the detail must not.
-    const std::string picker_free = body.substr(body.find("</select>") == std::string::npos ? 0 : body.find("</select>"));
+    const std::string picker_free =
+        body.substr(body.find("</select>") == std::string::npos ? 0 : body.find("</select>"));
     CHECK(picker_free.find(FixtureBuildId(spec, i)) == std::string::npos);
   }
   CHECK(after.dom.find("build " + FixtureBuildId(spec, k)) != std::string::npos);  // the detail is build k's
   // What Vega drew: every time axis of the trend ends at build k's day.
   const std::string id = FixtureBuildId(spec, k), day = id.substr(id.size() - 8, 4) + "-" +
-                                                         id.substr(id.size() - 4, 2) + "-" + id.substr(id.size() - 2);
+                                                        id.substr(id.size() - 4, 2) + "-" + id.substr(id.size() - 2);
   const std::string axis = "for a utc scale with values from ";
   int axes = 0;
   for (size_t at = 0; (at = after.dom.find(axis, at)) != std::string::npos; ++at, ++axes) {
@@ -350,9 +353,10 @@ std::string ElementText(const std::string& dom, const std::string& id) {
   const size_t start = dom.find('>', at) + 1;
   const size_t end = dom.find("</", start);
   std::string text = dom.substr(start, end - start);
-  for (const auto& [from, to] : {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&nbsp;", "\xC2\xA0"},
-                                 {"&amp;", "&"}}) {
-    for (size_t pos = 0; (pos = text.find(from, pos)) != std::string::npos; pos += to.size()) text.replace(pos, from.size(), to);
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"&lt;", "<"}, {"&gt;", ">"}, {"&nbsp;", "\xC2\xA0"}, {"&amp;", "&"}}) {
+    for (size_t pos = 0; (pos = text.find(from, pos)) != std::string::npos; pos += to.size())
+      text.replace(pos, from.size(), to);
   }
   return text;
 }
@@ -427,7 +431,8 @@ TEST_CASE("browser: compare any two builds in the page, as compare --json and it
   for (const Pair& pair : {Pair{0, 1, "serve"}, Pair{0, 3, "file"}, Pair{3, 1, "file"}}) {
     const std::string base = FixtureBuildId(spec, pair.base), next = FixtureBuildId(spec, pair.next);
     SUBCASE((base + " -> " + next + " via " + pair.via).c_str()) {
-      const std::string url = (pair.via == "serve" ? server.url() : file) + "compare.html#base=" + base + "&new=" + next;
+      const std::string url =
+          (pair.via == "serve" ? server.url() : file) + "compare.html#base=" + base + "&new=" + next;
       const PageResult r = Load(url, work, "compare-" + std::to_string(pair.base) + "-" + std::to_string(pair.next),
                                 pair.via == "serve");
       CHECK_MESSAGE(ConsoleLines(r.log).empty(), "console output:\n" << ConsoleLines(r.log));
@@ -451,7 +456,7 @@ TEST_CASE("browser: compare any two builds in the page, as compare --json and it
         }
         CHECK(listed.find(">hf_bert</a>") != std::string::npos);
         CHECK(listed.find(">resnet50</a>") == std::string::npos);  // nothing planted there
-        CHECK(Count(r.dom, "class=\"marks\"") == 2);  // a ratio chart per platform
+        CHECK(Count(r.dom, "class=\"marks\"") == 2);               // a ratio chart per platform
         CHECK(r.dom.find("\xE2\x80\xA6</text>") == std::string::npos);
       }
     }
@@ -463,8 +468,10 @@ namespace {
 // 70 vs 70 samples: the normal approximation), with core's answers.
 nlohmann::json MannWhitneyCases() {
   nlohmann::json cases = nlohmann::json::array();
-  std::vector<std::pair<std::vector<double>, std::vector<double>>> samples = {
-      {{1, 2, 2, 3}, {2, 3, 3, 4}}, {{5, 5, 5}, {5, 5, 5}}, {{1, 2, 3}, {4, 5, 6}}, {{1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}}};
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> samples = {{{1, 2, 2, 3}, {2, 3, 3, 4}},
+                                                                              {{5, 5, 5}, {5, 5, 5}},
+                                                                              {{1, 2, 3}, {4, 5, 6}},
+                                                                              {{1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}}};
   std::vector<double> big_a, big_b;
   uint64_t state = 42;
   auto next = [&state] {
@@ -478,7 +485,10 @@ nlohmann::json MannWhitneyCases() {
   samples.push_back({big_a, big_b});
   for (const auto& [a, b] : samples) {
     const auto t = torchgauge::core::MannWhitneyU(a, b);
-    cases.push_back({{"a", a}, {"b", b}, {"p", t.p_value}, {"exact", t.exact},
+    cases.push_back({{"a", a},
+                     {"b", b},
+                     {"p", t.p_value},
+                     {"exact", t.exact},
                      {"min_p", torchgauge::core::MinAchievablePValue(a.size(), b.size())}});
   }
   return cases;
@@ -491,7 +501,8 @@ nlohmann::json FormatCases() {
       formats.push_back({{"v", v}, {"fn", "fixed"}, {"d", f[2] - '0'}, {"want", Num(v, f)}});
     }
   }
-  for (double v : {1.5e-5, 2.25e-7, 9.96e-5}) formats.push_back({{"v", v}, {"fn", "expo"}, {"d", 1}, {"want", Num(v, "%.1e")}});
+  for (double v : {1.5e-5, 2.25e-7, 9.96e-5})
+    formats.push_back({{"v", v}, {"fn", "expo"}, {"d", 1}, {"want", Num(v, "%.1e")}});
   for (double v : {7.0, 0.05, 1.0, 12.5, 0.00001234, 1234567.0, 100000.0, 0.1}) {
     formats.push_back({{"v", v}, {"fn", "general"}, {"d", 0}, {"want", Num(v, "%g")}});
   }
@@ -527,6 +538,7 @@ TEST_CASE("browser: compare.js's test and formats against core's, on cases the f
     CHECK(std::abs(got["p"][i][2].get<double>() - min_p) <= 1e-9 * min_p);
   }
   for (size_t i = 0; i < formats.size(); ++i) {
-    CHECK_MESSAGE(got["f"][i] == formats[i]["want"], formats[i]["fn"] << "(" << formats[i]["v"] << ", " << formats[i]["d"] << ")");
+    CHECK_MESSAGE(got["f"][i] == formats[i]["want"],
+                  formats[i]["fn"] << "(" << formats[i]["v"] << ", " << formats[i]["d"] << ")");
   }
 }

@@ -23,16 +23,22 @@ namespace {
 // Where and with what a platform's results were measured, from its manifest.
 void SetEnvironment(mu::data& pd, const Manifest& m) {
   Set(pd, "manifest_present", m.present);
-  Set(pd, "device", m.device_name.empty() ? Dash()
-                   : m.device_name.starts_with(m.vendor) ? m.device_name : m.vendor + " " + m.device_name);
+  Set(pd, "device",
+      m.device_name.empty()                 ? Dash()
+      : m.device_name.starts_with(m.vendor) ? m.device_name
+                                            : m.vendor + " " + m.device_name);
   Set(pd, "libtorch", m.libtorch_version.empty() ? Dash() : m.libtorch_version);
-  std::string runtime = !m.cuda_runtime.empty() ? "CUDA " + m.cuda_runtime : !m.hip_runtime.empty() ? "HIP " + m.hip_runtime : Dash();
+  std::string runtime = !m.cuda_runtime.empty()  ? "CUDA " + m.cuda_runtime
+                        : !m.hip_runtime.empty() ? "HIP " + m.hip_runtime
+                                                 : Dash();
   Set(pd, "runtime", runtime);
-  Set(pd, "cpu", m.cpu_model.empty() ? Dash() : m.cpu_model + " (" + std::to_string(m.logical_cores) + " logical cores)");
+  Set(pd, "cpu",
+      m.cpu_model.empty() ? Dash() : m.cpu_model + " (" + std::to_string(m.logical_cores) + " logical cores)");
   Set(pd, "host", m.hostname.empty() ? Dash() : m.hostname + ", " + m.os);
   Set(pd, "suite", m.suite.empty() ? Dash() : m.suite);
   Set(pd, "collector", m.collector_version.empty() ? Dash() : m.collector_version + " (" + m.git_sha + ")");
-  Set(pd, "window", m.started_at.empty() ? Dash() : m.started_at + " – " + (m.finished_at.empty() ? "?" : m.finished_at));
+  Set(pd, "window",
+      m.started_at.empty() ? Dash() : m.started_at + " – " + (m.finished_at.empty() ? "?" : m.finished_at));
   Set(pd, "interrupted", m.interrupted);
 }
 
@@ -44,12 +50,18 @@ void SetBreakdownFigures(mu::data& pd, const PageContext& ctx, const std::string
   Target f1{Kind::kFigure, build, "fig1-train." + p.id, ""};
   Target f2{Kind::kFigure, build, "fig2-eval." + p.id, ""};
   if (!p.figure1_train.empty()) {
-    Set(pd, "fig1", ctx.figures.Place(page, f1, BreakdownChart(p.figure1_train, "Figure 1 (train): " + std::string(names.title) + ", " + p.id, names),
-                                      "Figure 1: training step, " + std::string(names.title) + ", on " + p.id, base));
+    Set(pd, "fig1",
+        ctx.figures.Place(
+            page, f1,
+            BreakdownChart(p.figure1_train, "Figure 1 (train): " + std::string(names.title) + ", " + p.id, names),
+            "Figure 1: training step, " + std::string(names.title) + ", on " + p.id, base));
   }
   if (!p.figure2_eval.empty()) {
-    Set(pd, "fig2", ctx.figures.Place(page, f2, BreakdownChart(p.figure2_eval, "Figure 2 (eval): " + std::string(names.title) + ", " + p.id, names),
-                                      "Figure 2: inference step, " + std::string(names.title) + ", on " + p.id, base));
+    Set(pd, "fig2",
+        ctx.figures.Place(
+            page, f2,
+            BreakdownChart(p.figure2_eval, "Figure 2 (eval): " + std::string(names.title) + ", " + p.id, names),
+            "Figure 2: inference step, " + std::string(names.title) + ", on " + p.id, base));
   }
 }
 
@@ -114,8 +126,9 @@ mu::data CompilerMetricRows(const PlatformView& p) {
     mu::data row;
     Set(row, "backend", m.backend);
     Set(row, "mode", m.mode);
-    Set(row, "pass_rate", std::to_string(m.passed) + " / " + std::to_string(m.attempted) + " (" +
-                              Num(100.0 * m.passed / std::max(1, m.attempted), "%.0f") + " %)");
+    Set(row, "pass_rate",
+        std::to_string(m.passed) + " / " + std::to_string(m.attempted) + " (" +
+            Num(100.0 * m.passed / std::max(1, m.attempted), "%.0f") + " %)");
     Set(row, "speedup", m.geomean_speedup ? Num(*m.geomean_speedup, "%.2f") + "×" : Dash());
     Set(row, "compile", m.mean_compile_s ? Sig3(*m.mean_compile_s) : Dash());
     Set(row, "compression", m.compression_geomean ? Num(*m.compression_geomean, "%.2f") : Dash());
@@ -182,9 +195,10 @@ mu::data BackendSection(const PageContext& ctx, const Target& page, const std::s
     if (of_mode.empty()) continue;
     Target f{Kind::kFigure, build, std::string(fig.key) + "-" + fig.mode + "." + p.id, ""};
     Set(d, fig.key,
-        ctx.figures.Place(page, f, CompilerChart(of_mode, std::string(fig.name) + ": backends relative to eager, " + p.id),
-                          std::string(fig.name) + ": time, CPU memory and GPU memory of each backend relative to eager on " + p.id,
-                          base));
+        ctx.figures.Place(
+            page, f, CompilerChart(of_mode, std::string(fig.name) + ": backends relative to eager, " + p.id),
+            std::string(fig.name) + ": time, CPU memory and GPU memory of each backend relative to eager on " + p.id,
+            base));
   }
   Set(d, "rows", BackendRatioRows(p));
   const bool any_paired = std::any_of(p.backend_ratios.begin(), p.backend_ratios.end(),
@@ -193,10 +207,12 @@ mu::data BackendSection(const PageContext& ctx, const Target& page, const std::s
     Set(d, "paired_rows", PairedRows(p));
     Target f{Kind::kFigure, build, "paired." + p.id, ""};
     Set(d, "paired_chart",
-        ctx.figures.Place(page, f, PairedChart(p.backend_ratios, "Eager / compiled in the same worker, " + p.id + ", by speedup"),
-                          "Speedup of each compiled run's paired pass (eager / compiled in the same worker process) "
-                          "with the range of its processes' ratios, on " + p.id,
-                          base));
+        ctx.figures.Place(
+            page, f, PairedChart(p.backend_ratios, "Eager / compiled in the same worker, " + p.id + ", by speedup"),
+            "Speedup of each compiled run's paired pass (eager / compiled in the same worker process) "
+            "with the range of its processes' ratios, on " +
+                p.id,
+            base));
   }
   Set(d, "has_paired", any_paired);
   Set(d, "row_count", std::to_string(p.backend_ratios.size()));
@@ -335,8 +351,9 @@ void SetPlatformRatios(mu::data& d, const PageContext& ctx, const BuildView& v, 
     Set(c, "has_summaries", !p.summaries.empty());
     if (!p.summaries.empty()) {
       Target f{Kind::kFigure, v.id, "fig5-ratio." + p.other, ""};
-      Set(c, "fig", ctx.figures.Place(page, f, PlatformRatioChart(p),
-                                      "Figure 5: median step time on " + p.other + " over " + p.reference, base));
+      Set(c, "fig",
+          ctx.figures.Place(page, f, PlatformRatioChart(p),
+                            "Figure 5: median step time on " + p.other + " over " + p.reference, base));
     }
     Set(c, "rows", PlatformRatioRows(p));
     Set(c, "row_count", std::to_string(p.rows.size()));
@@ -356,8 +373,9 @@ mu::data BuildPageData(const PageContext& ctx, const BuildView& v, const core::C
   mu::data d;
   Set(d, "build_id", v.id);
   Set(d, "started_at", v.started_at.empty() ? Dash() : v.started_at);
-  Set(d, "home", base.empty() ? Href(page, {Kind::kIndexPage, "", "", page.ext})
-                              : base + Href(page, {Kind::kIndexPage, "", "", "html"}));
+  Set(d, "home",
+      base.empty() ? Href(page, {Kind::kIndexPage, "", "", page.ext})
+                   : base + Href(page, {Kind::kIndexPage, "", "", "html"}));
   Set(d, "summary_md", base + Href(page, {Kind::kBuildSummary, v.id, "", ""}));
   Set(d, "build_html", base + Href(page, {Kind::kBuildPage, v.id, "", "html"}));
   Set(d, "table1_href", base + Href(page, {Kind::kTable1Page, v.id, "", base.empty() ? page.ext : "html"}));
@@ -418,9 +436,11 @@ mu::data ChangeRows(const core::Comparison& c, const std::vector<Flag>& regs, co
       Set(r, "delta", Num(ch.delta_percent, "%+.1f"));
       Set(r, "p", ch.p_value ? Num(*ch.p_value, "%.2g") : Dash());
       Set(r, "noise", ch.noise_percent ? Num(*ch.noise_percent, "%.1f") : Dash());
-      Set(r, "confirmed", list == &regs ? std::string(ch.confirmed ? "yes" : "not yet (" + std::to_string(ch.seen_in) +
-                                                                                 " of " + std::to_string(c.options.persist) + ")")
-                                       : Dash());
+      Set(r, "confirmed",
+          list == &regs ? std::string(ch.confirmed ? "yes"
+                                                   : "not yet (" + std::to_string(ch.seen_in) + " of " +
+                                                         std::to_string(c.options.persist) + ")")
+                        : Dash());
       Append(rows, std::move(r));
     }
   }

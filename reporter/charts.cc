@@ -19,9 +19,12 @@ const json kCategoryPalette = {"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B
 json Base(const std::string& title) {
   return {{"$schema", kVegaLiteSchema},
           {"title", {{"text", title}, {"anchor", "start"}}},
-          {"config", {{"font", "sans-serif"}, {"axis", {{"labelFontSize", 11}, {"titleFontSize", 12}, {"labelLimit", 0}, {"titleLimit", 0}}},
-                      // No label is ever cut to "…": a reader must tell every series apart.
-                      {"legend", {{"labelFontSize", 11}, {"labelLimit", 0}, {"titleLimit", 0}}}, {"view", {{"stroke", nullptr}}}}},
+          {"config",
+           {{"font", "sans-serif"},
+            {"axis", {{"labelFontSize", 11}, {"titleFontSize", 12}, {"labelLimit", 0}, {"titleLimit", 0}}},
+            // No label is ever cut to "…": a reader must tell every series apart.
+            {"legend", {{"labelFontSize", 11}, {"labelLimit", 0}, {"titleLimit", 0}}},
+            {"view", {{"stroke", nullptr}}}}},
           {"background", "white"}};
 }
 double Round(double v, double scale) { return std::round(v * scale) / scale; }
@@ -71,8 +74,12 @@ json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& ti
     order.push_back(b.label);
     const double shares[] = {b.active, b.movement, b.idle};
     for (int i = 0; i < 3; ++i) {
-      values.push_back({{"model", b.label}, {"domain", b.domain}, {"part", labels[i]}, {"k", i},
-                        {"share", Round(shares[i] * 100, 10)}, {"noisy", b.noisy},
+      values.push_back({{"model", b.label},
+                        {"domain", b.domain},
+                        {"part", labels[i]},
+                        {"k", i},
+                        {"share", Round(shares[i] * 100, 10)},
+                        {"noisy", b.noisy},
                         {"noise", b.noisy ? "noisy run" : "clean"}});
     }
   }
@@ -80,18 +87,32 @@ json BreakdownChart(const std::vector<BreakdownBar>& bars, const std::string& ti
   spec["width"] = 520;
   spec["height"] = {{"step", 14}};
   spec["mark"] = {{"type", "bar"}};
-  spec["encoding"] = {
-      {"y", {{"field", "model"}, {"type", "nominal"}, {"sort", order},
-             {"title", std::string("Model (sorted by ") + names.first + " share; faded: noisy run)"}}},
-      {"x", {{"field", "share"}, {"type", "quantitative"}, {"stack", "normalize"},
-             {"title", "Share of step time (%)"}, {"axis", {{"format", ".0%"}}}}},
-      {"color", {{"field", "part"}, {"type", "nominal"}, {"title", "Step time"},
-                 {"scale", {{"domain", json::array({labels[0], labels[1], labels[2]})}, {"range", {kActiveColor, kMovementColor, kIdleColor}}}},
-                 {"legend", {{"orient", "top"}}}}},
-      {"opacity", NoisyOpacity()},
-      {"order", {{"field", "k"}, {"type", "quantitative"}}},
-      {"tooltip", {{{"field", "model"}, {"title", "Model"}}, {{"field", "domain"}, {"title", "Domain"}},
-                   {{"field", "part"}, {"title", "Part"}}, {{"field", "share"}, {"title", "Share (%)"}}}}};
+  spec["encoding"] = {{"y",
+                       {{"field", "model"},
+                        {"type", "nominal"},
+                        {"sort", order},
+                        {"title", std::string("Model (sorted by ") + names.first + " share; faded: noisy run)"}}},
+                      {"x",
+                       {{"field", "share"},
+                        {"type", "quantitative"},
+                        {"stack", "normalize"},
+                        {"title", "Share of step time (%)"},
+                        {"axis", {{"format", ".0%"}}}}},
+                      {"color",
+                       {{"field", "part"},
+                        {"type", "nominal"},
+                        {"title", "Step time"},
+                        {"scale",
+                         {{"domain", json::array({labels[0], labels[1], labels[2]})},
+                          {"range", {kActiveColor, kMovementColor, kIdleColor}}}},
+                        {"legend", {{"orient", "top"}}}}},
+                      {"opacity", NoisyOpacity()},
+                      {"order", {{"field", "k"}, {"type", "quantitative"}}},
+                      {"tooltip",
+                       {{{"field", "model"}, {"title", "Model"}},
+                        {{"field", "domain"}, {"title", "Domain"}},
+                        {{"field", "part"}, {"title", "Part"}},
+                        {{"field", "share"}, {"title", "Share (%)"}}}}};
   spec["encoding"]["tooltip"].push_back(NoisyTooltip());
   return spec;
 }
@@ -116,8 +137,9 @@ json LogTicks(double lo, double hi) {
 // to inputs under the chart (ignored by the static SVG, which shows the
 // defaults: log scale, every build).
 json TrendParams() {
-  return json::array({{{"name", "log_scale"}, {"value", true}, {"bind", {{"input", "checkbox"}, {"name", "Log scale "}}}},
-                      {{"name", "since"}, {"value", ""}, {"bind", {{"input", "date"}, {"name", "Since "}}}}});
+  return json::array(
+      {{{"name", "log_scale"}, {"value", true}, {"bind", {{"input", "checkbox"}, {"name", "Log scale "}}}},
+       {{"name", "since"}, {"value", ""}, {"bind", {{"input", "date"}, {"name", "Since "}}}}});
 }
 
 // The y scale the log toggle switches: symlog with a tiny constant is a log
@@ -126,10 +148,17 @@ json TrendParams() {
 json TrendY(const std::string& y_title, const json& log_ticks) {
   json axis = {{"titleLimit", 0}};
   if (!log_ticks.empty()) axis["values"] = {{"expr", "log_scale ? " + log_ticks.dump() + " : null"}};
-  return {{"field", "ms"}, {"type", "quantitative"}, {"title", y_title}, {"axis", axis},
-          {"scale", {{"type", "symlog"}, {"constant", {{"expr", "log_scale ? 0.001 : 1e9"}}}, {"zero", false},
-                     // A nice domain would start at 0, which a log scale cannot show.
-                     {"nice", false}, {"padding", 8}}}};
+  return {{"field", "ms"},
+          {"type", "quantitative"},
+          {"title", y_title},
+          {"axis", axis},
+          {"scale",
+           {{"type", "symlog"},
+            {"constant", {{"expr", "log_scale ? 0.001 : 1e9"}}},
+            {"zero", false},
+            // A nice domain would start at 0, which a log scale cannot show.
+            {"nice", false},
+            {"padding", 8}}}};
 }
 
 json TrendUnit(const std::string& y_title, const json& log_ticks, bool faceted) {
@@ -137,18 +166,27 @@ json TrendUnit(const std::string& y_title, const json& log_ticks, bool faceted) 
   unit["width"] = faceted ? 300 : 560;
   unit["height"] = faceted ? 150 : 240;
   // Clicking a legend entry shows that series alone (shift-click adds).
-  unit["params"] = json::array({{{"name", "pick"}, {"select", {{"type", "point"}, {"fields", {"series"}}}}, {"bind", "legend"}}});
+  unit["params"] =
+      json::array({{{"name", "pick"}, {"select", {{"type", "point"}, {"fields", {"series"}}}}, {"bind", "legend"}}});
   unit["mark"] = {{"type", "line"}, {"point", true}};
-  unit["encoding"] = {
-      {"x", {{"field", "t"}, {"type", "temporal"}, {"title", "Build start (UTC)"}, {"scale", {{"type", "utc"}}},
-             {"axis", {{"format", "%Y-%m-%d"}, {"labelAngle", -30}}}}},
-      {"y", TrendY(y_title, log_ticks)},
-      {"color", {{"field", "series"}, {"type", "nominal"}, {"title", faceted ? "Configuration" : "Series"},
-                 {"scale", {{"range", kCategoryPalette}}},
-                 {"legend", {{"orient", "bottom"}, {"columns", 2}, {"labelLimit", 0}, {"symbolOpacity", 1}}}}},
-      {"opacity", {{"condition", {{"param", "pick"}, {"value", 1}}}, {"value", 0.12}}},
-      {"tooltip", {{{"field", "build"}, {"title", "Build"}}, {{"field", "series"}, {"title", "Series"}},
-                   {{"field", "ms"}, {"title", "Time (ms)"}, {"format", ".4g"}}}}};
+  unit["encoding"] = {{"x",
+                       {{"field", "t"},
+                        {"type", "temporal"},
+                        {"title", "Build start (UTC)"},
+                        {"scale", {{"type", "utc"}}},
+                        {"axis", {{"format", "%Y-%m-%d"}, {"labelAngle", -30}}}}},
+                      {"y", TrendY(y_title, log_ticks)},
+                      {"color",
+                       {{"field", "series"},
+                        {"type", "nominal"},
+                        {"title", faceted ? "Configuration" : "Series"},
+                        {"scale", {{"range", kCategoryPalette}}},
+                        {"legend", {{"orient", "bottom"}, {"columns", 2}, {"labelLimit", 0}, {"symbolOpacity", 1}}}}},
+                      {"opacity", {{"condition", {{"param", "pick"}, {"value", 1}}}, {"value", 0.12}}},
+                      {"tooltip",
+                       {{{"field", "build"}, {"title", "Build"}},
+                        {{"field", "series"}, {"title", "Series"}},
+                        {{"field", "ms"}, {"title", "Time (ms)"}, {"format", ".4g"}}}}};
   return unit;
 }
 
@@ -159,9 +197,10 @@ json WithNoisyMarks(json unit) {
   const json& enc = unit["encoding"];
   json tooltip = enc["tooltip"];
   tooltip.push_back({{"field", "noise"}, {"title", "Noise"}});
-  json crosses = {{"transform", json::array({{{"filter", "datum.noisy"}}})},
-                  {"mark", {{"type", "point"}, {"shape", "cross"}, {"size", 70}, {"filled", true}, {"color", "#000000"}}},
-                  {"encoding", {{"x", enc["x"]}, {"y", enc["y"]}, {"opacity", enc["opacity"]}, {"tooltip", tooltip}}}};
+  json crosses = {
+      {"transform", json::array({{{"filter", "datum.noisy"}}})},
+      {"mark", {{"type", "point"}, {"shape", "cross"}, {"size", 70}, {"filled", true}, {"color", "#000000"}}},
+      {"encoding", {{"x", enc["x"]}, {"y", enc["y"]}, {"opacity", enc["opacity"]}, {"tooltip", tooltip}}}};
   json layered = {{"width", unit["width"]}, {"height", unit["height"]}};
   unit.erase("width");
   unit.erase("height");
@@ -194,8 +233,10 @@ json TrendChart(const std::vector<TrendPoint>& points, const std::string& title,
   json values = json::array();
   for (auto& [key, cols] : series) {
     const auto& [facet, label] = key;
-    json row = {{"series", faceted || facet.empty() ? label : facet + " " + label}, {"build", std::move(cols[0])},
-                {"t", std::move(cols[1])}, {"ms", std::move(cols[2])}};
+    json row = {{"series", faceted || facet.empty() ? label : facet + " " + label},
+                {"build", std::move(cols[0])},
+                {"t", std::move(cols[1])},
+                {"ms", std::move(cols[2])}};
     if (any_noisy) row["noisy"] = std::move(cols[3]);  // clean charts stay as small as before
     if (faceted) row["facet"] = facet;
     values.push_back(std::move(row));
@@ -204,7 +245,8 @@ json TrendChart(const std::vector<TrendPoint>& points, const std::string& title,
   // (an array is no date): parse it after.
   spec["data"] = {{"values", values}, {"format", {{"parse", nullptr}}}};
   json flatten = any_noisy ? json({"build", "t", "ms", "noisy"}) : json({"build", "t", "ms"});
-  spec["transform"] = json::array({{{"flatten", flatten}}, {{"calculate", "toDate(datum.t)"}, {"as", "t"}},
+  spec["transform"] = json::array({{{"flatten", flatten}},
+                                   {{"calculate", "toDate(datum.t)"}, {"as", "t"}},
                                    {{"filter", "!since || time(datum.t) >= time(toDate(since))"}}});
   if (any_noisy) {
     spec["transform"].push_back({{"calculate", "datum.noisy ? 'noisy run' : 'clean'"}, {"as", "noise"}});
@@ -267,8 +309,11 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
     const std::optional<double> v[] = {r->ratio, r->cpu_memory_ratio, r->gpu_memory_ratio};
     for (int m = 0; m < 3; ++m) {
       if (!v[m] || *v[m] <= 0) continue;  // not measured: no point, never a 0
-      values.push_back({{"model", label}, {"backend", r->backend}, {"metric", kMetrics[m]},
-                        {"ratio", Round(*v[m], 1e4)}, {"noisy", !r->noisy.empty()},
+      values.push_back({{"model", label},
+                        {"backend", r->backend},
+                        {"metric", kMetrics[m]},
+                        {"ratio", Round(*v[m], 1e4)},
+                        {"noisy", !r->noisy.empty()},
                         {"noise", r->noisy.empty() ? "clean" : r->noisy}});
       present[m] = true;
     }
@@ -280,28 +325,39 @@ json CompilerChart(const std::vector<BackendRatio>& ratios, const std::string& t
     metric_domain.push_back(kMetrics[m]);
     metric_range.push_back(kMetricColors[m]);
   }
-  json y = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", "Model (sorted by time ratio)"},
+  json y = {{"field", "model"},
+            {"type", "nominal"},
+            {"sort", order},
+            {"title", "Model (sorted by time ratio)"},
             {"axis", {{"labelLimit", 0}}}};
-  json x = {{"field", "ratio"}, {"type", "quantitative"}, {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
+  json x = {{"field", "ratio"},
+            {"type", "quantitative"},
+            {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
             {"title", "Backend / eager (< 1: the backend does better)"}};
   SetRows(spec, std::move(values));
   spec["width"] = 520;
   spec["height"] = {{"step", 18}};
-  spec["layer"] = {
-      {{"mark", {{"type", "point"}, {"filled", true}, {"size", 45}}},
-       {"encoding",
-        {{"y", y},
-         {"x", x},
-         {"yOffset", {{"field", "metric"}, {"sort", metric_domain}}},
-         {"color", {{"field", "metric"}, {"type", "nominal"}, {"title", "Ratio"},
-                    {"scale", {{"domain", metric_domain}, {"range", metric_range}}}, {"legend", {{"orient", "top"}}}}},
-         {"shape", {{"field", "backend"}, {"type", "nominal"}, {"title", "Backend"}}},
-         {"opacity", NoisyOpacity()},
-         {"tooltip", {{{"field", "model"}, {"title", "Model"}}, {{"field", "backend"}, {"title", "Backend"}},
-                      {{"field", "metric"}, {"title", "Ratio"}}, {{"field", "ratio"}, {"title", "Backend / eager"}, {"format", ".3f"}},
-                      {{"field", "noise"}, {"title", "Noise"}}}}}}},
-      {{"mark", {{"type", "rule"}, {"color", "#000000"}, {"strokeDash", {4, 3}}}},
-       {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}}};
+  spec["layer"] = {{{"mark", {{"type", "point"}, {"filled", true}, {"size", 45}}},
+                    {"encoding",
+                     {{"y", y},
+                      {"x", x},
+                      {"yOffset", {{"field", "metric"}, {"sort", metric_domain}}},
+                      {"color",
+                       {{"field", "metric"},
+                        {"type", "nominal"},
+                        {"title", "Ratio"},
+                        {"scale", {{"domain", metric_domain}, {"range", metric_range}}},
+                        {"legend", {{"orient", "top"}}}}},
+                      {"shape", {{"field", "backend"}, {"type", "nominal"}, {"title", "Backend"}}},
+                      {"opacity", NoisyOpacity()},
+                      {"tooltip",
+                       {{{"field", "model"}, {"title", "Model"}},
+                        {{"field", "backend"}, {"title", "Backend"}},
+                        {{"field", "metric"}, {"title", "Ratio"}},
+                        {{"field", "ratio"}, {"title", "Backend / eager"}, {"format", ".3f"}},
+                        {{"field", "noise"}, {"title", "Noise"}}}}}}},
+                   {{"mark", {{"type", "rule"}, {"color", "#000000"}, {"strokeDash", {4, 3}}}},
+                    {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}}};
   return spec;
 }
 
@@ -311,8 +367,9 @@ json PairedChart(const std::vector<BackendRatio>& ratios, const std::string& tit
   for (const auto& r : ratios) {
     if (r.paired) paired.push_back(&r);
   }
-  std::stable_sort(paired.begin(), paired.end(),
-                   [](const BackendRatio* a, const BackendRatio* b) { return a->paired->speedup < b->paired->speedup; });
+  std::stable_sort(paired.begin(), paired.end(), [](const BackendRatio* a, const BackendRatio* b) {
+    return a->paired->speedup < b->paired->speedup;
+  });
   static const char* kVerdicts[] = {"faster", "slower", "within noise", "one process: no interval"};
   static const char* kVerdictColors[] = {"#009E73", "#D55E00", "#999999", "#000000"};
   json values = json::array(), order = json::array();
@@ -331,10 +388,15 @@ json PairedChart(const std::vector<BackendRatio>& ratios, const std::string& tit
   }
   // No axis title: long run labels pushed it over them; the chart's title says the order.
   json y = {{"field", "run"}, {"type", "nominal"}, {"sort", order}, {"title", nullptr}, {"axis", {{"labelLimit", 0}}}};
-  json x = {{"field", "speedup"}, {"type", "quantitative"}, {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
+  json x = {{"field", "speedup"},
+            {"type", "quantitative"},
+            {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
             {"title", "Eager / compiled in one worker (> 1: the compiled forward is faster)"}};
-  json color = {{"field", "verdict"}, {"type", "nominal"}, {"title", "Verdict"},
-                {"scale", {{"domain", kVerdicts}, {"range", kVerdictColors}}}, {"legend", {{"orient", "top"}}}};
+  json color = {{"field", "verdict"},
+                {"type", "nominal"},
+                {"title", "Verdict"},
+                {"scale", {{"domain", kVerdicts}, {"range", kVerdictColors}}},
+                {"legend", {{"orient", "top"}}}};
   json tooltip = {{{"field", "run"}, {"title", "Run"}},
                   {{"field", "speedup"}, {"title", "Speedup"}, {"format", ".3f"}},
                   {{"field", "low"}, {"title", "Lowest process"}, {"format", ".3f"}},
@@ -351,10 +413,10 @@ json PairedChart(const std::vector<BackendRatio>& ratios, const std::string& tit
                     {"encoding", {{"y", y}, {"x", range_x}, {"x2", {{"field", "high"}}}, {"color", color}}}};
   json point = {{"mark", {{"type", "point"}, {"filled", true}, {"size", 45}}},
                 {"encoding", {{"y", y}, {"x", x}, {"color", color}, {"tooltip", tooltip}}}};
-  spec["layer"] = {
-      range_bar, point,
-      {{"mark", {{"type", "rule"}, {"color", "#000000"}, {"strokeDash", {4, 3}}}},
-       {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}}};
+  spec["layer"] = {range_bar,
+                   point,
+                   {{"mark", {{"type", "rule"}, {"color", "#000000"}, {"strokeDash", {4, 3}}}},
+                    {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}}};
   return spec;
 }
 
@@ -373,7 +435,8 @@ std::vector<std::string> RatioLabels(const std::vector<RatioRow>& rows) {
 }
 
 json RatioTooltip(const PlatformRatios& p) {
-  return {{{"field", "model"}, {"title", "Model"}}, {{"field", "mode"}, {"title", "Mode"}},
+  return {{{"field", "model"}, {"title", "Model"}},
+          {{"field", "mode"}, {"title", "Mode"}},
           {{"field", "ratio"}, {"title", p.other + " / " + p.reference}, {"format", ".3f"}},
           {{"field", "ref_ms"}, {"title", p.reference + " (ms)"}, {"format", ".4g"}},
           {{"field", "other_ms"}, {"title", p.other + " (ms)"}, {"format", ".4g"}},
@@ -394,11 +457,15 @@ json PlatformRatioChart(const PlatformRatios& p) {
     if (!r.ratio) continue;  // not measured on one side: no point, never a 0
     const bool differs = r.precision_check == PrecisionCheck::kDiffers;
     any_differs = any_differs || differs;
-    values.push_back({{"model", labels[i]}, {"mode", r.mode}, {"ratio", Round(*r.ratio, 1e4)},
-                      {"ref_ms", Round(*r.reference_ms, 1e4)}, {"other_ms", Round(*r.other_ms, 1e4)},
+    values.push_back({{"model", labels[i]},
+                      {"mode", r.mode},
+                      {"ratio", Round(*r.ratio, 1e4)},
+                      {"ref_ms", Round(*r.reference_ms, 1e4)},
+                      {"other_ms", Round(*r.other_ms, 1e4)},
                       {"ref_precision", r.reference_precision.value_or("not recorded")},
                       {"other_precision", r.other_precision.value_or("not recorded")},
-                      {"differs", differs ? "effective precisions differ" : ""}, {"noisy", !r.noisy.empty()},
+                      {"differs", differs ? "effective precisions differ" : ""},
+                      {"noisy", !r.noisy.empty()},
                       {"noise", r.noisy.empty() ? "clean" : r.noisy}});
     auto [it, fresh] = lowest.emplace(labels[i], *r.ratio);
     if (!fresh) it->second = std::min(it->second, *r.ratio);
@@ -408,28 +475,48 @@ json PlatformRatioChart(const PlatformRatios& p) {
   std::sort(by_ratio.begin(), by_ratio.end());
   json order = json::array();
   for (const auto& [v, label] : by_ratio) order.push_back(label);
-  json y = {{"field", "model"}, {"type", "nominal"}, {"sort", order}, {"title", "Model (sorted by ratio)"},
+  json y = {{"field", "model"},
+            {"type", "nominal"},
+            {"sort", order},
+            {"title", "Model (sorted by ratio)"},
             {"axis", {{"labelLimit", 0}}}};
-  json x = {{"field", "ratio"}, {"type", "quantitative"}, {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
+  json x = {{"field", "ratio"},
+            {"type", "quantitative"},
+            {"scale", {{"type", "log"}, {"nice", false}, {"padding", 12}}},
             {"title", "Median step time, " + p.other + " / " + p.reference + " (< 1: faster)"},
             {"axis", {{"titleLimit", 1000}}}};
-  json mode = {{"field", "mode"}, {"type", "nominal"}, {"title", "Mode"},
-               {"scale", {{"domain", core::kModes}}}, {"legend", {{"orient", "top"}, {"labelLimit", 1000}}}};
+  json mode = {{"field", "mode"},
+               {"type", "nominal"},
+               {"title", "Mode"},
+               {"scale", {{"domain", core::kModes}}},
+               {"legend", {{"orient", "top"}, {"labelLimit", 1000}}}};
   // Train and eval side by side within a model's row, not on top of each other.
   json offset = {{"field", "mode"}, {"type", "nominal"}, {"scale", {{"domain", core::kModes}}}};
   json color = mode;
   color["scale"]["range"] = {"#0072B2", "#E69F00"};
   json layers = json::array();
   layers.push_back({{"mark", {{"type", "point"}, {"filled", true}, {"size", 60}}},
-                    {"encoding", {{"y", y}, {"x", x}, {"yOffset", offset}, {"color", color}, {"shape", mode},
-                                  {"opacity", NoisyOpacity()}, {"tooltip", RatioTooltip(p)}}}});
+                    {"encoding",
+                     {{"y", y},
+                      {"x", x},
+                      {"yOffset", offset},
+                      {"color", color},
+                      {"shape", mode},
+                      {"opacity", NoisyOpacity()},
+                      {"tooltip", RatioTooltip(p)}}}});
   if (any_differs) {
     layers.push_back({{"transform", {{{"filter", "datum.differs != ''"}}}},
                       {"mark", {{"type", "point"}, {"filled", false}, {"size", 150}, {"strokeWidth", 1.5}}},
-                      {"encoding", {{"y", y}, {"x", x}, {"yOffset", offset},
-                                    {"stroke", {{"field", "differs"}, {"type", "nominal"}, {"title", "Precision"},
-                                                {"scale", {{"range", {"#D55E00"}}}},
-                                                {"legend", {{"orient", "top"}, {"labelLimit", 1000}}}}}}}});
+                      {"encoding",
+                       {{"y", y},
+                        {"x", x},
+                        {"yOffset", offset},
+                        {"stroke",
+                         {{"field", "differs"},
+                          {"type", "nominal"},
+                          {"title", "Precision"},
+                          {"scale", {{"range", {"#D55E00"}}}},
+                          {"legend", {{"orient", "top"}, {"labelLimit", 1000}}}}}}}});
   }
   layers.push_back({{"mark", {{"type", "rule"}, {"color", "#000000"}, {"strokeDash", {4, 3}}}},
                     {"encoding", {{"x", {{"datum", 1}, {"type", "quantitative"}}}}}});

@@ -73,7 +73,8 @@ TEST_CASE("the paired chart: a bar for each range, coloured by verdict; runs wit
   const json spec = PairedChart(ratios, "paired");
   const json cols = spec["data"]["values"][0];
   // Sorted by speedup; "d" has no paired pass.
-  CHECK(cols["run"] == json({"c (eval, inductor, default)", "b (eval, inductor, default)", "a (eval, inductor, default)"}));
+  CHECK(cols["run"] ==
+        json({"c (eval, inductor, default)", "b (eval, inductor, default)", "a (eval, inductor, default)"}));
   CHECK(cols["verdict"] == json({"one process: no interval", "within noise", "faster"}));
   CHECK(cols["low"] == json({nullptr, 0.97, 1.3}));
   CHECK(cols["high"] == json({nullptr, 1.08, 1.5}));

@@ -43,9 +43,11 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
   opts->helper = DefaultHelper();
   opts->python = DefaultPython();
   CLI::App* sub = app.add_subcommand("build", "Render a results tree into a static site (HTML + Markdown twins)");
-  sub->add_option("--results", opts->results, "Results tree: <build-id>/<platform-id>/{manifest.json,runs/}")->required();
+  sub->add_option("--results", opts->results, "Results tree: <build-id>/<platform-id>/{manifest.json,runs/}")
+      ->required();
   sub->add_option("--out", opts->out, "Site output directory")->required();
-  sub->add_option("--build", *builds, "Render only these builds (repeatable); other published builds are left untouched");
+  sub->add_option("--build", *builds,
+                  "Render only these builds (repeatable); other published builds are left untouched");
   sub->add_flag("--strict", opts->strict, "Fail on any unreadable or invalid result instead of skipping it");
   sub->add_flag("--force", opts->force,
                 "Render every build; by default a build whose results, dependencies, templates and reporter are "
@@ -54,8 +56,10 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
   sub->add_option("--reference-platform", opts->reference_platform,
                   "Platform the build pages compare the others with (Figure 5; default: the first platform id)");
   sub->add_option("--templates", opts->templates, "Mustache templates directory")->capture_default_str();
-  sub->add_option("--static", opts->static_dir, "Directory with torchgauge.css and torchgauge.js")->capture_default_str();
-  sub->add_option("--python", opts->python, "Python with vl-convert-python (env TORCHGAUGE_PYTHON)")->capture_default_str();
+  sub->add_option("--static", opts->static_dir, "Directory with torchgauge.css and torchgauge.js")
+      ->capture_default_str();
+  sub->add_option("--python", opts->python, "Python with vl-convert-python (env TORCHGAUGE_PYTHON)")
+      ->capture_default_str();
   sub->add_flag("--no-svg", *no_svg, "Skip SVG rendering of the figures");
   sub->add_flag("--paper-kit", opts->paper_kit,
                 "Also write each rendered build's paper kit as builds/<id>/paper-kit-<id>.zip, linked from its page "
@@ -81,15 +85,15 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
       for (const auto& p : r.problems) std::cerr << "warning: skipped " << p.ToString() << "\n";
       for (const auto& k : r.skipped) std::cerr << "warning: not produced: " << k << "\n";
       std::cout << "Rendered " << r.builds_rendered << " build(s) in " << s << " s";
-      if (r.builds_unchanged > 0) std::cout << " (" << r.builds_unchanged << " unchanged build(s) skipped; --force renders them)";
+      if (r.builds_unchanged > 0)
+        std::cout << " (" << r.builds_unchanged << " unchanged build(s) skipped; --force renders them)";
       if (r.builds_pruned > 0) {
         std::cout << " (" << r.builds_pruned << " build(s) pruned by the retention policy";
         if (r.snapshots_deleted > 0) std::cout << ", " << r.snapshots_deleted << " snapshot(s) deleted now";
         std::cout << ")";
       }
-      std::cout << ": " << r.files_written
-                << " files written, " << r.files_unchanged << " unchanged, " << r.figures << " figures, "
-                << r.svg_rendered << " SVGs.\n"
+      std::cout << ": " << r.files_written << " files written, " << r.files_unchanged << " unchanged, " << r.figures
+                << " figures, " << r.svg_rendered << " SVGs.\n"
                 << "Site: " << fs::absolute(r.index).lexically_normal().string() << "\n"
                 << "Preview: torchgauge-report serve " << opts->out.string() << "\n";
     });
@@ -98,7 +102,8 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
 
 void AddValidateCommand(CLI::App& app, CliState& state) {
   auto dir = std::make_shared<fs::path>();
-  CLI::App* sub = app.add_subcommand("validate", "Check a results tree against the result contract; exit 1 on problems");
+  CLI::App* sub =
+      app.add_subcommand("validate", "Check a results tree against the result contract; exit 1 on problems");
   sub->add_option("dir", *dir, "Results tree")->required();
   sub->callback([&state, dir] {
     Guard(state, [&] {
@@ -135,8 +140,8 @@ void AddServeCommand(CLI::App& app, CliState& state) {
 }
 
 std::unique_ptr<CLI::App> MakeApp(CliState& state) {
-  auto app = std::make_unique<CLI::App>("torchgauge-report: TorchGauge results -> static site with the paper's figures and tables",
-                                        "torchgauge-report");
+  auto app = std::make_unique<CLI::App>(
+      "torchgauge-report: TorchGauge results -> static site with the paper's figures and tables", "torchgauge-report");
   app->require_subcommand(1);
   app->set_version_flag("--version", std::string(core::Version()) + " (" + core::GitSha() + ")");
   AddBuildCommand(*app, state);

@@ -181,8 +181,8 @@ TEST_CASE("the CLI subcommand returns the exit code through CLI11") {
   const std::string md = (tmp.path / "x.md").string();
   CHECK(run({"compare", "--results", results, "--new", kNew, "--markdown", md}) == 1);
   CHECK(fs::exists(md));
-  CHECK(run({"compare", "--results", results, "--new", kNew, "--threshold-for", "*:.*=80", "--markdown", md,
-             "--base", kBase}) == 1);  // dlrm's status change
+  CHECK(run({"compare", "--results", results, "--new", kNew, "--threshold-for", "*:.*=80", "--markdown", md, "--base",
+             kBase}) == 1);  // dlrm's status change
   CHECK(run({"compare", "--results", results, "--new", kNew, "--platform", "no-such-platform", "--markdown", md}) == 2);
   // A malformed --threshold-for is a usage error, named by the option.
   CHECK(run({"compare", "--results", results, "--new", kNew, "--threshold-for", "speed:.*=3"}) != 0);

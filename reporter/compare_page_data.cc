@@ -66,7 +66,8 @@ std::string BuildCompareKey(const std::string& build) { return "build/" + build 
 mu::data ComparePageData(const core::CompareOptions& options, const std::string& site_url) {
   const Target page{Kind::kCompareBuildsPage, "", "", "html"};
   json rules = json::array();
-  for (const auto& r : options.rules) rules.push_back({{"metric", r.metric}, {"model_regex", r.model_regex}, {"percent", r.percent}});
+  for (const auto& r : options.rules)
+    rules.push_back({{"metric", r.metric}, {"model_regex", r.model_regex}, {"percent", r.percent}});
   const std::string base = SafeSiteUrl(site_url);
   json config = {
       {"options",

@@ -110,8 +110,14 @@ std::vector<std::string> EnvironmentValues(const json& m) {
     std::string cores = Str(m, {"cpu", "logical_cores"});
     return Joined({Str(m, {"cpu", "model"}), cores.empty() ? "" : "(" + cores + " cores)"});
   };
-  return {Str(m, {"started_at"}), collector(),         Str(m, {"libtorch", "version"}), runtime(), device(),
-          Str(m, {"device", "driver"}), cpu(), Joined({Str(m, {"host", "hostname"}), Str(m, {"host", "os"})}, ", ")};
+  return {Str(m, {"started_at"}),
+          collector(),
+          Str(m, {"libtorch", "version"}),
+          runtime(),
+          device(),
+          Str(m, {"device", "driver"}),
+          cpu(),
+          Joined({Str(m, {"host", "hostname"}), Str(m, {"host", "os"})}, ", ")};
 }
 
 const std::vector<std::string>& EnvironmentNames() {
@@ -127,9 +133,10 @@ Section EnvironmentSection(const PlatformComparison& p) {
   s.level = 3;
   s.title = "Builds and environments";
   s.header = {"", "baseline", "new"};
-  std::string base_builds = p.base_builds.size() == 1 ? p.base_builds[0]
-                                                      : "median of " + std::to_string(p.base_builds.size()) +
-                                                            " builds: " + p.base_builds.front() + ".." + p.base_builds.back();
+  std::string base_builds = p.base_builds.size() == 1
+                                ? p.base_builds[0]
+                                : "median of " + std::to_string(p.base_builds.size()) +
+                                      " builds: " + p.base_builds.front() + ".." + p.base_builds.back();
   auto row = [&](const std::string& name, const std::string& bv, const std::string& nv, bool code = false) {
     s.rows.push_back({{name}, {bv.empty() ? "-" : bv, "", code}, {nv.empty() ? "-" : nv, "", code}});
   };
@@ -164,7 +171,7 @@ Row ChangeRow(const MetricChange& c, const std::string& new_build, const std::st
           {c.p_value ? n : "1/1"}};
 }
 
-const std::vector<std::string> kChangeHeader = {"model", "mode", "backend", "precision", "metric",
+const std::vector<std::string> kChangeHeader = {"model",      "mode",  "backend", "precision", "metric",
                                                 "base → new", "delta", "p-value", "n base/new"};
 
 std::vector<const MetricChange*> Select(const PlatformComparison& p, Verdict v, std::optional<bool> confirmed) {
@@ -172,16 +179,16 @@ std::vector<const MetricChange*> Select(const PlatformComparison& p, Verdict v, 
   for (const auto& c : p.changes) {
     if (c.verdict == v && (!confirmed || c.confirmed == *confirmed)) out.push_back(&c);
   }
-  std::stable_sort(out.begin(), out.end(), [](const MetricChange* a, const MetricChange* b) {
-    return a->Magnitude() > b->Magnitude();
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const MetricChange* a, const MetricChange* b) { return a->Magnitude() > b->Magnitude(); });
   return out;
 }
 
 std::string RulesText(const core::CompareOptions& opt) {
   std::string rules = "Rules: a change counts when the median moved by at least the threshold (" +
                       Num(opt.threshold_percent, "%g") + "% by default";
-  for (const auto& r : opt.rules) rules += "; " + r.metric + " of /" + r.model_regex + "/: " + Num(r.percent, "%g") + "%";
+  for (const auto& r : opt.rules)
+    rules += "; " + r.metric + " of /" + r.model_regex + "/: " + Num(r.percent, "%g") + "%";
   rules += ") and a two-sided Mann-Whitney U test on the samples gives p < " + Num(opt.alpha, "%g") +
            ". Memory has one value per run: threshold and at least " +
            Num(static_cast<double>(opt.memory_min_abs_bytes) / 1048576.0, "%g") + " MiB, no test." +
@@ -216,9 +223,9 @@ class PlatformReport {
     AddChanges("Regressions", Select(p_, Verdict::kRegression, true), "None.");
     auto unconfirmed = Select(p_, Verdict::kRegression, false);
     if (!unconfirmed.empty()) {
-      AddChanges("Unconfirmed regressions (not yet seen in " + std::to_string(c_.options.persist) +
-                     " consecutive builds)",
-                 unconfirmed, "");
+      AddChanges(
+          "Unconfirmed regressions (not yet seen in " + std::to_string(c_.options.persist) + " consecutive builds)",
+          unconfirmed, "");
     }
     AddChanges("Improvements", Select(p_, Verdict::kImprovement, std::nullopt), "None.");
     AddStatusChanges();
@@ -270,8 +277,12 @@ class PlatformReport {
     pr.title = "Runs that appeared or disappeared (" + std::to_string(p_.presence.size()) + ")";
     pr.header = {"model", "mode", "backend", "precision", "change", "status"};
     for (const auto& s : p_.presence) {
-      pr.rows.push_back({{s.key.model}, {s.key.mode}, {s.key.backend}, {s.key.precision},
-                         {s.appeared ? "appeared" : "disappeared"}, {s.status}});
+      pr.rows.push_back({{s.key.model},
+                         {s.key.mode},
+                         {s.key.backend},
+                         {s.key.precision},
+                         {s.appeared ? "appeared" : "disappeared"},
+                         {s.status}});
     }
     d_.sections.push_back(pr);
   }
@@ -299,8 +310,9 @@ class PlatformReport {
         "Within noise: the change is no larger than the spread between the worker processes' (or the "
         "window's builds') medians of the same run.");
     if (!noisy.empty()) {
-      s.paragraphs.push_back("Noisy run: a compared run's timing spread or the machine's other load passed its "
-                             "threshold while it was measured, so the change is not trusted.");
+      s.paragraphs.push_back(
+          "Noisy run: a compared run's timing spread or the machine's other load passed its "
+          "threshold while it was measured, so the change is not trusted.");
     }
     s.header = kChangeHeader;
     s.header.push_back("why");
@@ -318,11 +330,16 @@ class PlatformReport {
     Section sum;
     sum.level = 3;
     sum.title = "Suite summary";
-    sum.paragraphs.push_back("Geometric mean of new/base median time over the runs measured in both builds "
-                             "(below 1 is faster).");
+    sum.paragraphs.push_back(
+        "Geometric mean of new/base median time over the runs measured in both builds "
+        "(below 1 is faster).");
     sum.header = {"platform", "mode", "backend", "precision", "runs", "geomean time ratio"};
     for (const auto& s : p_.summary) {
-      sum.rows.push_back({{p_.platform_id}, {s.mode}, {s.backend}, {s.precision}, {std::to_string(s.runs)},
+      sum.rows.push_back({{p_.platform_id},
+                          {s.mode},
+                          {s.backend},
+                          {s.precision},
+                          {std::to_string(s.runs)},
                           {Num(s.geomean_time_ratio, "%.3f")}});
     }
     if (p_.summary.empty()) sum.paragraphs.push_back("No run was measured in both builds.");
@@ -376,16 +393,34 @@ std::string MdEscape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '|': out += "\\|"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '\\': case '`': case '*': case '_': case '[': case ']': case '#':
+      case '|':
+        out += "\\|";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '[':
+      case ']':
+      case '#':
         out += '\\';
         out += c;
         break;
-      case '\n': case '\r': out += ' '; break;
-      default: out += c;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -449,12 +484,23 @@ std::string H(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

@@ -34,12 +34,23 @@ std::string HtmlEscape(std::string_view in) {
   out.reserve(s.size() + 8);
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -51,13 +62,30 @@ std::string MarkdownEscape(std::string_view in) {
   out.reserve(s.size() + 8);
   for (char c : s) {
     switch (c) {
-      case '\\': case '`': case '*': case '_': case '[': case ']': case '<': case '>': case '|':
-      case '~': case '&': case '!': case '#': case '$':
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '[':
+      case ']':
+      case '<':
+      case '>':
+      case '|':
+      case '~':
+      case '&':
+      case '!':
+      case '#':
+      case '$':
         out += '\\';
         out += c;
         break;
-      case '\n': case '\r': case '\t': out += ' '; break;
-      default: out += c;
+      case '\n':
+      case '\r':
+      case '\t':
+        out += ' ';
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -100,17 +128,37 @@ std::string TexEscape(std::string_view in) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '\\': out += "\\textbackslash{}"; break;
-      case '{': case '}': case '$': case '&': case '#': case '_': case '%':
+      case '\\':
+        out += "\\textbackslash{}";
+        break;
+      case '{':
+      case '}':
+      case '$':
+      case '&':
+      case '#':
+      case '_':
+      case '%':
         out += '\\';
         out += c;
         break;
-      case '^': out += "\\textasciicircum{}"; break;
-      case '~': out += "\\textasciitilde{}"; break;
-      case '<': out += "\\textless{}"; break;
-      case '>': out += "\\textgreater{}"; break;
-      case '\n': case '\r': out += ' '; break;
-      default: out += c;
+      case '^':
+        out += "\\textasciicircum{}";
+        break;
+      case '~':
+        out += "\\textasciitilde{}";
+        break;
+      case '<':
+        out += "\\textless{}";
+        break;
+      case '>':
+        out += "\\textgreater{}";
+        break;
+      case '\n':
+      case '\r':
+        out += ' ';
+        break;
+      default:
+        out += c;
     }
   }
   return out;

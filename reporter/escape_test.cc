@@ -47,6 +47,9 @@ TEST_CASE("CSV and TeX escaping") {
 }
 
 TEST_CASE("SanitizeUtf8 replaces invalid sequences") {
-  CHECK(SanitizeUtf8(std::string("a\xFF" "b")) == "a\xEF\xBF\xBD" "b");
+  CHECK(SanitizeUtf8(std::string("a\xFF"
+                                 "b")) ==
+        "a\xEF\xBF\xBD"
+        "b");
   CHECK(SanitizeUtf8("日本") == "日本");
 }

@@ -12,9 +12,9 @@
 
 #include "core/layout.h"
 #include "core/peaks.h"
-#include "core/vocabulary.h"
 #include "core/result.h"
 #include "core/stats.h"
+#include "core/vocabulary.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -39,8 +39,9 @@ uint64_t Mix(uint64_t a, uint64_t b) {
   return r.Next();
 }
 
-const char* kModelNames[] = {"resnet50", "hf_bert", "dlrm", "soft_actor_critic", "speech_transformer", "pyhpc_eos",
-                             "vgg16", "hf_gpt2", "timm_vit", "drq", "tacotron2", "mobilenet_v3"};
+const char* kModelNames[] = {"resnet50",           "hf_bert",   "dlrm",      "soft_actor_critic",
+                             "speech_transformer", "pyhpc_eos", "vgg16",     "hf_gpt2",
+                             "timm_vit",           "drq",       "tacotron2", "mobilenet_v3"};
 // The paper's six domains: the first six of core::kDomains (the test domain comes after them).
 const char* DomainAt(int i) { return core::kDomains[i]; }
 // Per-domain (active, movement) centres, roughly the paper's Table 2.
@@ -57,18 +58,66 @@ const Config kConfigs[] = {{"train", "eager", "fp32"},     {"eval", "eager", "fp
                            {"train", "eager", "amp-bf16"}, {"eval", "eager", "amp-bf16"}};
 
 std::vector<std::string> OpPool() {
-  const char* base[] = {"aten::addmm", "aten::mm", "aten::bmm", "aten::convolution", "aten::_convolution",
-                        "aten::cudnn_convolution", "aten::relu", "aten::relu_", "aten::gelu", "aten::softmax",
-                        "aten::_softmax", "aten::layer_norm", "aten::native_layer_norm", "aten::batch_norm",
-                        "aten::native_batch_norm", "aten::add", "aten::add_", "aten::mul", "aten::mul_", "aten::div",
-                        "aten::sum", "aten::mean", "aten::view", "aten::reshape", "aten::permute", "aten::transpose",
-                        "aten::t", "aten::contiguous", "aten::copy_", "aten::to", "aten::embedding",
-                        "aten::embedding_backward", "aten::dropout", "aten::max_pool2d", "aten::adaptive_avg_pool2d",
-                        "aten::cat", "aten::stack", "aten::slice", "aten::select", "aten::index", "aten::index_put_",
-                        "aten::lstm", "aten::tanh", "aten::sigmoid", "aten::zeros", "aten::ones", "aten::empty",
-                        "aten::fill_", "aten::zero_", "aten::nll_loss", "aten::cross_entropy_loss", "aten::mse_loss",
-                        "aten::_foreach_add_", "aten::_foreach_mul_", "aten::_foreach_zero_", "aten::sqrt", "aten::rsqrt",
-                        "aten::pow", "aten::exp", "aten::log"};
+  const char* base[] = {"aten::addmm",
+                        "aten::mm",
+                        "aten::bmm",
+                        "aten::convolution",
+                        "aten::_convolution",
+                        "aten::cudnn_convolution",
+                        "aten::relu",
+                        "aten::relu_",
+                        "aten::gelu",
+                        "aten::softmax",
+                        "aten::_softmax",
+                        "aten::layer_norm",
+                        "aten::native_layer_norm",
+                        "aten::batch_norm",
+                        "aten::native_batch_norm",
+                        "aten::add",
+                        "aten::add_",
+                        "aten::mul",
+                        "aten::mul_",
+                        "aten::div",
+                        "aten::sum",
+                        "aten::mean",
+                        "aten::view",
+                        "aten::reshape",
+                        "aten::permute",
+                        "aten::transpose",
+                        "aten::t",
+                        "aten::contiguous",
+                        "aten::copy_",
+                        "aten::to",
+                        "aten::embedding",
+                        "aten::embedding_backward",
+                        "aten::dropout",
+                        "aten::max_pool2d",
+                        "aten::adaptive_avg_pool2d",
+                        "aten::cat",
+                        "aten::stack",
+                        "aten::slice",
+                        "aten::select",
+                        "aten::index",
+                        "aten::index_put_",
+                        "aten::lstm",
+                        "aten::tanh",
+                        "aten::sigmoid",
+                        "aten::zeros",
+                        "aten::ones",
+                        "aten::empty",
+                        "aten::fill_",
+                        "aten::zero_",
+                        "aten::nll_loss",
+                        "aten::cross_entropy_loss",
+                        "aten::mse_loss",
+                        "aten::_foreach_add_",
+                        "aten::_foreach_mul_",
+                        "aten::_foreach_zero_",
+                        "aten::sqrt",
+                        "aten::rsqrt",
+                        "aten::pow",
+                        "aten::exp",
+                        "aten::log"};
   std::vector<std::string> pool;
   for (const char* b : base) {
     pool.push_back(std::string(b) + ".Tensor");
@@ -132,17 +181,25 @@ core::ProbeResult Peaks(bool gpu, const std::string& start) {
 
 json Manifest(const std::string& build, const std::string& platform, bool gpu, const std::string& start,
               const std::string& end) {
-  json m = {{"schema_version", 1}, {"kind", "torchgauge.manifest"}, {"build_id", build}, {"platform_id", platform},
+  json m = {{"schema_version", 1},
+            {"kind", "torchgauge.manifest"},
+            {"build_id", build},
+            {"platform_id", platform},
             {"collector", {{"version", "0.1.0"}, {"git_sha", "fixture"}}},
-            {"libtorch", {{"version", "2.11.0"}, {"cuda_runtime", gpu ? json("13.0") : json(nullptr)},
-                          {"cudnn", gpu ? json("9.10") : json(nullptr)}, {"cuda_available", gpu}}},
+            {"libtorch",
+             {{"version", "2.11.0"},
+              {"cuda_runtime", gpu ? json("13.0") : json(nullptr)},
+              {"cudnn", gpu ? json("9.10") : json(nullptr)},
+              {"cuda_available", gpu}}},
             {"cpu", {{"model", "Synthetic CPU @ 2.0GHz"}, {"logical_cores", 2}, {"torch_threads", 2}}},
             {"host", {{"hostname", "fixture-host"}, {"os", "Linux"}, {"kernel", "6.1"}}},
-            {"started_at", start}, {"finished_at", end}, {"interrupted", false},
+            {"started_at", start},
+            {"finished_at", end},
+            {"interrupted", false},
             {"suite", {{"name", "fixture"}}}};
   if (gpu) {
-    m["device"] = {{"vendor", "NVIDIA"}, {"name", "NVIDIA A100-SXM4-40GB"}, {"compute_capability", "8.0"},
-                   {"multiprocessor_count", 108}, {"memory_bytes", 42505273344LL}, {"driver", "580.00"}};
+    m["device"] = {{"vendor", "NVIDIA"},          {"name", "NVIDIA A100-SXM4-40GB"}, {"compute_capability", "8.0"},
+                   {"multiprocessor_count", 108}, {"memory_bytes", 42505273344LL},   {"driver", "580.00"}};
   } else {
     m["device"] = {{"vendor", "CPU"}, {"name", "Synthetic CPU"}};
   }
@@ -298,7 +355,8 @@ void Measure(core::RunResult& r, const FixtureSpec& spec, const ModelTraits& mt,
   r.operators = mt.ops;
   if (gpu) r.gpu_breakdown = Breakdown(mt, median_ms, rr, mr);
   if (!gpu && spec.samples >= 4) r = SplitInTwoProcesses(r, spec.samples);
-  Rng hr{Mix(Mix(spec.seed, static_cast<uint64_t>(m * 16 + c)), static_cast<uint64_t>(b * 4 + (gpu ? 0 : 1)) + 0x686f7374)};
+  Rng hr{Mix(Mix(spec.seed, static_cast<uint64_t>(m * 16 + c)),
+             static_cast<uint64_t>(b * 4 + (gpu ? 0 : 1)) + 0x686f7374)};
   if (!gpu) r.host_breakdown = HostBreakdownOf(mt, r.timing->median_ms, hr);
   // The runs a test plants changes in are never busy: a noisy side is
   // reported, not counted, and the tests look for the planted regressions.
@@ -360,7 +418,9 @@ size_t GenerateFixtureTree(const fs::path& root, const FixtureSpec& spec) {
       fs::path dir = core::PlatformDir(root, build, plat.id);
       fs::create_directories(core::RunsDir(dir));
       const std::string start = Date(spec.first_day + b, 2 + static_cast<int>(pi));
-      WriteText(core::ManifestPath(dir), Manifest(build, plat.id, plat.gpu, start, Date(spec.first_day + b, 3 + static_cast<int>(pi))).dump(2) + "\n");
+      WriteText(
+          core::ManifestPath(dir),
+          Manifest(build, plat.id, plat.gpu, start, Date(spec.first_day + b, 3 + static_cast<int>(pi))).dump(2) + "\n");
       for (int m = 0; m < spec.models; ++m) {
         // Per-model constants (stable across builds) and per-build drift.
         Rng mr{Mix(spec.seed, static_cast<uint64_t>(m))};

@@ -17,12 +17,12 @@ namespace torchgauge::reporter {
 struct FixtureSpec {
   int builds = 3;
   int models = 4;
-  int configs = 4;     // 1..8: (mode, backend, precision) combinations
+  int configs = 4;  // 1..8: (mode, backend, precision) combinations
   bool cpu_platform = true;
   int samples = 10;
   int ops_per_model = 30;
   uint64_t seed = 1;
-  int first_day = 0;   // days after 2026-01-01 of the first build
+  int first_day = 0;  // days after 2026-01-01 of the first build
   // Planted changes for the regressions history (-1: none): from build
   // `plant_at` on, model 1's eval/eager/fp32 run on the GPU platform is 30%
   // slower (a step that stays); in build `plant_at` alone, model 2's is (a

@@ -38,9 +38,12 @@ std::string Dash() { return "—"; }
 
 std::string MetricValue(core::Metric m, double v) {
   switch (m) {
-    case core::Metric::kTime: return Ms(v) + " ms";
-    case core::Metric::kThroughput: return Num(v, "%.1f") + "/s";
-    default: return Num(v / (1024.0 * 1024.0), "%.1f") + " MiB";
+    case core::Metric::kTime:
+      return Ms(v) + " ms";
+    case core::Metric::kThroughput:
+      return Num(v, "%.1f") + "/s";
+    default:
+      return Num(v / (1024.0 * 1024.0), "%.1f") + " MiB";
   }
 }
 

@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   app.add_option("--seed", spec.seed, "Seed")->capture_default_str();
   app.add_option("--first-day", spec.first_day, "Days after 2026-01-01 of the first build")->capture_default_str();
   app.add_option("--plant-at", spec.plant_at,
-                 "Build index of a planted step regression and a one-build spike (-1: none)")->capture_default_str();
+                 "Build index of a planted step regression and a one-build spike (-1: none)")
+      ->capture_default_str();
   bool no_cpu = false;
   app.add_flag("--no-cpu-platform", no_cpu, "Only the GPU-style platform");
   CLI11_PARSE(app, argc, argv);

@@ -55,6 +55,7 @@ class StrictError : public std::runtime_error {
  public:
   explicit StrictError(std::vector<Problem> problems);
   const std::vector<Problem>& problems() const { return problems_; }
+
  private:
   std::vector<Problem> problems_;
 };

@@ -33,8 +33,9 @@ std::string MarkdownToHtml(const std::string& markdown) {
 
 std::string TruncateMarkdown(const std::string& markdown, size_t limit, const std::string& full_url) {
   if (markdown.size() < limit) return markdown;
-  const std::string note = "\n\n---\n\n**This summary was truncated to fit GitHub's comment limit.** See the [full report](" +
-                           full_url + ").\n";
+  const std::string note =
+      "\n\n---\n\n**This summary was truncated to fit GitHub's comment limit.** See the [full report](" + full_url +
+      ").\n";
   size_t budget = limit > note.size() + 1 ? limit - note.size() - 1 : 0;
   size_t cut = markdown.rfind('\n', budget);
   if (cut == std::string::npos) cut = 0;

@@ -108,8 +108,8 @@ std::string Sparkline(const std::vector<double>& values) {
     points += (i ? " " : "") + Num(x, "%.1f") + "," + Num(y, "%.1f");
   }
   return "<svg class=\"spark\" width=\"80\" height=\"18\" viewBox=\"0 0 80 18\" role=\"img\" aria-label=\"history of " +
-         std::to_string(values.size()) + " builds\"><polyline fill=\"none\" stroke=\"#0072B2\" stroke-width=\"1.2\" points=\"" +
-         points + "\"/></svg>";
+         std::to_string(values.size()) +
+         " builds\"><polyline fill=\"none\" stroke=\"#0072B2\" stroke-width=\"1.2\" points=\"" + points + "\"/></svg>";
 }
 
 namespace {
@@ -129,18 +129,19 @@ std::string HtmlCell(const ModelGrid& g, const GridRow& row, const std::string& 
 }
 
 std::string HtmlGrid(const ModelGrid& g) {
-  std::string h = "<p class=\"sort\" data-sort-for=\"model-grid\">Sort by "
-                  "<button type=\"button\" data-sort=\"domain\">domain</button> "
-                  "<button type=\"button\" data-sort=\"name\">name</button> "
-                  "<button type=\"button\" data-sort=\"change\">change since the last build</button></p>\n";
+  std::string h =
+      "<p class=\"sort\" data-sort-for=\"model-grid\">Sort by "
+      "<button type=\"button\" data-sort=\"domain\">domain</button> "
+      "<button type=\"button\" data-sort=\"name\">name</button> "
+      "<button type=\"button\" data-sort=\"change\">change since the last build</button></p>\n";
   h += "<table id=\"model-grid\" class=\"grid\">\n<thead><tr><th>Model</th><th>Domain</th>";
   for (const auto& p : g.platforms) h += "<th>" + HtmlEscape(p) + "</th>";
   h += "</tr></thead>\n<tbody>\n";
   for (const auto& row : g.rows) {
     const auto worst = row.WorstChange();
-    h += "<tr data-name=\"" + HtmlEscape(row.model) + "\" data-domain=\"" + HtmlEscape(row.domain) + "\" data-change=\"" +
-         (worst ? Num(*worst, "%.6f") : std::string("")) + "\"><td>" + HtmlEscape(row.model) + "</td><td>" +
-         HtmlEscape(row.domain.empty() ? Dash() : row.domain) + "</td>";
+    h += "<tr data-name=\"" + HtmlEscape(row.model) + "\" data-domain=\"" + HtmlEscape(row.domain) +
+         "\" data-change=\"" + (worst ? Num(*worst, "%.6f") : std::string("")) + "\"><td>" + HtmlEscape(row.model) +
+         "</td><td>" + HtmlEscape(row.domain.empty() ? Dash() : row.domain) + "</td>";
     for (const auto& p : g.platforms) h += HtmlCell(g, row, p);
     h += "</tr>\n";
   }
@@ -166,7 +167,8 @@ mu::data ModelGridPageData(const ModelGrid& g) {
   Set(d, "rule", rule);
   mu::data rows = List();
   for (const auto& row : g.rows) {
-    std::string line = "| " + MarkdownEscape(row.model) + " | " + MarkdownEscape(row.domain.empty() ? Dash() : row.domain) + " |";
+    std::string line =
+        "| " + MarkdownEscape(row.model) + " | " + MarkdownEscape(row.domain.empty() ? Dash() : row.domain) + " |";
     for (const auto& p : g.platforms) {
       auto it = row.cells.find(p);
       const std::string href = Href(kGridMd, {Kind::kModelPage, g.build, row.model, "html"});

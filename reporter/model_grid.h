@@ -18,14 +18,14 @@
 namespace torchgauge::reporter {
 
 struct GridCell {
-  std::string config;          // the headline configuration shown
-  double median_ms = 0;        // in the newest build
+  std::string config;            // the headline configuration shown
+  double median_ms = 0;          // in the newest build
   std::optional<double> change;  // vs the previous build with it: new / old - 1
   std::vector<double> history;   // oldest first, up to the trend window, ending with median_ms
 };
 struct GridRow {
   std::string model, domain;
-  std::map<std::string, GridCell> cells;  // by platform
+  std::map<std::string, GridCell> cells;      // by platform
   std::optional<double> WorstChange() const;  // the largest change over the row's cells
 };
 struct ModelGrid {

@@ -29,8 +29,8 @@ std::string Cell(const mu::data& row, const std::string& key) {
   return v && v->is_string() ? v->string_value() : std::string();
 }
 
-const char* const kRunColumns[] = {"median", "min", "max", "cov", "throughput", "cpu_mib",
-                                   "gpu_mib", "gflops", "tflops", "kernels"};
+const char* const kRunColumns[] = {"median",  "min",     "max",    "cov",    "throughput",
+                                   "cpu_mib", "gpu_mib", "gflops", "tflops", "kernels"};
 
 // [config, status, noise reason ("" when clean), median, min, max, CoV,
 // throughput, CPU MiB, GPU MiB, GFLOP/step, TFLOP/s, kernels/step, % of peak]
@@ -50,10 +50,11 @@ json MeasurementCells(const core::RunResult& r) {
   std::string medians;
   for (double m : r.timing->process_medians_ms) medians += (medians.empty() ? "" : ", ") + Ms(m);
   auto band = core::NoiseBandPercent(r.timing->process_medians_ms);
-  return json::array({ConfigLabel(r), std::to_string(processes), std::to_string(r.timing->samples_ms.size()),
-                      std::to_string(r.timing->warmup_iterations),
-                      r.settings && r.settings->threads > 0 ? std::to_string(r.settings->threads) : std::string("default"),
-                      medians.empty() ? Dash() : medians, band ? Num(*band, "%.1f") : Dash()});
+  return json::array(
+      {ConfigLabel(r), std::to_string(processes), std::to_string(r.timing->samples_ms.size()),
+       std::to_string(r.timing->warmup_iterations),
+       r.settings && r.settings->threads > 0 ? std::to_string(r.settings->threads) : std::string("default"),
+       medians.empty() ? Dash() : medians, band ? Num(*band, "%.1f") : Dash()});
 }
 
 double Round4(double v) { return std::round(v * 1e4) / 1e4; }
@@ -73,8 +74,10 @@ json PlatformDetail(const PlatformView& p, const std::vector<const core::RunResu
       kernels.push_back({ConfigLabel(*r), k.name, Ms(k.total_ms), std::to_string(k.count)});
     }
   }
-  json d = {{"id", p.id}, {"device", p.manifest->device_name.empty() ? Dash() : p.manifest->device_name},
-            {"runs", std::move(runs_rows)}, {"samples", std::move(samples)}};
+  json d = {{"id", p.id},
+            {"device", p.manifest->device_name.empty() ? Dash() : p.manifest->device_name},
+            {"runs", std::move(runs_rows)},
+            {"samples", std::move(samples)}};
   if (!measurement.empty()) d["measurement"] = std::move(measurement);
   if (!kernels.empty()) d["kernels"] = std::move(kernels);
   return d;
@@ -122,8 +125,10 @@ json BuildModelsData(const BuildView& v) {
       platforms.push_back(PlatformDetail(p, runs));
     }
     if (!first) continue;
-    models[model] = {{"paper_name", first->model.paper_name}, {"domain", first->model.domain},
-                     {"task", first->model.task}, {"reference", first->model.reference},
+    models[model] = {{"paper_name", first->model.paper_name},
+                     {"domain", first->model.domain},
+                     {"task", first->model.task},
+                     {"reference", first->model.reference},
                      {"platforms", std::move(platforms)}};
   }
   return {{"build", v.id}, {"started_at", v.started_at}, {"models", std::move(models)}};

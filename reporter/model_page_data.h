@@ -33,14 +33,14 @@ nlohmann::json BuildModelsData(const BuildView& v);
 // A model's medians across builds.
 struct ModelHistory {
   struct Series {
-    std::string facet, label;   // "cpu-x86_64-2c · eval · bs8", "eager/fp32"
-    std::vector<int> builds;    // indices into history/builds.js
+    std::string facet, label;  // "cpu-x86_64-2c · eval · bs8", "eager/fp32"
+    std::vector<int> builds;   // indices into history/builds.js
     std::vector<double> ms;
-    std::vector<int> noisy;     // indices into `builds` whose median is noisy
+    std::vector<int> noisy;  // indices into `builds` whose median is noisy
   };
-  std::vector<Series> series;   // sorted by (facet, label)
-  double lo = 0, hi = 0;        // the smallest and largest median
-  std::string latest;           // the newest build that has the model
+  std::vector<Series> series;  // sorted by (facet, label)
+  double lo = 0, hi = 0;       // the smallest and largest median
+  std::string latest;          // the newest build that has the model
 };
 // history/builds.js's content; `pruned` (may be null) marks the builds whose
 // snapshot the retention policy deleted (their medians stay in the history).
@@ -52,7 +52,7 @@ nlohmann::json ToJson(const ModelHistory& h);
 // JavaScript that publishes `data` under `key` (window.TorchGaugeData[key]).
 std::string DataScript(const std::string& key, const nlohmann::json& data);
 // The keys the pages' scripts look data up by.
-std::string HistoryKey(const std::string& name);  // "history/<name>"
+std::string HistoryKey(const std::string& name);       // "history/<name>"
 std::string BuildModelsKey(const std::string& build);  // "build/<id>/models"
 
 // The template data of models/<model>.html (templates/model.md.mustache).

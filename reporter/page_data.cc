@@ -42,10 +42,11 @@ mu::data Table2Rows(const std::vector<DomainBreakdown>& rows, bool train, const 
     if (d.models == 0 && !d.paper) continue;
     mu::data r;
     Set(r, "domain", DomainLabel(d.domain, paper));
-    Set(r, "models", !d.models ? Dash()
-                     : d.noisy_runs ? std::to_string(d.models) + " (" + std::to_string(d.noisy_runs) + " noisy run" +
-                                          (d.noisy_runs > 1 ? "s" : "") + ")"
-                                    : std::to_string(d.models));
+    Set(r, "models",
+        !d.models      ? Dash()
+        : d.noisy_runs ? std::to_string(d.models) + " (" + std::to_string(d.noisy_runs) + " noisy run" +
+                             (d.noisy_runs > 1 ? "s" : "") + ")"
+                       : std::to_string(d.models));
     Set(r, "active", d.models ? Pct(d.active) : Dash());
     Set(r, "movement", d.models ? Pct(d.movement) : Dash());
     Set(r, "idle", d.models ? Pct(d.idle) : Dash());
@@ -173,9 +174,10 @@ mu::data FlaggedRows(const std::vector<BuildSummary>& history, const Target& md,
       Set(x, "href", Href(md, {Kind::kBuildPage, it->id, "", "html"}));
       Set(x, "platform", f.platform);
       Set(x, "baseline", f.baseline);
-      Set(x, "regressions", f.confirmed == f.regressions ? std::to_string(f.regressions)
-                                                        : std::to_string(f.regressions) + " (" +
-                                                              std::to_string(f.confirmed) + " confirmed)");
+      Set(x, "regressions",
+          f.confirmed == f.regressions
+              ? std::to_string(f.regressions)
+              : std::to_string(f.regressions) + " (" + std::to_string(f.confirmed) + " confirmed)");
       Set(x, "improvements", std::to_string(f.improvements));
       Set(x, "status_changes", std::to_string(f.status_changes));
       Set(x, "compare_href", Href(md, {Kind::kComparePage, it->id, "", "html"}));
@@ -244,10 +246,11 @@ mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& 
   if (!history.empty()) SetLatest(d, history.back(), md);
   std::vector<TrendPoint> points = SuiteTrend(history);
   if (!points.empty()) {
-    Set(d, "trend", ctx.figures.Place(md, {Kind::kIndexFigure, "", "index-trend", ""},
-                                      TrendChart(points, "Suite geomean of median step time per platform and mode (eager runs)",
-                                                 "Geomean of median step time (ms)"),
-                                      "Suite geomean of eager median step time across builds"));
+    Set(d, "trend",
+        ctx.figures.Place(md, {Kind::kIndexFigure, "", "index-trend", ""},
+                          TrendChart(points, "Suite geomean of median step time per platform and mode (eager runs)",
+                                     "Geomean of median step time (ms)"),
+                          "Suite geomean of eager median step time across builds"));
   }
   return d;
 }

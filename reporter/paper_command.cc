@@ -38,8 +38,9 @@ void AddPaperCommand(CLI::App& app) {
   opts->python = DefaultPython();
   opts->helper = DefaultPaperHelper();
   CLI::App* cmd = app.add_subcommand(
-      "paper", "Write one build's paper kit: Figures 1-5 as PDF + Vega-Lite, Tables 1-3 as LaTeX + CSV, paper.tex "
-               "and MANIFEST.json; exit 0 ok, 2 bad input");
+      "paper",
+      "Write one build's paper kit: Figures 1-5 as PDF + Vega-Lite, Tables 1-3 as LaTeX + CSV, paper.tex "
+      "and MANIFEST.json; exit 0 ok, 2 bad input");
   cmd->add_option("--results", opts->results, "The results tree")->required();
   cmd->add_option("--build", opts->build, "The build id")->required();
   cmd->add_option("--platform", opts->platforms,

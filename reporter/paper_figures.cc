@@ -58,7 +58,9 @@ json LogRatioAxis(const std::string& title, const json& values) {
       if (m * decade >= lo && m * decade <= hi) ticks.push_back(Round(m * decade, 1e6));
     }
   }
-  return {{"field", "ratio"}, {"type", "quantitative"}, {"title", title},
+  return {{"field", "ratio"},
+          {"type", "quantitative"},
+          {"title", title},
           {"scale", {{"type", "log"}, {"domain", {lo, hi}}, {"nice", false}}},
           {"axis", {{"values", ticks}, {"format", "~g"}, {"labelOverlap", "greedy"}, {"labelFlush", true}}}};
 }
@@ -71,7 +73,9 @@ json RuleAtOne() {
 // Colour and shape by `field` over `domain`: the series' n-th colour and shape.
 json SeriesEncoding(const std::string& field, const json& domain, const std::string& title) {
   json legend = {{"orient", "top"}, {"title", title.empty() ? json(nullptr) : json(title)}, {"labelLimit", 400}};
-  json colour = {{"field", field}, {"type", "nominal"}, {"legend", legend},
+  json colour = {{"field", field},
+                 {"type", "nominal"},
+                 {"legend", legend},
                  {"scale", {{"domain", domain}, {"range", Series(domain.size(), kPaperSeriesColors)}}}};
   json shape = colour;
   shape["scale"]["range"] = Series(domain.size(), kPaperSeriesShapes);
@@ -96,12 +100,19 @@ json PaperBreakdownFigure(const std::vector<BreakdownBar>& bars, BreakdownSource
   const PaperLabelAxis axis = PaperModelAxis(order, width);
   spec["encoding"] = {
       {"y", ModelY(order, axis)},
-      {"x", {{"field", "share"}, {"type", "quantitative"}, {"stack", "normalize"}, {"title", "Share of step time"},
-             {"axis", {{"format", ".0%"}}}}},
-      {"color", {{"field", "part"}, {"type", "nominal"}, {"title", nullptr},
-                 {"scale", {{"domain", parts}, {"range", {kPaperFirstColor, kPaperSecondColor, kPaperThirdColor}}}},
-                 // One entry a line: a top legend starts where the plot does, right of the model names.
-                 {"legend", {{"orient", "top"}, {"direction", "vertical"}}}}},
+      {"x",
+       {{"field", "share"},
+        {"type", "quantitative"},
+        {"stack", "normalize"},
+        {"title", "Share of step time"},
+        {"axis", {{"format", ".0%"}}}}},
+      {"color",
+       {{"field", "part"},
+        {"type", "nominal"},
+        {"title", nullptr},
+        {"scale", {{"domain", parts}, {"range", {kPaperFirstColor, kPaperSecondColor, kPaperThirdColor}}}},
+        // One entry a line: a top legend starts where the plot does, right of the model names.
+        {"legend", {{"orient", "top"}, {"direction", "vertical"}}}}},
       {"order", {{"field", "k"}, {"type", "quantitative"}}}};
   ApplyPaperTheme(spec, width, kBreakdownOverheadPt + RowPt(axis) * static_cast<double>(bars.size()));
   return spec;
@@ -181,7 +192,9 @@ json PaperRatioFigure(const PlatformRatios& p, PaperWidth width) {
     if (!r.ratio) continue;  // not measured on one side: no point, never a 0
     const bool differs = r.precision_check == PrecisionCheck::kDiffers;
     any_differs = any_differs || differs;
-    values.push_back({{"model", labels[i]}, {"mode", r.mode}, {"ratio", Round(*r.ratio, 1e4)},
+    values.push_back({{"model", labels[i]},
+                      {"mode", r.mode},
+                      {"ratio", Round(*r.ratio, 1e4)},
                       {"differs", differs ? "effective precisions differ" : ""}});
     auto [it, fresh] = lowest.emplace(labels[i], *r.ratio);
     if (!fresh) it->second = std::min(it->second, *r.ratio);
@@ -197,12 +210,18 @@ json PaperRatioFigure(const PlatformRatios& p, PaperWidth width) {
   enc["y"] = ModelY(order, axis);
   enc["x"] = LogRatioAxis("Time ratio (log scale)", values);  // the caption names the platforms
   enc["yOffset"] = {{"field", "mode"}, {"scale", {{"domain", modes}}}};
-  json layers = json::array({{{"mark", {{"type", "point"}, {"filled", true}, {"size", 14}, {"opacity", 1}}},
-                              {"encoding", enc}}});
+  json layers =
+      json::array({{{"mark", {{"type", "point"}, {"filled", true}, {"size", 14}, {"opacity", 1}}}, {"encoding", enc}}});
   if (any_differs) {
-    json ring = {{"y", enc["y"]}, {"x", enc["x"]}, {"yOffset", enc["yOffset"]},
-                 {"stroke", {{"field", "differs"}, {"type", "nominal"}, {"title", nullptr},
-                             {"scale", {{"range", {"#000000"}}}}, {"legend", nullptr}}}};  // the caption explains it
+    json ring = {{"y", enc["y"]},
+                 {"x", enc["x"]},
+                 {"yOffset", enc["yOffset"]},
+                 {"stroke",
+                  {{"field", "differs"},
+                   {"type", "nominal"},
+                   {"title", nullptr},
+                   {"scale", {{"range", {"#000000"}}}},
+                   {"legend", nullptr}}}};  // the caption explains it
     layers.push_back({{"transform", {{{"filter", "datum.differs != ''"}}}},
                       {"mark", {{"type", "point"}, {"filled", false}, {"size", 60}, {"strokeWidth", 0.75}}},
                       {"encoding", ring}});

@@ -60,7 +60,8 @@ BuildResults LoadKitBuild(const PaperKitOptions& o) {
     const std::set<std::string> wanted(o.platforms.begin(), o.platforms.end());
     std::erase_if(b.platforms, [&](const PlatformResults& p) { return !wanted.count(p.manifest.platform_id); });
   }
-  if (b.platforms.empty()) throw std::invalid_argument("build " + o.build + " has no platform with a readable manifest");
+  if (b.platforms.empty())
+    throw std::invalid_argument("build " + o.build + " has no platform with a readable manifest");
   return b;
 }
 
@@ -176,8 +177,8 @@ void PlanBreakdownFigures(const KitContext& c, KitPlan& plan) {
   for (const auto& f : figs) {
     const std::string item = std::string(f.item) + " (" + f.stem + ")";
     if (f.bars->empty()) {
-      plan.left_out.push_back({item, "no eager " + std::string(f.mode) + " run on " + p.id +
-                                         " has a GPU or host time breakdown"});
+      plan.left_out.push_back(
+          {item, "no eager " + std::string(f.mode) + " run on " + p.id + " has a GPU or host time breakdown"});
       continue;
     }
     plan.figures.push_back({f.stem, item,
@@ -213,15 +214,16 @@ void PlanCompilerFigures(const KitContext& c, KitPlan& plan) {
     }
     const std::string item = std::string(f.item) + " (" + f.stem + ")";
     if (ratios.empty()) {
-      plan.left_out.push_back({item, "no ok non-eager " + std::string(f.mode) + " run on " + p.id +
-                                         " pairs with an ok eager run"});
+      plan.left_out.push_back(
+          {item, "no ok non-eager " + std::string(f.mode) + " run on " + p.id + " pairs with an ok eager run"});
       continue;
     }
     plan.figures.push_back(
         {f.stem, item,
          std::string("Backends against eager in ") + f.task +
              ": execution time (T), CPU memory (CM) and GPU memory (GM), each the backend's over eager's; "
-             "below 1 the backend does better; a ratio not measured has no point." + GeomeanText(p, f.mode) + Where(c, p),
+             "below 1 the backend does better; a ratio not measured has no point." +
+             GeomeanText(p, f.mode) + Where(c, p),
          PaperCompilerFigure(ratios, c.width)});
   }
 }
@@ -229,16 +231,15 @@ void PlanCompilerFigures(const KitContext& c, KitPlan& plan) {
 void PlanRatioFigures(const KitContext& c, KitPlan& plan) {
   const auto& pairs = c.view->platform_ratios;
   if (pairs.empty()) {
-    plan.left_out.push_back({"Figure 5 (fig5_platform_ratios)",
-                             "needs two platforms in the kit; build " + c.view->id + " gives " +
-                                 std::to_string(c.platforms.size())});
+    plan.left_out.push_back({"Figure 5 (fig5_platform_ratios)", "needs two platforms in the kit; build " + c.view->id +
+                                                                    " gives " + std::to_string(c.platforms.size())});
     return;
   }
   for (const auto& r : pairs) {
     const std::string stem = pairs.size() == 1 ? "fig5_platform_ratios" : "fig5_platform_ratios." + r.other;
     if (r.summaries.empty()) {
-      plan.left_out.push_back({"Figure 5 (" + stem + ")", "no run was measured ok on both " + r.reference + " and " +
-                                                              r.other});
+      plan.left_out.push_back(
+          {"Figure 5 (" + stem + ")", "no run was measured ok on both " + r.reference + " and " + r.other});
       continue;
     }
     std::string sums;
@@ -272,10 +273,11 @@ void PlanTables(const KitContext& c, KitPlan& plan, const PaperTable2& paper) {
   all += "; " + SettingsText(*c.primary) + ".";
   const std::string t1 = "The paper's models (" + std::to_string(models.models.size()) +
                          " reconstructed from its Table 1 and section 2.1; it counts 84), with our native LibTorch "
-                         "implementation (" + std::to_string(native) +
+                         "implementation (" +
+                         std::to_string(native) +
                          " of them) and this build's runs of each (ok / all, over the kit's platforms)." + all;
-  plan.tables.push_back({"table1_models", "Table 1 (table1_models)", t1,
-                         PaperTable1(models, c.platforms, paper, TexEscape(t1)), true});
+  plan.tables.push_back(
+      {"table1_models", "Table 1 (table1_models)", t1, PaperTable1(models, c.platforms, paper, TexEscape(t1)), true});
   const PlatformView& p = *c.primary;
   if (p.breakdown_source == BreakdownSource::kNone) {
     plan.left_out.push_back({"Table 2 (table2_breakdown)", "no run on " + p.id + " has a GPU or host time breakdown"});
@@ -284,24 +286,26 @@ void PlanTables(const KitContext& c, KitPlan& plan, const PaperTable2& paper) {
                                       ? " Ours is the host (CPU) breakdown; the paper's columns are its A100 GPU "
                                         "figures, shown for reference, not comparable parts."
                                       : "";
-    plan.tables.push_back({"table2_breakdown", "Table 2 (table2_breakdown)",
-                           "Breakdown of model execution time by domain (% of the step time, mean over models): ours, " +
-                               std::string(PartNames(p.breakdown_source).title) +
-                               ", beside the paper's published A100 GPU figures (its Table 2)." + host_note + Where(c, p),
-                           PaperTable2Tables(p, paper), false});
+    plan.tables.push_back(
+        {"table2_breakdown", "Table 2 (table2_breakdown)",
+         "Breakdown of model execution time by domain (% of the step time, mean over models): ours, " +
+             std::string(PartNames(p.breakdown_source).title) +
+             ", beside the paper's published A100 GPU figures (its Table 2)." + host_note + Where(c, p),
+         PaperTable2Tables(p, paper), false});
   }
   const bool any_peaks = std::any_of(c.platforms.begin(), c.platforms.end(),
                                      [](const PlatformView* v) { return v->manifest && v->manifest->peaks; });
   if (!any_peaks) {
-    plan.left_out.push_back({"Table 3 (table3_peaks)", "no platform of build " + c.view->id +
-                                                           " has measured peaks (torchgauge-collect probe)"});
+    plan.left_out.push_back({"Table 3 (table3_peaks)",
+                             "no platform of build " + c.view->id + " has measured peaks (torchgauge-collect probe)"});
     return;
   }
   plan.tables.push_back({"table3_peaks", "Table 3 (table3_peaks)",
                          std::string("Platforms and their measured peaks, ") + core::kPeaksLabel +
                              " (not the hardware's theoretical peaks as in the paper's Table 3): the best large matrix "
                              "multiply per precision, a triad over arrays beyond the last-level cache and, on a GPU, "
-                             "our own FMA kernel; n/s: not supported, --: not probed." + all,
+                             "our own FMA kernel; n/s: not supported, --: not probed." +
+                             all,
                          PaperTable3(c.platforms), false});
 }
 
@@ -358,8 +362,8 @@ json PdfInfo(const KitContext& c, const KitFigure& f) {
 
 // Renders every figure's PDF through the helper; returns the figures whose
 // PDF was not made, with `note` saying why.
-std::vector<std::string> RenderPdfs(const PaperKitOptions& o, const KitContext& c, const KitPlan& plan,
-                                    KitWriter& w, std::string* note) {
+std::vector<std::string> RenderPdfs(const PaperKitOptions& o, const KitContext& c, const KitPlan& plan, KitWriter& w,
+                                    std::string* note) {
   std::vector<std::string> skipped;
   for (const auto& f : plan.figures) fs::remove(w.out() / (f.stem + ".pdf"));  // never a stale PDF
   const VlConvert vc(o.python, o.helper);
@@ -372,7 +376,8 @@ std::vector<std::string> RenderPdfs(const PaperKitOptions& o, const KitContext& 
     json jobs = json::array();
     for (const auto& f : plan.figures) {
       jobs.push_back({{"spec", (w.out() / (f.stem + ".vl.json")).string()},
-                      {"out", (w.out() / (f.stem + ".pdf")).string()}, {"info", PdfInfo(c, f)}});
+                      {"out", (w.out() / (f.stem + ".pdf")).string()},
+                      {"info", PdfInfo(c, f)}});
     }
     std::string err;
     if (!vc.Run(std::string("pdf ") + kVegaLiteVersion, jobs.dump(), &err)) *note = "vl-convert failed: " + err;
@@ -416,11 +421,13 @@ std::string PaperTex(const KitContext& c, const KitPlan& plan, const KitWriter& 
                      const std::vector<std::string>& skipped) {
   std::string tex = PaperTexPreamble(c);
   tex += "\\section*{TorchGauge paper kit: build " + TexEscape(c.view->id) + "}\n" +
-         TexEscape("Platforms: " + [&] {
-           std::string s;
-           for (const auto* p : c.platforms) s += (s.empty() ? "" : ", ") + PlatformText(*p);
-           return s;
-         }() + ". Collector " + c.collector + ". Figures 1-4 and Table 2 show " + c.primary->id + ".") +
+         TexEscape("Platforms: " +
+                   [&] {
+                     std::string s;
+                     for (const auto* p : c.platforms) s += (s.empty() ? "" : ", ") + PlatformText(*p);
+                     return s;
+                   }() +
+                   ". Collector " + c.collector + ". Figures 1-4 and Table 2 show " + c.primary->id + ".") +
          "\n\n";
   for (const auto& f : plan.figures) {
     if (!w.Has(f.stem + ".pdf")) continue;
@@ -473,9 +480,9 @@ void RemoveStale(const KitWriter& w) {
   if (!fs::is_directory(w.out())) return;
   for (const auto& e : fs::directory_iterator(w.out())) {
     const std::string name = e.path().filename().string();
-    const bool ours = (name.starts_with("fig") || name.starts_with("table")) &&
-                      (name.ends_with(".pdf") || name.ends_with(".vl.json") || name.ends_with(".tex") ||
-                       name.ends_with(".csv"));
+    const bool ours =
+        (name.starts_with("fig") || name.starts_with("table")) &&
+        (name.ends_with(".pdf") || name.ends_with(".vl.json") || name.ends_with(".tex") || name.ends_with(".csv"));
     if (ours && e.is_regular_file() && !w.Has(name)) fs::remove(e.path());
   }
 }

@@ -101,7 +101,8 @@ void EditPlatform(const Tree& t, const std::string& platform, const std::functio
 }
 void StripPeaks(const Tree& t) {
   for (const char* p : {"nvidia-a100-40gb-cu130", "cpu-x86_64-2c"}) {
-    EditPlatform(t, p, [](core::Manifest& m) { m.peaks.reset(); }, [](core::RunResult&) {});
+    EditPlatform(
+        t, p, [](core::Manifest& m) { m.peaks.reset(); }, [](core::RunResult&) {});
   }
 }
 
@@ -187,9 +188,10 @@ TEST_CASE("paper kit on the golden fixture: every file, real PDFs, the tables' r
   CHECK(m["files"].size() == Snapshot(out).size() - 1);
   for (const auto& f : m["files"]) CHECK(Sha256Hex(Read(out / f["path"].get<std::string>())) == f["sha256"]);
   CHECK(m["left_out"][0]["item"] == "Table 3 (table3_peaks)");
-  CHECK(Read(out / "table2_breakdown.tex").starts_with("% Table 2 (table2_breakdown), TorchGauge paper kit, build " +
-                                                       t.build + "; platforms cpu-x86_64-2c, nvidia-a100-40gb-cu130; "
-                                                       "collector 0.1.0 (fixture); suite fixture"));
+  CHECK(Read(out / "table2_breakdown.tex")
+            .starts_with("% Table 2 (table2_breakdown), TorchGauge paper kit, build " + t.build +
+                         "; platforms cpu-x86_64-2c, nvidia-a100-40gb-cu130; "
+                         "collector 0.1.0 (fixture); suite fixture"));
   const json spec = json::parse(Read(out / "fig3_train_compilers.vl.json"));
   CHECK(spec["usermeta"]["torchgauge"]["provenance"].get<std::string>().find("build " + t.build) == 0);
 
@@ -205,9 +207,8 @@ TEST_CASE("paper kit on the golden fixture: every file, real PDFs, the tables' r
   const fs::path tex = t.results.parent_path() / "tex";
   fs::copy(out, tex);
   std::string log;
-  const int rc = Shell("cd " + core::ShellQuote(tex.string()) +
-                           " && pdflatex -interaction=nonstopmode -halt-on-error paper.tex",
-                       &log);
+  const int rc = Shell(
+      "cd " + core::ShellQuote(tex.string()) + " && pdflatex -interaction=nonstopmode -halt-on-error paper.tex", &log);
   CHECK_MESSAGE(rc == 0, log.substr(log.size() > 3000 ? log.size() - 3000 : 0));
   CHECK(fs::exists(tex / "paper.pdf"));
 }

@@ -31,7 +31,6 @@ std::map<std::string, ModelRuns> RunsByModel(const std::vector<const PlatformVie
 
 namespace {
 
-
 // "planned" or "not possible here" (no implementation), "not run", or "3/4 ok".
 std::string StateText(const std::optional<std::string>& ours, const std::map<std::string, ModelRuns>& states,
                       core::PaperModelState paper_state = core::PaperModelState::kNative) {
@@ -68,13 +67,15 @@ CsvTex PaperTable1(const PaperModels& models, const std::vector<const PlatformVi
   const auto states = RunsByModel(platforms);
   CsvTex t;
   t.csv = "domain,task,paper_model,ours,runs,ok_runs,state\n";
-  t.tex = "\\begin{longtable}{lllll}\n\\caption{" + caption + "}\\label{tab:models}\\\\\n\\hline\n"
+  t.tex = "\\begin{longtable}{lllll}\n\\caption{" + caption +
+          "}\\label{tab:models}\\\\\n\\hline\n"
           "Domain & Task & Model (paper) & Ours & This build \\\\\n\\hline\n\\endfirsthead\n\\hline\n"
           "Domain & Task & Model (paper) & Ours & This build \\\\\n\\hline\n\\endhead\n\\hline\n\\endfoot\n";
   std::set<std::string> listed;
   for (const auto& m : models.models) {
-    AddTable1Row(t, {DomainText(m.domain, paper), m.task, m.paper_name, m.ours.value_or(""), StateText(m.ours, states, m.state)},
-                 states);
+    AddTable1Row(
+        t, {DomainText(m.domain, paper), m.task, m.paper_name, m.ours.value_or(""), StateText(m.ours, states, m.state)},
+        states);
     if (m.ours) listed.insert(*m.ours);
   }
   for (const auto& m : models.ours_only) {
@@ -109,7 +110,8 @@ std::string Table2Csv(const PlatformView& p) {
   const std::string src = BreakdownSourceId(p.breakdown_source);
   std::string csv = "mode,domain,models";
   for (const char* part : {n.first, n.second, n.third}) csv += "," + PartColumn(src, part);
-  for (const char* part : {gpu_names.first, gpu_names.second, gpu_names.third}) csv += "," + PartColumn("paper_a100_gpu", part);
+  for (const char* part : {gpu_names.first, gpu_names.second, gpu_names.third})
+    csv += "," + PartColumn("paper_a100_gpu", part);
   csv += "\n";
   for (int mode = 0; mode < 2; ++mode) {
     const auto& rows = mode == 0 ? p.table2_train : p.table2_eval;
@@ -117,9 +119,9 @@ std::string Table2Csv(const PlatformView& p) {
       if (d.models == 0 && !d.paper) continue;
       const bool tr = mode == 0;
       csv += std::string(tr ? "train" : "eval") + "," + d.domain + "," + std::to_string(d.models) + "," +
-             (d.models ? Num(d.active * 100, "%.6g") + "," + Num(d.movement * 100, "%.6g") + "," +
-                             Num(d.idle * 100, "%.6g")
-                       : ",,") +
+             (d.models
+                  ? Num(d.active * 100, "%.6g") + "," + Num(d.movement * 100, "%.6g") + "," + Num(d.idle * 100, "%.6g")
+                  : ",,") +
              "," +
              (d.paper ? Num(tr ? d.paper->train_active : d.paper->eval_active, "%.1f") + "," +
                             Num(tr ? d.paper->train_movement : d.paper->eval_movement, "%.1f") + "," +
@@ -161,10 +163,12 @@ std::string Table2Header(const PlatformView& p) {
   };
   const std::string ours = cap(n.first) + " & " + cap(n.second) + " & " + cap(n.third);
   const std::string paper = cap(g.first) + " & " + cap(g.second) + " & " + cap(g.third);
-  return "\\begin{tabular}{lrrrrrrrrrrrr}\n\\hline\n & \\multicolumn{6}{c}{Train} & \\multicolumn{6}{c}{Inference} \\\\\n"
-         " & \\multicolumn{3}{c}{" + ours_group + "} & \\multicolumn{3}{c}{Paper: A100 GPU} & \\multicolumn{3}{c}{" +
-         ours_group + "} & \\multicolumn{3}{c}{Paper: A100 GPU} \\\\\nDomain & " + ours + " & " + paper + " & " + ours +
-         " & " + paper + " \\\\\n\\hline\n";
+  return "\\begin{tabular}{lrrrrrrrrrrrr}\n\\hline\n & \\multicolumn{6}{c}{Train} & \\multicolumn{6}{c}{Inference} "
+         "\\\\\n"
+         " & \\multicolumn{3}{c}{" +
+         ours_group + "} & \\multicolumn{3}{c}{Paper: A100 GPU} & \\multicolumn{3}{c}{" + ours_group +
+         "} & \\multicolumn{3}{c}{Paper: A100 GPU} \\\\\nDomain & " + ours + " & " + paper + " & " + ours + " & " +
+         paper + " \\\\\n\\hline\n";
 }
 
 }  // namespace
@@ -220,7 +224,8 @@ std::string TexCell(const std::string& v) {
 std::string CpuPolicy(const Manifest& m) {
   if (!m.cpu_frequency) return "";
   std::string s = m.cpu_frequency->governor.value_or("");
-  if (m.cpu_frequency->turbo) s += std::string(s.empty() ? "" : ", ") + (*m.cpu_frequency->turbo ? "turbo on" : "turbo off");
+  if (m.cpu_frequency->turbo)
+    s += std::string(s.empty() ? "" : ", ") + (*m.cpu_frequency->turbo ? "turbo on" : "turbo off");
   return s;
 }
 
@@ -240,10 +245,12 @@ std::vector<std::string> Table3Cells(const PlatformView& p) {
 
 CsvTex PaperTable3(const std::vector<const PlatformView*>& platforms) {
   CsvTex t;
-  t.csv = "platform,device,matmul_fp32_tflops,matmul_tf32_tflops,matmul_bf16_tflops,matmul_fp16_tflops,"
-          "triad_gb_per_s,kernel_fma_fp32_tflops,threads,cpu_frequency_policy\n";
-  t.tex = "\\begin{tabular}{llrrrrrrl}\n\\hline\n & & \\multicolumn{4}{c}{Matrix multiply (TFLOP/s)} & Triad & FMA & \\\\\n"
-          "Platform & Device & FP32 & TF32 & BF16 & FP16 & (GB/s) & (TFLOP/s) & CPU frequency \\\\\n\\hline\n";
+  t.csv =
+      "platform,device,matmul_fp32_tflops,matmul_tf32_tflops,matmul_bf16_tflops,matmul_fp16_tflops,"
+      "triad_gb_per_s,kernel_fma_fp32_tflops,threads,cpu_frequency_policy\n";
+  t.tex =
+      "\\begin{tabular}{llrrrrrrl}\n\\hline\n & & \\multicolumn{4}{c}{Matrix multiply (TFLOP/s)} & Triad & FMA & \\\\\n"
+      "Platform & Device & FP32 & TF32 & BF16 & FP16 & (GB/s) & (TFLOP/s) & CPU frequency \\\\\n\\hline\n";
   for (const auto* p : platforms) {
     if (!p->manifest || !p->manifest->peaks) continue;
     const std::vector<std::string> c = Table3Cells(*p);

@@ -29,8 +29,8 @@ const PaperTable2& Paper() {
   return paper;
 }
 
-core::RunResult HostRun(const std::string& model, const std::string& domain, const std::string& mode,
-                        double compute, double movement) {
+core::RunResult HostRun(const std::string& model, const std::string& domain, const std::string& mode, double compute,
+                        double movement) {
   core::RunResult r;
   r.build_id = "b1";
   r.platform_id = "cpu-x86_64-2c";
@@ -110,7 +110,8 @@ TEST_CASE("the publication theme: column widths, serif 8-9 pt, no tooltips or ac
   CHECK(PaperWidthPt(PaperWidth::kDouble) == doctest::Approx(504));
   CHECK(PaperWidthFromName("double") == PaperWidth::kDouble);
   CHECK_THROWS_WITH_AS(PaperWidthFromName("wide"), doctest::Contains("single"), std::invalid_argument);
-  json spec = {{"mark", "point"}, {"encoding", {{"tooltip", {{"field", "x"}}}}},
+  json spec = {{"mark", "point"},
+               {"encoding", {{"tooltip", {{"field", "x"}}}}},
                {"layer", {{{"encoding", {{"tooltip", {{"field", "y"}}}}}}}}};
   ApplyPaperTheme(spec, PaperWidth::kDouble, 100);
   CHECK_FALSE(HasKey(spec, "tooltip"));
@@ -123,8 +124,13 @@ TEST_CASE("the publication theme: column widths, serif 8-9 pt, no tooltips or ac
 }
 
 TEST_CASE("paper figures: log ratio axes, shapes as well as colours, parts named by the breakdown source") {
-  BackendRatio r{.model = "resnet50", .mode = "train", .precision = "fp32", .backend = "torchscript",
-                 .eager_ms = 10, .backend_ms = 8, .ratio = 0.8};
+  BackendRatio r{.model = "resnet50",
+                 .mode = "train",
+                 .precision = "fp32",
+                 .backend = "torchscript",
+                 .eager_ms = 10,
+                 .backend_ms = 8,
+                 .ratio = 0.8};
   r.cpu_memory_ratio = 0.5;
   const json f3 = PaperCompilerFigure({r}, PaperWidth::kSingle);
   CHECK(f3["layer"][0]["encoding"]["x"]["scale"]["type"] == "log");
@@ -180,7 +186,8 @@ TEST_CASE("Table 1: every paper model, our state in the build, models outside th
   const BuildResults b = CpuBuild(false);
   const BuildView v = AggregateBuild(b, Paper());
   const CsvTex t = PaperTable1(core::EmbeddedPaperTable1(), {&v.platforms[0]}, Paper(), "Caption");
-  CHECK(Count(t.csv, "\n") == 1 + 83 + core::EmbeddedPaperTable1().ours_only.size() + 1);  // header, the list, ours only, my_model
+  CHECK(Count(t.csv, "\n") ==
+        1 + 83 + core::EmbeddedPaperTable1().ours_only.size() + 1);  // header, the list, ours only, my_model
   CHECK(t.csv.find("Computer Vision,image classification,resnet50,resnet50,2,2,2/2 ok\n") != std::string::npos);
   CHECK(t.csv.find(",alexnet,alexnet,0,0,not run\n") != std::string::npos);
   CHECK(t.csv.find(",pig1,,0,0,not possible here\n") != std::string::npos);
@@ -195,8 +202,9 @@ TEST_CASE("Table 2 from a host breakdown: labelled as ours (host), the A100 colu
   const BuildView v = AggregateBuild(b, Paper());
   REQUIRE(v.platforms[0].breakdown_source == BreakdownSource::kHost);
   const CsvTex t = PaperTable2Tables(v.platforms[0], Paper());
-  CHECK(t.csv.starts_with("mode,domain,models,host_compute_pct,host_data_movement_pct,host_outside_operators_pct,"
-                          "paper_a100_gpu_active_pct,paper_a100_gpu_data_movement_pct,paper_a100_gpu_idle_pct\n"));
+  CHECK(
+      t.csv.starts_with("mode,domain,models,host_compute_pct,host_data_movement_pct,host_outside_operators_pct,"
+                        "paper_a100_gpu_active_pct,paper_a100_gpu_data_movement_pct,paper_a100_gpu_idle_pct\n"));
   CHECK(t.csv.find("train,vision,1,70,10,20,53.1,2.1,44.8\n") != std::string::npos);
   CHECK(t.csv.find("eval,nlp,0,,,,64.7,0.8,34.5\n") != std::string::npos);
   CHECK(t.tex.find("Ours (host CPU)") != std::string::npos);
@@ -217,9 +225,10 @@ TEST_CASE("Table 3: measured peaks per platform, unsupported and unprobed told a
   const BuildResults b = CpuBuild(true);
   const BuildView v = AggregateBuild(b, Paper());
   const CsvTex t = PaperTable3({&v.platforms[0]});
-  CHECK(t.csv == "platform,device,matmul_fp32_tflops,matmul_tf32_tflops,matmul_bf16_tflops,matmul_fp16_tflops,"
-                 "triad_gb_per_s,kernel_fma_fp32_tflops,threads,cpu_frequency_policy\n"
-                 "cpu-x86_64-2c,Test CPU,0.859,,unsupported,,20.1,,2,\"performance, turbo off\"\n");
+  CHECK(t.csv ==
+        "platform,device,matmul_fp32_tflops,matmul_tf32_tflops,matmul_bf16_tflops,matmul_fp16_tflops,"
+        "triad_gb_per_s,kernel_fma_fp32_tflops,threads,cpu_frequency_policy\n"
+        "cpu-x86_64-2c,Test CPU,0.859,,unsupported,,20.1,,2,\"performance, turbo off\"\n");
   CHECK(t.tex.find("cpu-x86\\_64-2c & Test CPU & 0.859 & -- & n/s & -- & 20.1 & -- & performance, turbo off \\\\") !=
         std::string::npos);
   const BuildResults unprobed = CpuBuild(false);

@@ -29,8 +29,11 @@ void StripTooltips(json& j) {
 }
 
 json ThemeConfig(double width_pt) {
-  const json text = {{"labelFont", kPaperFont}, {"titleFont", kPaperFont}, {"labelFontSize", kPaperTextPt},
-                     {"titleFontSize", kPaperTitlePt}, {"titleFontWeight", "normal"}};
+  const json text = {{"labelFont", kPaperFont},
+                     {"titleFont", kPaperFont},
+                     {"labelFontSize", kPaperTextPt},
+                     {"titleFontSize", kPaperTitlePt},
+                     {"titleFontWeight", "normal"}};
   json axis = text;
   axis["gridColor"] = "#E6E6E6";
   axis["tickColor"] = "#000000";

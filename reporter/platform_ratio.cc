@@ -17,9 +17,12 @@ namespace torchgauge::reporter {
 
 const char* PrecisionCheckName(PrecisionCheck c) {
   switch (c) {
-    case PrecisionCheck::kSame: return "same";
-    case PrecisionCheck::kDiffers: return "differs";
-    case PrecisionCheck::kUnknown: break;
+    case PrecisionCheck::kSame:
+      return "same";
+    case PrecisionCheck::kDiffers:
+      return "differs";
+    case PrecisionCheck::kUnknown:
+      break;
   }
   return "not recorded";
 }
@@ -78,8 +81,8 @@ RatioRow Pair(const core::RunResult& ref, const core::RunResult& other) {
   row.reference_precision = EffectivePrecision(ref);
   row.other_precision = EffectivePrecision(other);
   if (row.reference_precision && row.other_precision) {
-    row.precision_check = *row.reference_precision == *row.other_precision ? PrecisionCheck::kSame
-                                                                           : PrecisionCheck::kDiffers;
+    row.precision_check =
+        *row.reference_precision == *row.other_precision ? PrecisionCheck::kSame : PrecisionCheck::kDiffers;
   }
   return row;
 }
@@ -168,38 +171,55 @@ PlatformRatios ComparePlatforms(const Manifest& reference, const std::vector<con
 void RequirePlatform(const std::string& what, const std::string& id, const std::set<std::string>& available,
                      const std::string& where) {
   if (available.count(id)) return;
-  throw std::invalid_argument(what + " '" + id + "': no such platform in " + where + " (available: " +
-                              Join(available) + ")");
+  throw std::invalid_argument(what + " '" + id + "': no such platform in " + where + " (available: " + Join(available) +
+                              ")");
 }
 
 ReferenceChoice ChooseReference(const std::set<std::string>& ids, const std::optional<std::string>& wanted) {
   if (ids.empty()) return {};
   if (!wanted || ids.count(*wanted)) return {wanted.value_or(*ids.begin()), std::nullopt};
-  return {*ids.begin(), *wanted + " has no results in this build; the reference is the first platform id, " +
-                            *ids.begin()};
+  return {*ids.begin(),
+          *wanted + " has no results in this build; the reference is the first platform id, " + *ids.begin()};
 }
 
 json ToJson(const PlatformRatios& r) {
   json rows = json::array();
   for (const auto& x : r.rows) {
-    rows.push_back({{"model", x.model}, {"mode", x.mode}, {"backend", x.backend}, {"precision", x.precision},
-                    {"batch_size", x.batch_size}, {"reference_status", x.reference_status},
-                    {"other_status", x.other_status}, {"reference_ms", Opt(x.reference_ms)},
-                    {"other_ms", Opt(x.other_ms)}, {"ratio", Opt(x.ratio)},
-                    {"reference_precision", Opt(x.reference_precision)}, {"other_precision", Opt(x.other_precision)},
+    rows.push_back({{"model", x.model},
+                    {"mode", x.mode},
+                    {"backend", x.backend},
+                    {"precision", x.precision},
+                    {"batch_size", x.batch_size},
+                    {"reference_status", x.reference_status},
+                    {"other_status", x.other_status},
+                    {"reference_ms", Opt(x.reference_ms)},
+                    {"other_ms", Opt(x.other_ms)},
+                    {"ratio", Opt(x.ratio)},
+                    {"reference_precision", Opt(x.reference_precision)},
+                    {"other_precision", Opt(x.other_precision)},
                     {"precision_check", PrecisionCheckName(x.precision_check)},
                     {"noisy", x.noisy.empty() ? json(nullptr) : json(x.noisy)}});
   }
   json summaries = json::array();
   for (const auto& s : r.summaries) {
-    summaries.push_back({{"mode", s.mode}, {"pairs", s.pairs}, {"geomean", s.geomean},
-                         {"precision_differs", s.precision_differs}, {"precision_unknown", s.precision_unknown},
+    summaries.push_back({{"mode", s.mode},
+                         {"pairs", s.pairs},
+                         {"geomean", s.geomean},
+                         {"precision_differs", s.precision_differs},
+                         {"precision_unknown", s.precision_unknown},
                          {"noisy", s.noisy}});
   }
-  return {{"kind", "torchgauge.platform_ratios"}, {"reference", r.reference}, {"other", r.other},
-          {"reference_device", r.reference_label}, {"other_device", r.other_label}, {"title", r.title},
-          {"ratio", "other / reference median step time"}, {"rows", rows}, {"summaries", summaries},
-          {"only_reference", r.only_reference}, {"only_other", r.only_other}};
+  return {{"kind", "torchgauge.platform_ratios"},
+          {"reference", r.reference},
+          {"other", r.other},
+          {"reference_device", r.reference_label},
+          {"other_device", r.other_label},
+          {"title", r.title},
+          {"ratio", "other / reference median step time"},
+          {"rows", rows},
+          {"summaries", summaries},
+          {"only_reference", r.only_reference},
+          {"only_other", r.only_other}};
 }
 
 }  // namespace torchgauge::reporter

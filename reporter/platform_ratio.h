@@ -25,7 +25,7 @@
 namespace torchgauge::reporter {
 
 enum class PrecisionCheck { kSame, kDiffers, kUnknown };  // kUnknown: a side recorded no flags
-const char* PrecisionCheckName(PrecisionCheck c);        // "same", "differs", "not recorded"
+const char* PrecisionCheckName(PrecisionCheck c);         // "same", "differs", "not recorded"
 
 // What the step ran in, from precision_flags: the parameter dtype, autocast
 // and its dtype, and on a GPU whether TF32 was allowed for matmuls and cuDNN
@@ -58,7 +58,7 @@ std::string RatioNote(const RatioRow& r, const std::string& reference, const std
 // Per mode: the geomean of the ratios, as the paper summarizes its figures.
 struct RatioSummary {
   std::string mode;
-  int pairs = 0;              // rows with a ratio
+  int pairs = 0;  // rows with a ratio
   double geomean = 0;
   int precision_differs = 0;  // of those pairs
   int precision_unknown = 0;  // of those pairs: a side recorded no flags

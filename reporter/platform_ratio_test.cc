@@ -79,8 +79,9 @@ TEST_CASE("EffectivePrecision reads the flags: dtype, autocast, TF32 on a GPU on
 TEST_CASE("ComparePlatforms: ratio = other / reference per run key, like with like") {
   Manifest ref = Plat("nvidia-a100", "NVIDIA", "NVIDIA A100-SXM4-40GB");
   Manifest amd = Plat("amd-mi250", "AMD", "Instinct MI250X");
-  std::vector<core::RunResult> a = {Run("nvidia-a100", "resnet50", "train", 10), Run("nvidia-a100", "resnet50", "eval", 4),
-                                    Run("nvidia-a100", "bert", "train", 20), Run("nvidia-a100", "bert", "train", 5, "tf32"),
+  std::vector<core::RunResult> a = {Run("nvidia-a100", "resnet50", "train", 10),
+                                    Run("nvidia-a100", "resnet50", "eval", 4), Run("nvidia-a100", "bert", "train", 20),
+                                    Run("nvidia-a100", "bert", "train", 5, "tf32"),
                                     Run("nvidia-a100", "only_here", "eval", 1)};
   std::vector<core::RunResult> b = {Run("amd-mi250", "resnet50", "train", 15), Run("amd-mi250", "resnet50", "eval", 2),
                                     Run("amd-mi250", "bert", "train", 40), Run("amd-mi250", "gpt2", "eval", 3)};
@@ -103,8 +104,8 @@ TEST_CASE("ComparePlatforms: ratio = other / reference per run key, like with li
   CHECK(*r.rows[1].ratio == doctest::Approx(2.0));  // the tf32 run is not paired with the fp32 one
   CHECK(r.rows[2].model == "resnet50");
   CHECK(*r.rows[2].ratio == doctest::Approx(1.5));
-  CHECK(r.only_reference == 3);  // bert train tf32, only_here, resnet50 eval bs64
-  CHECK(r.only_other == 2);      // gpt2, resnet50 eval bs128
+  CHECK(r.only_reference == 3);      // bert train tf32, only_here, resnet50 eval bs64
+  CHECK(r.only_other == 2);          // gpt2, resnet50 eval bs128
   REQUIRE(r.summaries.size() == 1);  // eval has no pair with a ratio
   CHECK(r.summaries[0].mode == "train");
   CHECK(r.summaries[0].pairs == 2);

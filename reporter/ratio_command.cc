@@ -31,7 +31,8 @@ std::string RowNote(const RatioRow& r, const PlatformRatios& p) {
 
 std::string SummaryTable(const PlatformRatios& r) {
   const std::string a = Cell(r.reference), b = Cell(r.other);
-  std::string md = "| Mode | Runs compared | " + b + " / " + a + " (geomean) | Effective precision differs | With a noisy run |\n"
+  std::string md = "| Mode | Runs compared | " + b + " / " + a +
+                   " (geomean) | Effective precision differs | With a noisy run |\n"
                    "|---|--:|--:|--:|--:|\n";
   for (const auto& s : r.summaries) {
     md += "| " + Cell(s.mode) + " | " + std::to_string(s.pairs) + " | " + Num(s.geomean, "%.3f") + " | " +
@@ -43,7 +44,8 @@ std::string SummaryTable(const PlatformRatios& r) {
 std::string RowsTable(const PlatformRatios& r) {
   const std::string a = Cell(r.reference), b = Cell(r.other);
   std::string md = "| Model | Mode | Backend | Precision | Batch | " + a + " (ms) | " + b + " (ms) | " + b + " / " + a +
-                   " | Effective precision, " + a + " | Effective precision, " + b + " | Note |\n"
+                   " | Effective precision, " + a + " | Effective precision, " + b +
+                   " | Note |\n"
                    "|---|---|---|---|--:|--:|--:|--:|---|---|---|\n";
   for (const auto& x : r.rows) {
     md += "| " + Cell(x.model) + " | " + Cell(x.mode) + " | " + Cell(x.backend) + " | " + Cell(x.precision) + " | " +
@@ -151,9 +153,10 @@ int RunRatioCommand(const RatioCommandOptions& o, std::ostream& out, std::ostrea
 
 void AddRatioCommand(CLI::App& app) {
   auto opts = std::make_shared<RatioCommandOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "ratio", "Compare two platforms of a build: per run, the time ratio B / A with each side's effective "
-               "precision (the paper's Figure 5); exit 0 ok, 2 bad input");
+  CLI::App* cmd =
+      app.add_subcommand("ratio",
+                         "Compare two platforms of a build: per run, the time ratio B / A with each side's effective "
+                         "precision (the paper's Figure 5); exit 0 ok, 2 bad input");
   cmd->add_option("--results", opts->results, "The results tree")->capture_default_str();
   cmd->add_option("--build", opts->build, "The build id")->required();
   cmd->add_option("--a", opts->a, "The reference platform id (the ratio's denominator)")->required();

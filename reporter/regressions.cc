@@ -80,15 +80,31 @@ BuildChanges CollectChanges(const BuildResults& b, const std::string& started_at
 json ToJson(const BuildChanges& c) {
   json changes = json::array();
   for (const auto& f : c.changes) {
-    changes.push_back({{"platform", f.platform}, {"model", f.model}, {"mode", f.mode}, {"backend", f.backend},
-                       {"precision", f.precision}, {"metric", f.metric}, {"batch_size", f.batch_size},
-                       {"verdict", f.regression ? "regression" : "improvement"}, {"base_value", f.base_value},
-                       {"new_value", f.new_value}, {"ratio", f.ratio}, {"threshold_percent", f.threshold_percent},
-                       {"p_value", OptJson(f.p_value)}, {"noise_percent", OptJson(f.noise_percent)},
-                       {"confirmed", f.confirmed}, {"seen_in", f.seen_in}, {"base_builds", f.base_builds}});
+    changes.push_back({{"platform", f.platform},
+                       {"model", f.model},
+                       {"mode", f.mode},
+                       {"backend", f.backend},
+                       {"precision", f.precision},
+                       {"metric", f.metric},
+                       {"batch_size", f.batch_size},
+                       {"verdict", f.regression ? "regression" : "improvement"},
+                       {"base_value", f.base_value},
+                       {"new_value", f.new_value},
+                       {"ratio", f.ratio},
+                       {"threshold_percent", f.threshold_percent},
+                       {"p_value", OptJson(f.p_value)},
+                       {"noise_percent", OptJson(f.noise_percent)},
+                       {"confirmed", f.confirmed},
+                       {"seen_in", f.seen_in},
+                       {"base_builds", f.base_builds}});
   }
-  return {{"schema_version", kCacheVersion}, {"kind", kCacheKind}, {"build_id", c.build},
-          {"started_at", c.started_at}, {"persist", c.persist}, {"domains", c.domains}, {"changes", changes}};
+  return {{"schema_version", kCacheVersion},
+          {"kind", kCacheKind},
+          {"build_id", c.build},
+          {"started_at", c.started_at},
+          {"persist", c.persist},
+          {"domains", c.domains},
+          {"changes", changes}};
 }
 
 BuildChanges BuildChangesFromJson(const json& j) {
@@ -102,8 +118,12 @@ BuildChanges BuildChangesFromJson(const json& j) {
   c.domains = j.at("domains").get<std::map<std::string, std::string>>();
   for (const auto& x : j.at("changes")) {
     FlaggedChange f;
-    for (auto [field, key] : {std::pair{&f.platform, "platform"}, {&f.model, "model"}, {&f.mode, "mode"},
-                              {&f.backend, "backend"}, {&f.precision, "precision"}, {&f.metric, "metric"}}) {
+    for (auto [field, key] : {std::pair{&f.platform, "platform"},
+                              {&f.model, "model"},
+                              {&f.mode, "mode"},
+                              {&f.backend, "backend"},
+                              {&f.precision, "precision"},
+                              {&f.metric, "metric"}}) {
       *field = x.at(key).get<std::string>();
     }
     f.batch_size = x.at("batch_size").get<int64_t>();
@@ -124,9 +144,12 @@ BuildChanges BuildChangesFromJson(const json& j) {
 
 const char* StateName(RegressionState s) {
   switch (s) {
-    case RegressionState::kOpen: return "open";
-    case RegressionState::kRecovered: return "recovered";
-    case RegressionState::kPersisting: return "persisting";
+    case RegressionState::kOpen:
+      return "open";
+    case RegressionState::kRecovered:
+      return "recovered";
+    case RegressionState::kPersisting:
+      return "persisting";
   }
   return "open";
 }

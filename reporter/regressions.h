@@ -42,7 +42,7 @@ struct FlaggedChange {
   std::optional<double> p_value, noise_percent;
   bool confirmed = true;
   int seen_in = 1;
-  std::vector<std::string> base_builds;  // the comparison's baseline window, oldest first
+  std::vector<std::string> base_builds;        // the comparison's baseline window, oldest first
   bool SameRun(const FlaggedChange& o) const;  // platform, run key and metric
 };
 
@@ -50,7 +50,7 @@ struct FlaggedChange {
 // the pages' domain filter and the model grid), as cached in its data dir.
 struct BuildChanges {
   std::string build, started_at;
-  int persist = 1;  // the comparison's --compare-persist
+  int persist = 1;                             // the comparison's --compare-persist
   std::map<std::string, std::string> domains;  // model id -> domain
   std::vector<FlaggedChange> changes;
 };
@@ -68,7 +68,7 @@ struct RegressionEvent {
   std::string build, started_at;  // the build that first flagged it
   std::string domain;
   RegressionState state = RegressionState::kOpen;
-  std::string state_build, state_at;  // where the state last changed (the first build while open)
+  std::string state_build, state_at;      // where the state last changed (the first build while open)
   std::optional<double> recovered_value;  // the value that came back
   // A stable id: the build and the run key (platform, model, mode,
   // backend, precision) and metric; never changes once published.

@@ -30,9 +30,12 @@ std::string BeforeAfter(const FlaggedChange& f) {
 std::string Noise(const FlaggedChange& f) { return f.noise_percent ? Num(*f.noise_percent, "%.1f") + "%" : Dash(); }
 std::string StateText(const RegressionEvent& e) {
   switch (e.state) {
-    case RegressionState::kOpen: return "open";
-    case RegressionState::kRecovered: return "recovered in " + e.state_build;
-    case RegressionState::kPersisting: return "persisting (confirmed in " + e.state_build + ")";
+    case RegressionState::kOpen:
+      return "open";
+    case RegressionState::kRecovered:
+      return "recovered in " + e.state_build;
+    case RegressionState::kPersisting:
+      return "persisting (confirmed in " + e.state_build + ")";
   }
   return "open";
 }
@@ -84,14 +87,17 @@ std::string HtmlRow(const RegressionEvent& e, bool pruned) {
   std::string row = "<tr data-platform=\"" + HtmlEscape(f.platform) + "\" data-domain=\"" + HtmlEscape(e.domain) +
                     "\" data-state=\"" + StateName(e.state) + "\" id=\"" + HtmlEscape(NameUuid(e.Key()).substr(9)) +
                     "\">";
-  row += (pruned ? Cell(e.build + " (pruned)") : LinkCell(Href(kPageHtml, {Kind::kComparePage, e.build, "", "html"}), e.build)) +
+  row += (pruned ? Cell(e.build + " (pruned)")
+                 : LinkCell(Href(kPageHtml, {Kind::kComparePage, e.build, "", "html"}), e.build)) +
          Cell(Date(e.started_at));
   row += Cell(f.platform) +
          (pruned ? Cell(f.model) : LinkCell(Href(kPageHtml, {Kind::kModelPage, e.build, f.model, "html"}), f.model));
   row += Cell(e.domain.empty() ? Dash() : e.domain) + Cell(Config(f)) + Cell(f.metric);
   row += "<td class=\"num\">" + HtmlEscape(Factor(f)) + "</td>" + Cell(BeforeAfter(f));
-  row += "<td class=\"num\">" + HtmlEscape(PValue(f.p_value)) + "</td><td class=\"num\">" + HtmlEscape(Noise(f)) + "</td>";
-  row += "<td class=\"state state-" + std::string(StateName(e.state)) + "\">" + HtmlEscape(StateText(e)) + "</td></tr>\n";
+  row +=
+      "<td class=\"num\">" + HtmlEscape(PValue(f.p_value)) + "</td><td class=\"num\">" + HtmlEscape(Noise(f)) + "</td>";
+  row +=
+      "<td class=\"state state-" + std::string(StateName(e.state)) + "\">" + HtmlEscape(StateText(e)) + "</td></tr>\n";
   return row;
 }
 
@@ -110,11 +116,13 @@ std::string HtmlTable(const std::vector<const RegressionEvent*>& events, const P
     states.insert(StateName(e->state));
   }
   std::string h = "<form class=\"filters\" data-filters-for=\"regressions\">\n";
-  h += Select("platform", "Platform", platforms) + Select("domain", "Domain", domains) + Select("state", "State", states);
+  h += Select("platform", "Platform", platforms) + Select("domain", "Domain", domains) +
+       Select("state", "State", states);
   h += "<output data-shown-for=\"regressions\">" + std::to_string(events.size()) + " of " +
        std::to_string(events.size()) + " shown</output>\n</form>\n";
   h += "<table id=\"regressions\" class=\"filterable\">\n<thead><tr><th>Build</th><th>Date</th><th>Platform</th>"
-       "<th>Model</th><th>Domain</th><th>Configuration</th><th>Metric</th><th>Factor</th><th>Before \xE2\x86\x92 after</th>"
+       "<th>Model</th><th>Domain</th><th>Configuration</th><th>Metric</th><th>Factor</th><th>Before \xE2\x86\x92 "
+       "after</th>"
        "<th>p</th><th>Noise band</th><th>State</th></tr></thead>\n<tbody>\n";
   for (const auto* e : events) h += HtmlRow(*e, IsPruned(pruned, e->build));
   return h + "</tbody>\n</table>\n";
@@ -209,7 +217,8 @@ std::string RegressionsAtom(const std::vector<RegressionEvent>& events, const st
   x += "  <link rel=\"self\" type=\"application/atom+xml\" href=\"" + HtmlEscape(Link(site_url, kFeed)) + "\"/>\n";
   x += "  <link rel=\"alternate\" type=\"text/html\" href=\"" + HtmlEscape(Link(site_url, kPageHtml)) + "\"/>\n";
   x += "  <author><name>torchgauge-report</name></author>\n  <generator>torchgauge-report</generator>\n";
-  for (size_t i = 0; i < sorted.size() && i < kFeedEntries; ++i) x += Entry(*sorted[i], site_url, fallback, IsPruned(pruned, sorted[i]->build));
+  for (size_t i = 0; i < sorted.size() && i < kFeedEntries; ++i)
+    x += Entry(*sorted[i], site_url, fallback, IsPruned(pruned, sorted[i]->build));
   return x + "</feed>\n";
 }
 

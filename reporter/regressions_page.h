@@ -28,8 +28,7 @@ inline constexpr size_t kFeedEntries = 50;
 // any build was compared (otherwise the page says comparisons are off).
 // `pruned`: builds the retention policy pruned; their rows name the build
 // and model without links, marked "(pruned)".
-mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared,
-                             const Pruned* pruned = nullptr);
+mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned = nullptr);
 
 // The Atom document. `site_url` (may be empty) makes its links absolute;
 // without it they are relative to the feed, which sits at the site root.

@@ -58,8 +58,8 @@ std::string ParseFeed(const fs::path& feed, const fs::path& work) {
                            "print(d.version, int(bool(d.bozo)), len(d.entries))\n"
                            "if d.bozo: print(d.bozo_exception)\n"
                            "for e in d.entries: print(e.id, e.updated, e.title)\n";
-  const std::string cmd = std::string(TORCHGAUGE_PYTHON) + " " + script.string() + " " + feed.string() + " >" +
-                          out.string() + " 2>&1";
+  const std::string cmd =
+      std::string(TORCHGAUGE_PYTHON) + " " + script.string() + " " + feed.string() + " >" + out.string() + " 2>&1";
   CHECK(std::system(cmd.c_str()) == 0);
   return ReadText(out);
 }

@@ -15,9 +15,9 @@
 
 #include "reporter/fixtures.h"
 #include "reporter/site.h"
-#include "reporter/site_test_support.h"
 #include "reporter/site_paths.h"
 #include "reporter/site_retention.h"
+#include "reporter/site_test_support.h"
 
 namespace fs = std::filesystem;
 using namespace torchgauge;

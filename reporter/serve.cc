@@ -74,7 +74,8 @@ void Handle(int fd, const fs::path& root) {
   std::string method, target;
   line >> method >> target;
   bool head = method == "HEAD";
-  if (method != "GET" && !head) return Respond(fd, 405, "Method Not Allowed", "text/plain", "method not allowed\n", false);
+  if (method != "GET" && !head)
+    return Respond(fd, 405, "Method Not Allowed", "text/plain", "method not allowed\n", false);
   fs::path file = ResolveRequest(root, target);
   std::error_code ec;
   if (file.empty() || !fs::is_regular_file(file, ec)) {

@@ -58,8 +58,8 @@ void SetShardView(mu::data& platform, const core::Manifest& m) {
   mu::data d;
   Set(d, "count", std::to_string(v->shards.size()));
   Set(d, "hosts", std::to_string(v->hosts));
-  Set(d, "critical", v->critical ? "shard " + std::to_string(*v->critical) + ", " + Seconds(v->critical_wall_s)
-                                 : Dash());
+  Set(d, "critical",
+      v->critical ? "shard " + std::to_string(*v->critical) + ", " + Seconds(v->critical_wall_s) : Dash());
   Set(d, "total_wall", Seconds(v->total_wall_s));
   Set(d, "ratio", v->slowest_over_fastest ? Num(*v->slowest_over_fastest, "%.2f") : Dash());
   Set(d, "missing", std::to_string(v->missing));

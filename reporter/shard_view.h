@@ -19,7 +19,7 @@ struct ShardingView {
   std::size_t hosts = 0;                   // distinct hosts among the shards that ran
   std::optional<int> critical;             // the shard with the longest wall time
   std::optional<double> critical_wall_s;
-  std::optional<double> total_wall_s;        // sum over the shards with a wall time
+  std::optional<double> total_wall_s;          // sum over the shards with a wall time
   std::optional<double> slowest_over_fastest;  // wall time ratio, when every shard has one
   int64_t missing = 0;
 };

@@ -80,7 +80,9 @@ std::string DumpJson(const json& j) { return j.dump(-1, ' ', false, json::error_
 fs::path CachedBundle() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   const char* home = std::getenv("HOME");
-  fs::path dir = xdg && *xdg ? fs::path(xdg) / "torchgauge" : home && *home ? fs::path(home) / ".cache" / "torchgauge" : fs::path();
+  fs::path dir = xdg && *xdg     ? fs::path(xdg) / "torchgauge"
+                 : home && *home ? fs::path(home) / ".cache" / "torchgauge"
+                                 : fs::path();
   return dir.empty() ? fs::path() : dir / (std::string("vega-bundle-") + kVegaLiteVersion + ".js");
 }
 
@@ -153,11 +155,11 @@ class SiteRender {
   VlConvert vl_;
   bool vl_ok_ = false;
   SiteReport report_;
-  std::vector<BuildSummary> history_;  // every build's summary so far, oldest first
-  std::vector<BuildChanges> changes_;  // every build's flagged changes so far, oldest first
+  std::vector<BuildSummary> history_;                              // every build's summary so far, oldest first
+  std::vector<BuildChanges> changes_;                              // every build's flagged changes so far, oldest first
   std::vector<std::pair<std::string, std::string>> rendered_fps_;  // build id, fingerprint
-  size_t pruned_ = 0;  // the retention policy prunes refs_[0, pruned_)
-  std::vector<Queued> queue_;  // builds to render, in order (RenderQueued)
+  size_t pruned_ = 0;                                              // the retention policy prunes refs_[0, pruned_)
+  std::vector<Queued> queue_;                                      // builds to render, in order (RenderQueued)
   bool prefetched_ = false;
   std::vector<std::optional<BuildSummary>> prefetched_summaries_;  // PrefetchCached, taken once each
   std::vector<std::optional<BuildChanges>> prefetched_changes_;
@@ -221,7 +223,8 @@ std::optional<BuildSummary> SiteRender::ReadCachedSummary(const BuildRef& ref) c
 // What the build's comparison flagged, as cached when it was last rendered.
 std::optional<BuildChanges> SiteRender::ReadCachedChanges(const BuildRef& ref) const {
   try {
-    BuildChanges c = BuildChangesFromJson(core::ReadJsonFile(o_.out / SitePath({Kind::kData, ref.id, "regressions", ""})));
+    BuildChanges c =
+        BuildChangesFromJson(core::ReadJsonFile(o_.out / SitePath({Kind::kData, ref.id, "regressions", ""})));
     if (c.build == ref.id && c.started_at == ref.started_at) return c;
   } catch (const std::exception&) {
   }
@@ -444,7 +447,8 @@ void SiteRender::WriteBundle() {
   const fs::path bundle = o_.out / SitePath({Kind::kAsset, "", "vega-bundle.js", ""});
   const std::string version_file = SitePath({Kind::kAsset, "", "vega-bundle.version", ""});
   const std::string want_version = std::string("vega-lite ") + kVegaLiteVersion + "\n";
-  if (fs::exists(bundle, ec) && fs::exists(o_.out / version_file, ec) && ReadText(o_.out / version_file) == want_version) {
+  if (fs::exists(bundle, ec) && fs::exists(o_.out / version_file, ec) &&
+      ReadText(o_.out / version_file) == want_version) {
     return;
   }
   const fs::path cached = CachedBundle();

@@ -28,21 +28,21 @@ namespace torchgauge::reporter {
 
 struct SiteOptions {
   std::filesystem::path results, out;
-  std::filesystem::path templates;  // Mustache templates
-  std::filesystem::path static_dir; // CSS and JS copied to assets/
-  std::set<std::string> builds;     // empty: every build
+  std::filesystem::path templates;   // Mustache templates
+  std::filesystem::path static_dir;  // CSS and JS copied to assets/
+  std::set<std::string> builds;      // empty: every build
   bool strict = false;
   // A full render (no `builds`) skips a build whose fingerprint (its
   // results, the results its pages read, the reporter, templates and
   // options) matches the one stored when it was last rendered; `force`
   // renders every build regardless.
   bool force = false;
-  std::string site_url;             // absolute base for links in summary.md; may be empty
-  bool svg = true;                  // render SVG via vl-convert
-  std::string python;               // interpreter with vl-convert-python
-  std::filesystem::path helper;     // reporter/vl_render.py
+  std::string site_url;          // absolute base for links in summary.md; may be empty
+  bool svg = true;               // render SVG via vl-convert
+  std::string python;            // interpreter with vl-convert-python
+  std::filesystem::path helper;  // reporter/vl_render.py
   int threads = 0;
-  int trend_builds = 30;            // builds shown in per-model trend charts
+  int trend_builds = 30;  // builds shown in per-model trend charts
   // Regressions and improvements: each rendered build is compared with the
   // previous build on the same platform (core::CompareWithHistory, the rules
   // of `torchgauge-report compare`). The build page shows the result and
@@ -67,10 +67,10 @@ struct SiteOptions {
 
 struct SiteReport {
   int builds_rendered = 0;
-  int builds_unchanged = 0;          // skipped: fingerprint unchanged
-  int builds_pruned = 0;             // under the retention policy: no pages, history only
-  int snapshots_deleted = 0;         // pruned builds whose builds/<id>/ this render deleted
-  int pruned_reloaded = 0;           // pruned builds whose summary had to be made from their results
+  int builds_unchanged = 0;   // skipped: fingerprint unchanged
+  int builds_pruned = 0;      // under the retention policy: no pages, history only
+  int snapshots_deleted = 0;  // pruned builds whose builds/<id>/ this render deleted
+  int pruned_reloaded = 0;    // pruned builds whose summary had to be made from their results
   size_t files_written = 0, files_unchanged = 0, bytes = 0;
   size_t figures = 0, svg_rendered = 0;
   std::vector<Problem> problems;     // skipped inputs (warnings)

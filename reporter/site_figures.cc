@@ -28,8 +28,8 @@ std::string DataChartHtml(const std::string& id, const std::string& source, cons
   return "<figure class=\"chart\"><div class=\"vega-chart\" data-spec=\"" + HtmlEscape(id) + "\" data-source=\"" +
          HtmlEscape(source) + "\" role=\"img\" aria-label=\"" + HtmlEscape(title) +
          "\"></div><script type=\"application/json\" id=\"" + HtmlEscape(id) + "\">" +
-         JsonForScript(spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) +
-         "</script><figcaption>" + HtmlEscape(title) + "</figcaption></figure>";
+         JsonForScript(spec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "</script><figcaption>" +
+         HtmlEscape(title) + "</figcaption></figure>";
 }
 
 void Figures::Queue(const Target& vl, const Target& svg, const std::string& text) {
@@ -44,8 +44,8 @@ void Figures::Queue(const Target& vl, const Target& svg, const std::string& text
   }
 }
 
-mu::data Figures::Place(const Target& page, const Target& figure, const nlohmann::json& spec,
-                        const std::string& title, const std::string& link_base) {
+mu::data Figures::Place(const Target& page, const Target& figure, const nlohmann::json& spec, const std::string& title,
+                        const std::string& link_base) {
   Target vl = figure, svg = figure;
   vl.ext = "vl.json";
   svg.ext = "svg";

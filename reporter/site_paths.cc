@@ -24,7 +24,8 @@ std::string Build(const Target& t) {
 std::string Name(const Target& t, const char* what) {
   if (t.name.size() <= 128) {
     core::CheckSafeId(t.name, what);
-  } else if (t.name.size() > 255 || !core::IsSafeId(t.name.substr(0, 128)) || !core::IsSafeId("x" + t.name.substr(128))) {
+  } else if (t.name.size() > 255 || !core::IsSafeId(t.name.substr(0, 128)) ||
+             !core::IsSafeId("x" + t.name.substr(128))) {
     throw std::invalid_argument(std::string(what) + " '" + t.name + "' is not safe");
   }
   return t.name;
@@ -33,39 +34,59 @@ std::string Name(const Target& t, const char* what) {
 
 std::string SitePath(const Target& t) {
   switch (t.kind) {
-    case Kind::kIndexPage: return "index" + Ext(t, "html");
-    case Kind::kRegressionsPage: return "regressions" + Ext(t, "html");
-    case Kind::kModelGridPage: return "models" + Ext(t, "html");
+    case Kind::kIndexPage:
+      return "index" + Ext(t, "html");
+    case Kind::kRegressionsPage:
+      return "regressions" + Ext(t, "html");
+    case Kind::kModelGridPage:
+      return "models" + Ext(t, "html");
     case Kind::kCompareBuildsPage:
-      if (!t.ext.empty() && t.ext != "html") throw std::invalid_argument("the compare page is HTML only, not '" + t.ext + "'");
+      if (!t.ext.empty() && t.ext != "html")
+        throw std::invalid_argument("the compare page is HTML only, not '" + t.ext + "'");
       return "compare.html";
     // A figure's spec is inlined in its HTML page; the spec file is the SVG's
     // input and change detection, kept in the cache beside the site.
     case Kind::kIndexFigure:
       return (Ext(t, "vl.json") == ".vl.json" ? ".torchgauge/specs/figures/" : "figures/") + Name(t, "figure name") +
              Ext(t, "vl.json");
-    case Kind::kBuildPage: return Build(t) + "index" + Ext(t, "html");
-    case Kind::kBuildSummary: return Build(t) + "summary.md";
-    case Kind::kComparePage: return Build(t) + "compare" + Ext(t, "html");
-    case Kind::kTable1Page: return Build(t) + "table1" + Ext(t, "html");
+    case Kind::kBuildPage:
+      return Build(t) + "index" + Ext(t, "html");
+    case Kind::kBuildSummary:
+      return Build(t) + "summary.md";
+    case Kind::kComparePage:
+      return Build(t) + "compare" + Ext(t, "html");
+    case Kind::kTable1Page:
+      return Build(t) + "table1" + Ext(t, "html");
     case Kind::kModelPage:
       // One HTML page per model across builds; the build, if any, is the
       // URL's fragment (ModelFragment), not part of the path.
       if (!t.build.empty()) core::CheckSafeId(t.build, "build id");
-      if (!t.ext.empty() && t.ext != "html") throw std::invalid_argument("model pages are HTML only, not '" + t.ext + "'");
+      if (!t.ext.empty() && t.ext != "html")
+        throw std::invalid_argument("model pages are HTML only, not '" + t.ext + "'");
       return "models/" + Name(t, "model id") + ".html";
-    case Kind::kHistory: return "history/" + Name(t, "history name") + ".js";
-    case Kind::kBuildData: return Build(t) + "data/" + Name(t, "data name") + ".js";
+    case Kind::kHistory:
+      return "history/" + Name(t, "history name") + ".js";
+    case Kind::kBuildData:
+      return Build(t) + "data/" + Name(t, "data name") + ".js";
     case Kind::kFigure:
       return (Ext(t, "vl.json") == ".vl.json" ? ".torchgauge/specs/" + Build(t) : Build(t)) + "figures/" +
              Name(t, "figure name") + Ext(t, "vl.json");
-    case Kind::kTable: return Build(t) + "tables/" + Name(t, "table name") + Ext(t, "csv");
-    case Kind::kData: return Build(t) + "data/" + Name(t, "data name") + ".json";
-    case Kind::kAsset: return "assets/" + Name(t, "asset name");
-    case Kind::kFingerprint: core::CheckSafeId(t.build, "build id"); return ".torchgauge/" + t.build + ".fingerprint";
-    case Kind::kPaperKit: return Build(t) + "paper-kit-" + t.build + ".zip";
-    case Kind::kBuildDir: return Build(t).substr(0, Build(t).size() - 1);
-    case Kind::kPrunedRecord: core::CheckSafeId(t.build, "build id"); return ".torchgauge/pruned/" + t.build + ".json";
+    case Kind::kTable:
+      return Build(t) + "tables/" + Name(t, "table name") + Ext(t, "csv");
+    case Kind::kData:
+      return Build(t) + "data/" + Name(t, "data name") + ".json";
+    case Kind::kAsset:
+      return "assets/" + Name(t, "asset name");
+    case Kind::kFingerprint:
+      core::CheckSafeId(t.build, "build id");
+      return ".torchgauge/" + t.build + ".fingerprint";
+    case Kind::kPaperKit:
+      return Build(t) + "paper-kit-" + t.build + ".zip";
+    case Kind::kBuildDir:
+      return Build(t).substr(0, Build(t).size() - 1);
+    case Kind::kPrunedRecord:
+      core::CheckSafeId(t.build, "build id");
+      return ".torchgauge/pruned/" + t.build + ".json";
   }
   throw std::invalid_argument("unknown target kind");
 }

@@ -29,25 +29,25 @@
 namespace torchgauge::reporter {
 
 enum class Kind {
-  kIndexPage,     // ext: html | md
-  kIndexFigure,   // name, ext: vl.json (under .torchgauge/specs/) | svg
-  kRegressionsPage,  // ext: html | md | atom (the regressions history and its feed)
-  kModelGridPage,    // ext: html | md (models x platforms)
+  kIndexPage,          // ext: html | md
+  kIndexFigure,        // name, ext: vl.json (under .torchgauge/specs/) | svg
+  kRegressionsPage,    // ext: html | md | atom (the regressions history and its feed)
+  kModelGridPage,      // ext: html | md (models x platforms)
   kCompareBuildsPage,  // compare.html: any two builds, compared in the browser (compare_page_data.h)
-  kBuildPage,     // build, ext: html | md
-  kBuildSummary,  // build (Markdown summary for pasting in issues)
-  kComparePage,   // build, ext: html | md (the comparison with the previous build)
-  kTable1Page,    // build, ext: html | md (the paper's Table 1 with our state: table1_page.h)
-  kModelPage,     // name = model id; build (optional): the URL fragment #build=<build>; ext html or empty
-  kHistory,       // name: a model id or "builds" (history/<name>.js, rewritten with every build, append-only in content)
-  kBuildData,     // build, name (builds/<build>/data/<name>.js)
-  kFigure,        // build, name, ext: vl.json (under .torchgauge/specs/) | svg
-  kTable,         // build, name, ext: csv | tex
-  kData,          // build, name (ext json)
-  kAsset,         // name (with extension)
-  kFingerprint,   // build: what the build was last rendered from (site.cc)
-  kPaperKit,      // build: the paper kit as a zip (site --paper-kit)
-  kBuildDir,      // build: the build's snapshot directory, builds/<build> (deleted when pruned)
+  kBuildPage,          // build, ext: html | md
+  kBuildSummary,       // build (Markdown summary for pasting in issues)
+  kComparePage,        // build, ext: html | md (the comparison with the previous build)
+  kTable1Page,         // build, ext: html | md (the paper's Table 1 with our state: table1_page.h)
+  kModelPage,          // name = model id; build (optional): the URL fragment #build=<build>; ext html or empty
+  kHistory,      // name: a model id or "builds" (history/<name>.js, rewritten with every build, append-only in content)
+  kBuildData,    // build, name (builds/<build>/data/<name>.js)
+  kFigure,       // build, name, ext: vl.json (under .torchgauge/specs/) | svg
+  kTable,        // build, name, ext: csv | tex
+  kData,         // build, name (ext json)
+  kAsset,        // name (with extension)
+  kFingerprint,  // build: what the build was last rendered from (site.cc)
+  kPaperKit,     // build: the paper kit as a zip (site --paper-kit)
+  kBuildDir,     // build: the build's snapshot directory, builds/<build> (deleted when pruned)
   kPrunedRecord,  // build: a pruned build's summary and changes (site_retention.h)
 };
 

@@ -18,10 +18,13 @@ TEST_CASE("SitePath computes every output path") {
   CHECK(SitePath({Kind::kHistory, "", "resnet50", ""}) == "history/resnet50.js");
   CHECK(SitePath({Kind::kBuildData, "b1", "models", ""}) == "builds/b1/data/models.js");
   // Spec files are the SVGs' input, in the cache beside the site; the pages inline the specs.
-  CHECK(SitePath({Kind::kFigure, "b1", "fig1-train.cpu", "vl.json"}) == ".torchgauge/specs/builds/b1/figures/fig1-train.cpu.vl.json");
-  CHECK(SitePath({Kind::kIndexFigure, "", "index-trend", "vl.json"}) == ".torchgauge/specs/figures/index-trend.vl.json");
+  CHECK(SitePath({Kind::kFigure, "b1", "fig1-train.cpu", "vl.json"}) ==
+        ".torchgauge/specs/builds/b1/figures/fig1-train.cpu.vl.json");
+  CHECK(SitePath({Kind::kIndexFigure, "", "index-trend", "vl.json"}) ==
+        ".torchgauge/specs/figures/index-trend.vl.json");
   CHECK(SitePath({Kind::kIndexFigure, "", "index-trend", "svg"}) == "figures/index-trend.svg");
-  CHECK(SitePath({Kind::kFigure, "b1", "fig1-train.nvidia-a100", "svg"}) == "builds/b1/figures/fig1-train.nvidia-a100.svg");
+  CHECK(SitePath({Kind::kFigure, "b1", "fig1-train.nvidia-a100", "svg"}) ==
+        "builds/b1/figures/fig1-train.nvidia-a100.svg");
   CHECK(SitePath({Kind::kTable, "b1", "runs.cpu", "tex"}) == "builds/b1/tables/runs.cpu.tex");
   CHECK(SitePath({Kind::kData, "b1", "summary", ""}) == "builds/b1/data/summary.json");
   CHECK(SitePath({Kind::kAsset, "", "vega-bundle.js", ""}) == "assets/vega-bundle.js");

@@ -27,17 +27,31 @@ Templates Templates::Load(const fs::path& dir) {
 
 struct Renderer::Impl {
   explicit Impl(const Templates& t)
-      : chart_partial(t.chart), layout(t.layout), index(t.index), build(t.build), model(t.model),
-        regressions(t.regressions), models(t.models), compare(t.compare), table1(t.table1) {}
+      : chart_partial(t.chart),
+        layout(t.layout),
+        index(t.index),
+        build(t.build),
+        model(t.model),
+        regressions(t.regressions),
+        models(t.models),
+        compare(t.compare),
+        table1(t.table1) {}
   mu::mustache& Of(PageKind kind) {
     switch (kind) {
-      case PageKind::kIndex: return index;
-      case PageKind::kBuild: return build;
-      case PageKind::kModel: return model;
-      case PageKind::kRegressions: return regressions;
-      case PageKind::kModelGrid: return models;
-      case PageKind::kCompare: return compare;
-      case PageKind::kTable1: return table1;
+      case PageKind::kIndex:
+        return index;
+      case PageKind::kBuild:
+        return build;
+      case PageKind::kModel:
+        return model;
+      case PageKind::kRegressions:
+        return regressions;
+      case PageKind::kModelGrid:
+        return models;
+      case PageKind::kCompare:
+        return compare;
+      case PageKind::kTable1:
+        return table1;
     }
     throw std::logic_error("unknown page kind");
   }

@@ -39,8 +39,8 @@ std::string RunTexRow(const core::RunResult& r, const Manifest& m) {
   const bool t = r.timing.has_value();
   return TexEscape(r.model.id) + " & " + r.mode + " & " + r.backend + " & " + r.precision + " & " +
          std::to_string(r.batch_size) + " & " + (t ? Ms(r.timing->median_ms) : "--") + " & " +
-         (t ? Pct(r.timing->cov) : "--") + " & " + (tf ? Sig3(*tf) : "--") + " & " + (pct ? Num(*pct, "%.1f") : "--") + " & " + r.status +
-         (NoisyVerdict(r) ? " (noisy)" : "") + " \\\\\n";
+         (t ? Pct(r.timing->cov) : "--") + " & " + (tf ? Sig3(*tf) : "--") + " & " + (pct ? Num(*pct, "%.1f") : "--") +
+         " & " + r.status + (NoisyVerdict(r) ? " (noisy)" : "") + " \\\\\n";
 }
 
 // One mode's row of the Table 2 CSV.
@@ -77,10 +77,12 @@ void WriteTable(SiteWriter& w, const std::string& build, const std::string& name
 
 CsvTex RunsTable(const std::string& build, const PlatformView& p) {
   CsvTex t;
-  t.csv = "model,domain,mode,backend,precision,batch_size,median_ms,throughput_per_s,cov,cpu_peak_mib,gpu_peak_mib,tflops,"
-          "percent_of_peak,peak_basis,noisy,noise_reason,status,reason\n";
+  t.csv =
+      "model,domain,mode,backend,precision,batch_size,median_ms,throughput_per_s,cov,cpu_peak_mib,gpu_peak_mib,tflops,"
+      "percent_of_peak,peak_basis,noisy,noise_reason,status,reason\n";
   t.tex = "% " + TexEscape("Per-run results, build " + build + ", platform " + p.id) +
-          "\n\\begin{tabular}{llllrrrrrl}\n\\hline\nModel & Mode & Backend & Precision & Batch & Median (ms) & CoV (\\%) & TFLOP/s & \\% of peak & Status \\\\\n\\hline\n";
+          "\n\\begin{tabular}{llllrrrrrl}\n\\hline\nModel & Mode & Backend & Precision & Batch & Median (ms) & CoV "
+          "(\\%) & TFLOP/s & \\% of peak & Status \\\\\n\\hline\n";
   for (const auto* r : p.runs) {
     t.csv += RunCsvRow(*r, *p.manifest);
     t.tex += RunTexRow(*r, *p.manifest);
@@ -90,18 +92,23 @@ CsvTex RunsTable(const std::string& build, const PlatformView& p) {
 }
 
 // Our columns are named by the breakdown's source; the paper's always as its A100 GPU figures.
-static std::string Table2Header(const PlatformView& p, const PaperTable2& paper, const std::string& build, std::string* csv) {
+static std::string Table2Header(const PlatformView& p, const PaperTable2& paper, const std::string& build,
+                                std::string* csv) {
   const bool host = p.breakdown_source == BreakdownSource::kHost;
   const BreakdownPartNames n = PartNames(p.breakdown_source);
   *csv = host ? "mode,domain,models,noisy_runs,host_compute_pct,host_data_movement_pct,host_outside_operators_pct,"
               : "mode,domain,models,noisy_runs,gpu_active_pct,data_movement_pct,gpu_idle_pct,";
   *csv += "paper_a100_gpu_active_pct,paper_a100_data_movement_pct,paper_a100_gpu_idle_pct\n";
-  const std::string a = TexEscape(host ? "Compute" : "Active"), m = "Movement", i = TexEscape(host ? "Outside ops" : "Idle");
+  const std::string a = TexEscape(host ? "Compute" : "Active"), m = "Movement",
+                    i = TexEscape(host ? "Outside ops" : "Idle");
   std::string cols = a + " & (A100 active) & " + m + " & (A100 movement) & " + i + " & (A100 idle)";
-  return "% " + TexEscape("Table 2 reproduction, build " + build + ", platform " + p.id + ": ours " + n.title +
-                          "; in parentheses the paper's GPU figures on an NVIDIA A100 (" + paper.citation + ")") +
-         "\n\\begin{tabular}{lrrrrrrrrrrrr}\n\\hline\n & \\multicolumn{6}{c}{Train} & \\multicolumn{6}{c}{Inference} \\\\\n"
-         "Domain & " + cols + " & " + cols + " \\\\\n\\hline\n";
+  return "% " +
+         TexEscape("Table 2 reproduction, build " + build + ", platform " + p.id + ": ours " + n.title +
+                   "; in parentheses the paper's GPU figures on an NVIDIA A100 (" + paper.citation + ")") +
+         "\n\\begin{tabular}{lrrrrrrrrrrrr}\n\\hline\n & \\multicolumn{6}{c}{Train} & \\multicolumn{6}{c}{Inference} "
+         "\\\\\n"
+         "Domain & " +
+         cols + " & " + cols + " \\\\\n\\hline\n";
 }
 
 CsvTex Table2Table(const std::string& build, const PlatformView& p, const PaperTable2& paper) {
@@ -113,8 +120,10 @@ CsvTex Table2Table(const std::string& build, const PlatformView& p, const PaperT
   for (const auto& tr : p.table2_train) rows.push_back({tr, DomainBreakdown{tr.domain, 0, 0, 0, 0, 0, tr.paper}});
   for (const auto& ev : p.table2_eval) {
     auto it = std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r.first.domain == ev.domain; });
-    if (it != rows.end()) it->second = ev;
-    else rows.push_back({DomainBreakdown{ev.domain, 0, 0, 0, 0, 0, ev.paper}, ev});
+    if (it != rows.end())
+      it->second = ev;
+    else
+      rows.push_back({DomainBreakdown{ev.domain, 0, 0, 0, 0, 0, ev.paper}, ev});
   }
   for (const auto& [tr, ev] : rows) {
     if (tr.models == 0 && ev.models == 0 && !tr.paper) continue;
@@ -141,7 +150,8 @@ CsvTex CoverageTable(const PlatformView& p, const PaperTable2& paper) {
 void WriteTables(SiteWriter& w, const BuildView& v, const PaperTable2& paper) {
   for (const auto& p : v.platforms) {
     WriteTable(w, v.id, "runs." + p.id, RunsTable(v.id, p));
-    if (p.breakdown_source != BreakdownSource::kNone) WriteTable(w, v.id, "table2." + p.id, Table2Table(v.id, p, paper));
+    if (p.breakdown_source != BreakdownSource::kNone)
+      WriteTable(w, v.id, "table2." + p.id, Table2Table(v.id, p, paper));
     WriteTable(w, v.id, "coverage." + p.id, CoverageTable(p, paper));
   }
 }

@@ -298,7 +298,8 @@ TEST_CASE("hostile strings are escaped in every context and ids cannot escape th
   fs::path dir = core::PlatformDir(root / "results", FixtureBuildId(spec, 0), "nvidia-a100-40gb-cu130");
   fs::path f = core::RunPath(dir, {"resnet50", "train", "eager", "fp32"});
   auto j = nlohmann::json::parse(Read(f));
-  const std::string evil = "<script>alert(\"x\")</script> | ../../etc/passwd ' \" ` *em* [a](javascript:alert(1)) ünï©ødé \xE2\x80\xA8";
+  const std::string evil =
+      "<script>alert(\"x\")</script> | ../../etc/passwd ' \" ` *em* [a](javascript:alert(1)) ünï©ødé \xE2\x80\xA8";
   j["model"]["paper_name"] = evil;
   j["model"]["task"] = evil;
   j["status"] = "error";
@@ -325,7 +326,8 @@ TEST_CASE("hostile strings are escaped in every context and ids cannot escape th
       size_t scripts = 0;
       for (size_t pos = 0; (pos = text.find("<script", pos)) != std::string::npos; ++pos) ++scripts;
       size_t specs = 0;
-      for (size_t pos = 0; (pos = text.find("<script type=\"application/json\"", pos)) != std::string::npos; ++pos) ++specs;
+      for (size_t pos = 0; (pos = text.find("<script type=\"application/json\"", pos)) != std::string::npos; ++pos)
+        ++specs;
       // Model pages also load their history files (history/builds.js and
       // history/<model>.js), build pages their data (data/models.js), the
       // compare page history/builds.js and assets/compare.js.
@@ -375,8 +377,14 @@ TEST_CASE("no input crashes the reporter: garbage files of every kind") {
   spec.configs = 1;
   GenerateFixtureTree(root / "results", spec);
   fs::path dir = core::PlatformDir(root / "results", FixtureBuildId(spec, 0), "cpu-x86_64-2c");
-  const char* bodies[] = {"", "null", "[]", "42", "{", "{\"schema_version\": 99, \"kind\": \"torchgauge.run\"}",
-                          "{\"schema_version\": 1, \"kind\": \"torchgauge.run\", \"model\": 3}", "\xFF\xFE garbage"};
+  const char* bodies[] = {"",
+                          "null",
+                          "[]",
+                          "42",
+                          "{",
+                          "{\"schema_version\": 99, \"kind\": \"torchgauge.run\"}",
+                          "{\"schema_version\": 1, \"kind\": \"torchgauge.run\", \"model\": 3}",
+                          "\xFF\xFE garbage"};
   int i = 0;
   for (const char* b : bodies) Write(dir / "runs" / ("g" + std::to_string(i++) + ".json"), b);
   Write(core::ManifestPath(dir), "{\"schema_version\": 1}");
@@ -448,8 +456,8 @@ for p in sorted(pathlib.Path(sys.argv[2]).rglob("*.json")):
 print(n, "files,", bad, "errors")
 sys.exit(1 if bad or n == 0 else 0)
 )py");
-  std::string cmd = python + " " + script.string() + " " + (fs::path(TORCHGAUGE_SOURCE_DIR) / "schemas").string() + " " +
-                    (root / "results").string();
+  std::string cmd = python + " " + script.string() + " " + (fs::path(TORCHGAUGE_SOURCE_DIR) / "schemas").string() +
+                    " " + (root / "results").string();
   CHECK(std::system(cmd.c_str()) == 0);
 }
 
@@ -490,8 +498,8 @@ void CheckAgreesWithCompare(const fs::path& results, const std::string& last, co
         return s;
       };
       std::string want = "| " + esc(p.platform_id) + " | [" + esc(ch.key.model) + "](../../models/" + ch.key.model +
-                         ".html#build=" + last + ") | " + ch.key.mode + "/" + ch.key.backend + "/" + ch.key.precision + " | " +
-                         esc(core::MetricName(ch.metric)) + " |";
+                         ".html#build=" + last + ") | " + ch.key.mode + "/" + ch.key.backend + "/" + ch.key.precision +
+                         " | " + esc(core::MetricName(ch.metric)) + " |";
       INFO(want);
       size_t at = page.find(want);
       REQUIRE(at != std::string::npos);
@@ -526,7 +534,9 @@ TEST_CASE("regressions: a planted slowdown is flagged on the build page and in t
   std::string page = Read(site / "builds" / last / "summary.md");
   size_t sec = page.find("## Regressions and improvements");
   REQUIRE(sec != std::string::npos);
-  size_t row = page.find("| regression | " + gpu + " | [resnet50](../../models/resnet50.html#build=" + last + ") | train/eager/fp32 | time | ", sec);
+  size_t row = page.find("| regression | " + gpu + " | [resnet50](../../models/resnet50.html#build=" + last +
+                             ") | train/eager/fp32 | time | ",
+                         sec);
   REQUIRE(row != std::string::npos);
   std::string line = page.substr(row, page.find('\n', row) - row);
   INFO(line);
@@ -536,7 +546,8 @@ TEST_CASE("regressions: a planted slowdown is flagged on the build page and in t
   // time +50% and throughput -33% are the largest changes.
   size_t first = page.find("| regression |", sec);
   REQUIRE(first != std::string::npos);
-  CHECK(page.substr(first, page.find('\n', first) - first).find("[resnet50](../../models/resnet50.html#build=" + last + ") | train/eager/fp32 |") !=
+  CHECK(page.substr(first, page.find('\n', first) - first)
+            .find("[resnet50](../../models/resnet50.html#build=" + last + ") | train/eager/fp32 |") !=
         std::string::npos);
   size_t imp = page.find("| improvement |", sec);
   if (imp != std::string::npos) CHECK(imp > row);
@@ -544,8 +555,8 @@ TEST_CASE("regressions: a planted slowdown is flagged on the build page and in t
   CHECK(Read(site / "builds" / last / "compare.html").find("resnet50") != std::string::npos);
   // The previous build's page does not flag resnet50's time.
   std::string before = Read(site / "builds" / prev / "summary.md");
-  CHECK(before.find("| regression | " + gpu + " | [resnet50](../../models/resnet50.html#build=" + prev + ") | train/eager/fp32 | time |") ==
-        std::string::npos);
+  CHECK(before.find("| regression | " + gpu + " | [resnet50](../../models/resnet50.html#build=" + prev +
+                    ") | train/eager/fp32 | time |") == std::string::npos);
   // The first build has nothing to compare with.
   CHECK(Read(site / "builds" / FixtureBuildId(spec, 0) / "summary.md").find("## Regressions and improvements") ==
         std::string::npos);
@@ -561,8 +572,9 @@ TEST_CASE("regressions: a planted slowdown is flagged on the build page and in t
 
   // The site agrees with `torchgauge-report compare` on the same tree.
   CheckAgreesWithCompare(root / "results", last, gpu, page);
-  CHECK(page.find("| regression | cpu-x86\\_64-2c | [resnet50](../../models/resnet50.html#build=" + last + ") | train/eager/fp32 | time | ", sec) !=
-        std::string::npos);
+  CHECK(page.find("| regression | cpu-x86\\_64-2c | [resnet50](../../models/resnet50.html#build=" + last +
+                      ") | train/eager/fp32 | time | ",
+                  sec) != std::string::npos);
 
   // Rendering only the last build again reads the predecessors from the
   // results and the other summaries from the cache: the same bytes.
@@ -593,7 +605,8 @@ TEST_CASE("--reference-platform: the build pages compare the others with it; an 
   const std::string gpu = Read(root / "gpu" / page);
   CHECK(gpu.find("reference platform **nvidia-a100-40gb-cu130**") != std::string::npos);
   CHECK(gpu.find("### NVIDIA A100-SXM4-40GB vs Synthetic CPU: time ratio") != std::string::npos);
-  CHECK(fs::exists(root / "gpu" / SitePath({Kind::kFigure, FixtureBuildId(spec, 0), "fig5-ratio.cpu-x86_64-2c", "vl.json"})));
+  CHECK(fs::exists(root / "gpu" /
+                   SitePath({Kind::kFigure, FixtureBuildId(spec, 0), "fig5-ratio.cpu-x86_64-2c", "vl.json"})));
   o.reference_platform = "amd-mi250";
   try {
     BuildSite(o);
@@ -625,13 +638,15 @@ TEST_CASE("issue 13: the CPU platform shows the host breakdown, its peaks, % of 
   CHECK(Has(cpu, "| Domain | Models | Host compute (ours) | Paper: A100 GPU active | Host data movement (ours) |"));
   CHECK(Has(cpu, " µs per recorded op (median over "));
   CHECK(Has(cpu, "aten::copy\\_"));
-  const std::string fig1 = Read(root / "site" / SitePath({Kind::kFigure, FixtureBuildId(spec, 1), "fig1-train.cpu-x86_64-2c", "vl.json"}));
+  const std::string fig1 =
+      Read(root / "site" / SitePath({Kind::kFigure, FixtureBuildId(spec, 1), "fig1-train.cpu-x86_64-2c", "vl.json"}));
   CHECK(Has(fig1, "Figure 1 (train): host (CPU) time: compute / data movement / outside operators"));
   CHECK(Has(fig1, "\"Outside operators\""));
   CHECK_FALSE(Has(fig1, "GPU idle"));
   const std::string t2 = Read(build / "tables" / "table2.cpu-x86_64-2c.csv");
   CHECK(t2.rfind("mode,domain,models,noisy_runs,host_compute_pct,host_data_movement_pct,host_outside_operators_pct,"
-                 "paper_a100_gpu_active_pct,", 0) == 0);
+                 "paper_a100_gpu_active_pct,",
+                 0) == 0);
   // The GPU platform keeps the paper's parts.
   const std::string gpu_t2 = Read(build / "tables" / "table2.nvidia-a100-40gb-cu130.csv");
   CHECK(gpu_t2.rfind("mode,domain,models,noisy_runs,gpu_active_pct,", 0) == 0);
@@ -701,7 +716,8 @@ TEST_CASE("issue 13: results written before host_breakdown, system_load and peak
   CHECK(Has(page, "Shown: **GPU time: active / data movement / idle**"));
 }
 
-TEST_CASE("issue 16: a compiled run's paired pass is shown, and a range of process ratios that includes 1 is within noise") {
+TEST_CASE(
+    "issue 16: a compiled run's paired pass is shown, and a range of process ratios that includes 1 is within noise") {
   fs::path root = Tmp("paired");
   FixtureSpec spec;
   spec.builds = 1;
@@ -714,7 +730,9 @@ TEST_CASE("issue 16: a compiled run's paired pass is shown, and a range of proce
   for (const auto& e : fs::recursive_directory_iterator(root / "results")) {
     if (edited == 2 || e.path().extension() != ".json" || e.path().filename() == "manifest.json") continue;
     auto j = nlohmann::json::parse(Read(e.path()));
-    if (j.value("kind", "") != "torchgauge.run" || j.value("backend", "eager") == "eager" || j.value("status", "") != "ok") continue;
+    if (j.value("kind", "") != "torchgauge.run" || j.value("backend", "eager") == "eager" ||
+        j.value("status", "") != "ok")
+      continue;
     const bool noisy = edited == 0;
     j["paired"] = {{"order", "interleaved"},
                    {"eager_samples_ms", {10.0, 11.0, 10.5}},

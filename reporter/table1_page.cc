@@ -15,7 +15,6 @@ namespace torchgauge::reporter {
 
 namespace {
 
-
 // A domain's Table 1 counts (core::CountByDomain) and how many of its models
 // have an ok run in this build.
 struct DomainRow {
@@ -38,7 +37,6 @@ std::string RanText(const std::optional<std::string>& ours, const std::map<std::
   return std::to_string(it->second.ok) + "/" + std::to_string(it->second.runs) + " ok";
 }
 
-
 // One row per domain in the contract's order (vision first, as the paper's
 // tables), then any other domain the table names (the test domain only when
 // it ran), and the totals with the union's operator count. `all` gets the sums.
@@ -56,21 +54,22 @@ mu::data DomainRows(std::map<std::string, DomainRow>& domains, const core::Cover
     auto ops = cov.by_domain.find(domain);
     if (d.paper == 0 && d.beyond == 0 && ops == cov.by_domain.end()) continue;
     mu::data r;
-    Set(r, "line", "| " + MarkdownEscape(Label(domain, paper)) + " | " + std::to_string(d.paper) + " | " +
-                       std::to_string(d.native) + " | " + std::to_string(d.planned) + " | " +
-                       std::to_string(d.not_possible) + " | " + std::to_string(d.beyond) + " | " +
-                       std::to_string(row.ran_ok) + " | " +
-                       (ops == cov.by_domain.end() ? Dash() : std::to_string(ops->second.size())) + " |");
+    Set(r, "line",
+        "| " + MarkdownEscape(Label(domain, paper)) + " | " + std::to_string(d.paper) + " | " +
+            std::to_string(d.native) + " | " + std::to_string(d.planned) + " | " + std::to_string(d.not_possible) +
+            " | " + std::to_string(d.beyond) + " | " + std::to_string(row.ran_ok) + " | " +
+            (ops == cov.by_domain.end() ? Dash() : std::to_string(ops->second.size())) + " |");
     Append(rows, std::move(r));
     all.counts += d;
     all.ran_ok += row.ran_ok;
   }
   mu::data total;
   const core::PaperDomainCounts& t = all.counts;
-  Set(total, "line", "| **All** | " + std::to_string(t.paper) + " | " + std::to_string(t.native) + " | " +
-                         std::to_string(t.planned) + " | " + std::to_string(t.not_possible) + " | " +
-                         std::to_string(t.beyond) + " | " + std::to_string(all.ran_ok) + " | " +
-                         (cov.all.empty() ? Dash() : std::to_string(cov.all.size())) + " (union) |");
+  Set(total, "line",
+      "| **All** | " + std::to_string(t.paper) + " | " + std::to_string(t.native) + " | " + std::to_string(t.planned) +
+          " | " + std::to_string(t.not_possible) + " | " + std::to_string(t.beyond) + " | " +
+          std::to_string(all.ran_ok) + " | " + (cov.all.empty() ? Dash() : std::to_string(cov.all.size())) +
+          " (union) |");
   Append(rows, std::move(total));
   *all_out = all;
   return rows;
@@ -107,10 +106,10 @@ mu::data Table1PageData(const BuildView& v, const core::PaperTable1& table, cons
     if (m.ours && ran_ok(*m.ours)) ++domains[m.domain].ran_ok;
     const std::string why = m.reason.empty() ? m.note : m.reason;
     mu::data r;
-    Set(r, "line", "| " + MarkdownEscape(Label(m.domain, paper)) + " | " + MarkdownEscape(m.task) + " | " +
-                       MarkdownEscape(m.paper_name) + " | " + core::Name(m.state) + " | " +
-                       (m.ours ? link(*m.ours) : Dash()) + " | " + RanText(m.ours, ran) + " | " +
-                       MarkdownEscape(why) + " |");
+    Set(r, "line",
+        "| " + MarkdownEscape(Label(m.domain, paper)) + " | " + MarkdownEscape(m.task) + " | " +
+            MarkdownEscape(m.paper_name) + " | " + core::Name(m.state) + " | " + (m.ours ? link(*m.ours) : Dash()) +
+            " | " + RanText(m.ours, ran) + " | " + MarkdownEscape(why) + " |");
     Append(models, std::move(r));
     if (m.state == core::PaperModelState::kNotPossible) {
       mu::data n;
@@ -123,9 +122,9 @@ mu::data Table1PageData(const BuildView& v, const core::PaperTable1& table, cons
   for (const auto& o : table.ours_only) {
     if (ran_ok(o.id)) ++domains[o.domain].ran_ok;
     mu::data r;
-    Set(r, "line", "| " + MarkdownEscape(Label(o.domain, paper)) + " | " + MarkdownEscape(o.task) + " | " +
-                       link(o.id) + " | " + RanText(std::optional<std::string>(o.id), ran) + " | " +
-                       MarkdownEscape(o.note) + " |");
+    Set(r, "line",
+        "| " + MarkdownEscape(Label(o.domain, paper)) + " | " + MarkdownEscape(o.task) + " | " + link(o.id) + " | " +
+            RanText(std::optional<std::string>(o.id), ran) + " | " + MarkdownEscape(o.note) + " |");
     Append(beyond, std::move(r));
   }
 

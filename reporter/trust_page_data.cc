@@ -32,7 +32,9 @@ std::string MatmulDetail(const core::MatmulPeak& m) {
 
 void AppendKernelRows(mu::data& rows, const core::KernelPeaks& k) {
   const std::pair<const char*, const std::optional<double>*> gbs[] = {
-      {"copy", &k.copy_gb_per_s}, {"triad", &k.triad_gb_per_s}, {"cudaMemcpy device to device", &k.memcpy_d2d_gb_per_s}};
+      {"copy", &k.copy_gb_per_s},
+      {"triad", &k.triad_gb_per_s},
+      {"cudaMemcpy device to device", &k.memcpy_d2d_gb_per_s}};
   for (const auto& [name, v] : gbs) {
     if (*v) Append(rows, PeakRow(k.label + ": " + name, Sig3(**v) + " GB/s", ""));
   }
@@ -53,7 +55,8 @@ mu::data PeakRows(const core::ProbeResult& p) {
     const auto& t = *p.triad;
     std::string detail = std::to_string(t.elements) + " " + t.dtype + " elements";
     if (t.llc_bytes && *t.llc_bytes > 0) {
-      detail += ", " + Num(t.bytes_moved / 3.0 / static_cast<double>(*t.llc_bytes), "%.1f") + "× the last-level cache per array";
+      detail += ", " + Num(t.bytes_moved / 3.0 / static_cast<double>(*t.llc_bytes), "%.1f") +
+                "× the last-level cache per array";
     }
     if (t.repeats) detail += ", best of " + std::to_string(*t.repeats);
     Append(rows, PeakRow("Triad (a = b + s·c)", Sig3(t.gb_per_s) + " GB/s", detail));
@@ -114,10 +117,11 @@ mu::data HostNoteData(const PlatformView& p) {
   std::string ops;
   for (const auto& op : n.data_movement_ops) ops += (ops.empty() ? "" : ", ") + op;
   Set(d, "ops", ops.empty() ? std::string("not recorded") : ops);
-  Set(d, "overhead", n.profiler_overhead_per_op_us
-                         ? Num(*n.profiler_overhead_per_op_us, "%.2f") + " µs per recorded op (median over " +
-                               std::to_string(n.overhead_runs) + " runs)"
-                         : std::string("not measured"));
+  Set(d, "overhead",
+      n.profiler_overhead_per_op_us
+          ? Num(*n.profiler_overhead_per_op_us, "%.2f") + " µs per recorded op (median over " +
+                std::to_string(n.overhead_runs) + " runs)"
+          : std::string("not measured"));
   return d;
 }
 

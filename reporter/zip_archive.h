@@ -11,7 +11,7 @@
 namespace torchgauge::reporter {
 
 struct ZipEntry {
-  std::string name;   // the path inside the archive, '/'-separated
+  std::string name;  // the path inside the archive, '/'-separated
   std::string bytes;
 };
 

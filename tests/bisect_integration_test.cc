@@ -34,7 +34,8 @@ TEST_CASE("bisect finds the planted revision") {
                           std::to_string(planted) + "' --collector " + install +
                           "/collector --model '^test_tiny$' --mode train --device cpu --repeat 10 "
                           "--collect-arg --include-test-models --collect-arg --profile-iterations "
-                          "--collect-arg 0 --threshold 150 --work-dir " + (work / "w").string();
+                          "--collect-arg 0 --threshold 150 --work-dir " +
+                          (work / "w").string();
   auto [code, text] = torchgauge::core::RunCapture(cmd, /*merge_stderr=*/true);
   INFO(text);
   CHECK(code == 0);

@@ -29,13 +29,14 @@ TEST_CASE("the ci suite runs every model, train and eval, and counts their opera
   std::set<std::string> models;
   for (const auto& m : nlohmann::json::parse(listed.output)) models.insert(m.at("id").get<std::string>());
   // The suite's own exclusions (each explained in its description).
-  const auto suite = torchgauge::core::ReadJsonFile(fs::path(TORCHGAUGE_SOURCE_DIR) / "collector" / "suites" / "ci.json");
+  const auto suite =
+      torchgauge::core::ReadJsonFile(fs::path(TORCHGAUGE_SOURCE_DIR) / "collector" / "suites" / "ci.json");
   for (const auto& id : suite.at("exclude")) models.erase(id.get<std::string>());
   REQUIRE(models.size() >= 50);
   const auto t0 = std::chrono::steady_clock::now();
-  auto run = torchgauge::core::RunCapture(collect + " run --suite ci --device cpu --no-summary --out " + root.string() +
-                                              " --build-id ci --platform-id cpu",
-                                          /*merge_stderr=*/true);
+  auto run = torchgauge::core::RunCapture(
+      collect + " run --suite ci --device cpu --no-summary --out " + root.string() + " --build-id ci --platform-id cpu",
+      /*merge_stderr=*/true);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cout << run.output << "ci suite: " << models.size() << " models in " << seconds << " s\n";
   REQUIRE(run.exit_code == 0);
@@ -63,8 +64,7 @@ TEST_CASE("the ci suite runs every model, train and eval, and counts their opera
   const auto cov = torchgauge::core::ComputeCoverage(runs);
   std::cout << "distinct ATen operators (overloads included) per domain:\n";
   for (const auto& [domain, ops] : cov.by_domain) {
-    std::cout << "  " << domain << ": " << ops.size() << " (" << cov.models_by_domain.at(domain).size()
-              << " models)\n";
+    std::cout << "  " << domain << ": " << ops.size() << " (" << cov.models_by_domain.at(domain).size() << " models)\n";
   }
   std::cout << "  union: " << cov.all.size() << " (" << cov.all_models.size() << " models)\n";
   for (const char* domain : {"vision", "nlp", "recommendation", "rl", "speech", "other"}) {

@@ -53,8 +53,8 @@ core::RunResult Load(const fs::path& platform_dir, const std::string& model, con
 }
 
 std::string Validate(const fs::path& dir) {
-  auto out = Run(std::string(TORCHGAUGE_PYTHON) + " " + TORCHGAUGE_SOURCE_DIR + "/tests/validate_schema.py " +
-                 dir.string());
+  auto out =
+      Run(std::string(TORCHGAUGE_PYTHON) + " " + TORCHGAUGE_SOURCE_DIR + "/tests/validate_schema.py " + dir.string());
   INFO(out.text);
   CHECK(out.code == 0);
   return out.text;
@@ -65,8 +65,10 @@ std::string Validate(const fs::path& dir) {
 TEST_CASE("every failure gets its status and the suite completes") {
   auto root = FreshDir("statuses");
   // Every misbehaving test model (test_gpu_phases is for GPUs: gpu_breakdown_test).
-  auto out = Run(kCollect + " run --include-test-models --model '^test_(tiny|crash|hang|throw|oom)$' --backend eager --timeout 15 " +
-                 "--repeat 5 --out " + root.string() + " --build-id b1 --platform-id p1");
+  auto out =
+      Run(kCollect +
+          " run --include-test-models --model '^test_(tiny|crash|hang|throw|oom)$' --backend eager --timeout 15 " +
+          "--repeat 5 --out " + root.string() + " --build-id b1 --platform-id p1");
   INFO(out.text);
   REQUIRE(out.code == 0);
   auto dir = root / "b1" / "p1";
@@ -85,7 +87,7 @@ TEST_CASE("every failure gets its status and the suite completes") {
   REQUIRE(tiny.timing);
   CHECK(tiny.timing->samples_ms.size() == 5);
   for (double s : tiny.timing->samples_ms) CHECK(s > 0);
-  CHECK(!tiny.gpu_breakdown);                  // CPU: not measured, not zero
+  CHECK(!tiny.gpu_breakdown);  // CPU: not measured, not zero
   CHECK(!tiny.memory->gpu_peak_allocated_bytes);
   CHECK(*tiny.memory->cpu_peak_rss_bytes > 0);
   CHECK(tiny.operators->size() > 10);
@@ -97,8 +99,9 @@ TEST_CASE("every failure gets its status and the suite completes") {
 
   SUBCASE("resume keeps finished results and measures only missing ones") {
     fs::remove(core::RunPath(dir, {"test_tiny", "eval", "eager", "default"}));
-    auto again = Run(kCollect + " run --include-test-models --model '^test_(tiny|throw)$' --backend eager --resume --out " +
-                     root.string() + " --build-id b1 --platform-id p1");
+    auto again =
+        Run(kCollect + " run --include-test-models --model '^test_(tiny|throw)$' --backend eager --resume --out " +
+            root.string() + " --build-id b1 --platform-id p1");
     INFO(again.text);
     CHECK(again.code == 0);
     CHECK(again.text.find("kept 3 existing") != std::string::npos);
@@ -108,8 +111,11 @@ TEST_CASE("every failure gets its status and the suite completes") {
 
 TEST_CASE("several worker processes per run: interleaved rounds, pooled samples, resumable parts") {
   auto root = FreshDir("processes");
-  const std::string base = kCollect + " run --include-test-models --model '^test_(tiny|throw)$' --mode eval --backend eager --repeat 4 "
-                           "--processes 3 --out " + root.string() + " --build-id b1 --platform-id p1";
+  const std::string base =
+      kCollect +
+      " run --include-test-models --model '^test_(tiny|throw)$' --mode eval --backend eager --repeat 4 "
+      "--processes 3 --out " +
+      root.string() + " --build-id b1 --platform-id p1";
   auto out = Run(base);
   INFO(out.text);
   REQUIRE(out.code == 0);
@@ -120,7 +126,8 @@ TEST_CASE("several worker processes per run: interleaved rounds, pooled samples,
   CHECK(tiny.timing->samples_ms.size() == 12);
   CHECK(tiny.timing->repetitions == 12);
   REQUIRE(tiny.timing->process_medians_ms.size() == 3);
-  for (int p = 0; p < 3; ++p) CHECK(fs::exists(dir / "logs" / ("test_tiny.eval.eager.default.p" + std::to_string(p) + ".log")));
+  for (int p = 0; p < 3; ++p)
+    CHECK(fs::exists(dir / "logs" / ("test_tiny.eval.eager.default.p" + std::to_string(p) + ".log")));
   CHECK(tiny.operators);  // the first process profiled
   auto thrown = Load(dir, "test_throw", "eval");
   CHECK(thrown.status == "error");
@@ -154,9 +161,9 @@ TEST_CASE("Ctrl-C stops the suite and keeps finished results") {
   pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    execl(kCollect.c_str(), kCollect.c_str(), "run", "--include-test-models", "--model", "^test_(tiny|hang)$",
-          "--mode", "train", "--backend", "eager", "--timeout", "300", "--out", root.c_str(), "--build-id", "b1", "--platform-id", "p1",
-          static_cast<char*>(nullptr));
+    execl(kCollect.c_str(), kCollect.c_str(), "run", "--include-test-models", "--model", "^test_(tiny|hang)$", "--mode",
+          "train", "--backend", "eager", "--timeout", "300", "--out", root.c_str(), "--build-id", "b1", "--platform-id",
+          "p1", static_cast<char*>(nullptr));
     _exit(127);
   }
   const auto tiny = core::RunPath(root / "b1" / "p1", {"test_tiny", "train", "eager", "default"});
@@ -219,7 +226,7 @@ TEST_CASE("the torchscript backend: ok runs record their setup, a model's own er
     REQUIRE(compiled.timing);
     REQUIRE(compiled.timing->backend_setup_ms.has_value());  // tracing and the executor's first calls
     CHECK(*compiled.timing->backend_setup_ms > 0);
-    CHECK(!eager.timing->backend_setup_ms.has_value());     // eager has no setup: absent, not 0
+    CHECK(!eager.timing->backend_setup_ms.has_value());  // eager has no setup: absent, not 0
     CHECK(compiled.operators->size() > 5);
     // The paired pass: eager and compiled steps interleaved in the same worker.
     REQUIRE(compiled.paired);

@@ -67,7 +67,8 @@ int main() {
   fs::remove_all(work);
   const std::string cmd = std::string(TORCHGAUGE_COLLECT) + " run --include-test-models --model '^" + gp::kModelId +
                           "$' --mode eval --device cuda --warmup 5 --repeat 30 --profile-iterations 20 --no-summary"
-                          " --build-id gpu-check --platform-id gpu-check --out " + core::ShellQuote(work.string());
+                          " --build-id gpu-check --platform-id gpu-check --out " +
+                          core::ShellQuote(work.string());
   std::cout << "$ " << cmd << "\n";
   auto run = core::RunCapture(cmd, /*merge_stderr=*/true);
   std::cout << run.output;
@@ -112,22 +113,27 @@ int main() {
       step_ms.push_back(s);
     }
   }
-  const double copy = core::Quantile(copy_ms, 0.5), mm = core::Quantile(mm_ms, 0.5), step = core::Quantile(step_ms, 0.5);
+  const double copy = core::Quantile(copy_ms, 0.5), mm = core::Quantile(mm_ms, 0.5),
+               step = core::Quantile(step_ms, 0.5);
 
   std::cout << "\nbreakdown per iteration (collector, " << g.iterations << " profiled iterations):\n"
             << "  wall " << Fmt(g.wall_ms) << " ms = active " << Fmt(g.active_ms) << " + data movement "
             << Fmt(g.data_movement_ms) << " + idle " << Fmt(g.idle_ms) << " ms; kernels/iter " << g.kernel_count
             << ", H2D bytes/iter " << (g.h2d_bytes ? Fmt(*g.h2d_bytes) : std::string("not recorded")) << "\n"
             << "independent (CUDA events here, median of 30):\n"
-            << "  matrix products " << Fmt(mm) << " ms, copy " << Fmt(copy) << " ms (" << Fmt(4.0 * gp::kCopyFloats / copy / 1e6)
-            << " GB/s), host wait " << Fmt(gp::kHostMs) << " ms, whole step " << Fmt(step) << " ms\n"
+            << "  matrix products " << Fmt(mm) << " ms, copy " << Fmt(copy) << " ms ("
+            << Fmt(4.0 * gp::kCopyFloats / copy / 1e6) << " GB/s), host wait " << Fmt(gp::kHostMs) << " ms, whole step "
+            << Fmt(step) << " ms\n"
             << "collector timing pass: median " << Fmt(r.timing->median_ms) << " ms; profiling overhead "
-            << (r.profiling && r.profiling->overhead_ratio ? Fmt(*r.profiling->overhead_ratio) : std::string("n/a")) << "\n"
-            << "ratios: active/products " << Fmt(g.active_ms / mm) << ", movement/copy " << Fmt(g.data_movement_ms / copy)
-            << ", idle/host wait " << Fmt(g.idle_ms / gp::kHostMs) << ", median/step " << Fmt(r.timing->median_ms / step) << "\n\n";
+            << (r.profiling && r.profiling->overhead_ratio ? Fmt(*r.profiling->overhead_ratio) : std::string("n/a"))
+            << "\n"
+            << "ratios: active/products " << Fmt(g.active_ms / mm) << ", movement/copy "
+            << Fmt(g.data_movement_ms / copy) << ", idle/host wait " << Fmt(g.idle_ms / gp::kHostMs) << ", median/step "
+            << Fmt(r.timing->median_ms / step) << "\n\n";
 
   const double sum = g.active_ms + g.data_movement_ms + g.idle_ms;
-  Check(std::abs(sum - g.wall_ms) <= 0.01 * g.wall_ms, "active + movement + idle = wall within 1% (" + Fmt(sum) + " vs " + Fmt(g.wall_ms) + ")");
+  Check(std::abs(sum - g.wall_ms) <= 0.01 * g.wall_ms,
+        "active + movement + idle = wall within 1% (" + Fmt(sum) + " vs " + Fmt(g.wall_ms) + ")");
   Check(std::abs(g.active_fraction + g.data_movement_fraction + g.idle_fraction - 1.0) <= 0.01, "fractions sum to 1");
   Check(Within(g.active_ms, mm, 0.85, 1.15), "active within 15% of the event-timed matrix products");
   Check(Within(g.data_movement_ms, copy, 0.75, 1.25), "data movement within 25% of the event-timed copy");

@@ -61,8 +61,10 @@ std::unique_ptr<models::Workload> Build(const Case& c, int64_t batch) {
   opt.smoke = true;
   models::SeedAll(0);
   auto w = info->create(opt);
-  if (c.mode == models::Mode::kTrain) w->net().train();
-  else w->net().eval();
+  if (c.mode == models::Mode::kTrain)
+    w->net().train();
+  else
+    w->net().eval();
   return w;
 }
 
@@ -119,19 +121,20 @@ int main(int argc, char** argv) {
     const int null_repeat = 2000;
     const double collector_null_us = Median(CollectorMs(null_case, 1, warmup, null_repeat, root / "null")) * 1000;
     const double bare_null_us = Median(BareLoopMs(null_case, 1, warmup, null_repeat)) * 1000;
-    std::printf("null step (test_null, %d samples): collector %.3f us, bare loop %.3f us; harness adds %.3f us per step\n\n",
-                null_repeat, collector_null_us, bare_null_us, collector_null_us - bare_null_us);
+    std::printf(
+        "null step (test_null, %d samples): collector %.3f us, bare loop %.3f us; harness adds %.3f us per step\n\n",
+        null_repeat, collector_null_us, bare_null_us, collector_null_us - bare_null_us);
 
     // 2. Collector against a bare loop, from sub-millisecond steps up.
     const std::vector<Case> cases = {
-        {"test_tiny", models::Mode::kEval},        {"pyhpc_equation_of_state", models::Mode::kEval},
-        {"lennard_jones", models::Mode::kEval},    {"dlrm", models::Mode::kEval},
-        {"tts_angular", models::Mode::kEval},      {"mobilenet_v2", models::Mode::kEval},
-        {"resnet18", models::Mode::kEval},         {"hf_bert", models::Mode::kEval},
-        {"resnet18", models::Mode::kTrain},        {"hf_bert", models::Mode::kTrain},
+        {"test_tiny", models::Mode::kEval},     {"pyhpc_equation_of_state", models::Mode::kEval},
+        {"lennard_jones", models::Mode::kEval}, {"dlrm", models::Mode::kEval},
+        {"tts_angular", models::Mode::kEval},   {"mobilenet_v2", models::Mode::kEval},
+        {"resnet18", models::Mode::kEval},      {"hf_bert", models::Mode::kEval},
+        {"resnet18", models::Mode::kTrain},     {"hf_bert", models::Mode::kTrain},
     };
-    std::printf("%-24s %-5s %5s %6s %12s %12s %8s %17s %9s %10s %s\n", "MODEL", "MODE", "BATCH", "REPEAT",
-                "BARE ms", "COLLECTOR ms", "RATIO", "ROUND RATIOS", "OVERHEAD", "NULL/STEP", "GOAL (<=1 % at >=1 ms)");
+    std::printf("%-24s %-5s %5s %6s %12s %12s %8s %17s %9s %10s %s\n", "MODEL", "MODE", "BATCH", "REPEAT", "BARE ms",
+                "COLLECTOR ms", "RATIO", "ROUND RATIOS", "OVERHEAD", "NULL/STEP", "GOAL (<=1 % at >=1 ms)");
     for (const auto& c : cases) {
       const auto* info = models::FindModel(c.id);
       if (!info) throw std::runtime_error("no model " + c.id);
@@ -160,7 +163,7 @@ int main(int argc, char** argv) {
       const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
       char range[64];
       std::snprintf(range, sizeof range, "%.3f-%.3f", *lo, *hi);
-      const char* goal = bare_ms < 1       ? "n/a (step < 1 ms)"
+      const char* goal = bare_ms < 1         ? "n/a (step < 1 ms)"
                          : overhead_pct <= 1 ? "met"
                          : *lo > 1.01        ? "not met: above 1 % in every round"
                                              : "not met: the rounds straddle it (noise)";

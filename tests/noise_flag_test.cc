@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
 #include "core/coverage.h"
+#include "core/result.h"
 #include "core/shell.h"
 #include "core/system_load.h"
 
@@ -131,9 +131,10 @@ TEST_CASE("the same collection on a quiet machine is not flagged") {
   std::printf("machine during the collection, seen from the test: other processes %.2f cores\n",
               machine->outside_cpu_cores);
   if (machine->outside_cpu_cores - machine->resolution_cores > core::kDefaultNoiseThresholds.max_outside_cpu_cores) {
-    std::printf("the machine was not quiet (other processes used %.2f cores): the quiet half cannot be judged; "
-                "skipped\n",
-                machine->outside_cpu_cores);
+    std::printf(
+        "the machine was not quiet (other processes used %.2f cores): the quiet half cannot be judged; "
+        "skipped\n",
+        machine->outside_cpu_cores);
     std::fflush(stdout);
     std::_Exit(77);
   }

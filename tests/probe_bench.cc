@@ -17,8 +17,8 @@ int main() {
   const std::string python = TORCHGAUGE_PYTHON;
   if (python.empty() || !p.triad) return 0;
   const std::string cmd = python + " " + TORCHGAUGE_SOURCE_DIR + "/tools/probe_reference.py --n 2048 --elements " +
-                          std::to_string(p.triad->elements) + " --repeats " + std::to_string(o.repeats) +
-                          " --warmup " + std::to_string(o.warmup);
+                          std::to_string(p.triad->elements) + " --repeats " + std::to_string(o.repeats) + " --warmup " +
+                          std::to_string(o.warmup);
   std::fflush(stdout);
   return std::system(cmd.c_str()) == 0 ? 0 : 1;
 }

@@ -73,7 +73,8 @@ std::function<fs::path(const fs::path&)> Add(const std::string& name, std::strin
 std::vector<Case> Cases() {
   std::vector<Case> cases;
   const std::string evil =
-      "<script>alert(\"x\")</script> | ../../etc/passwd ' \" ` *em* [a](javascript:alert(1)) \xC3\xBCn\xC3\xAF \xE2\x80\xA8";
+      "<script>alert(\"x\")</script> | ../../etc/passwd ' \" ` *em* [a](javascript:alert(1)) \xC3\xBCn\xC3\xAF "
+      "\xE2\x80\xA8";
   cases.push_back({"untouched", [](const fs::path& dir) { return Victim(dir); }, false, "", ""});
   cases.push_back({"hostile strings (site_test)", Edit([evil](json& j) {
                      j["model"]["paper_name"] = evil;
@@ -82,7 +83,8 @@ std::vector<Case> Cases() {
                      j["reason"] = evil + "\n# heading\n</script><img src=x onerror=alert(1)>";
                    }),
                    false, "", ""});
-  cases.push_back({"truncated (load_test, site_test)", [](const fs::path& dir) {
+  cases.push_back({"truncated (load_test, site_test)",
+                   [](const fs::path& dir) {
                      fs::path f = Victim(dir);
                      std::string t = Read(f);
                      Write(f, t.substr(0, t.size() / 2));
@@ -93,45 +95,50 @@ std::vector<Case> Cases() {
                    "timing.median_ms", "must be >= 0"});
   cases.push_back({"negative sample", Edit([](json& j) { j["timing"]["samples_ms"][3] = -5; }), true,
                    "timing.samples_ms[3]", "must be >= 0"});
-  cases.push_back({"unknown clock", Edit([](json& j) { j["timing"]["clock"] = "sundial"; }), true, "timing.clock",
-                   "steady_clock"});
-  cases.push_back({"repetitions 0", Edit([](json& j) { j["timing"]["repetitions"] = 0; }), true,
-                   "timing.repetitions", "must be >= 1"});
-  cases.push_back({"negative rss", Edit([](json& j) { j["memory"] = {{"cpu_peak_rss_bytes", -1}}; }), true,
-                   "memory.cpu_peak_rss_bytes", "must be >= 0"});
+  cases.push_back(
+      {"unknown clock", Edit([](json& j) { j["timing"]["clock"] = "sundial"; }), true, "timing.clock", "steady_clock"});
+  cases.push_back({"repetitions 0", Edit([](json& j) { j["timing"]["repetitions"] = 0; }), true, "timing.repetitions",
+                   "must be >= 1"});
+  cases.push_back({"negative rss", Edit([](json& j) {
+                     j["memory"] = {{"cpu_peak_rss_bytes", -1}};
+                   }),
+                   true, "memory.cpu_peak_rss_bytes", "must be >= 0"});
   cases.push_back({"in another build's directory (load_test)", Edit([](json& j) { j["build_id"] = "other-build"; }),
                    true, "build_id", "does not match its directory"});
   cases.push_back({"climbing model id (load_test)", Edit([](json& j) { j["model"]["id"] = "../../evil"; }), true,
                    "model.id", "not a safe id"});
-  cases.push_back({"pwned.json (site_test)", [](const fs::path& dir) {
+  cases.push_back({"pwned.json (site_test)",
+                   [](const fs::path& dir) {
                      json j = json::parse(Read(Victim(dir)));
                      j["model"]["id"] = "../../../pwned";
                      return Add("pwned.json", j.dump())(dir);
                    },
                    true, "model.id", "not a safe id"});
-  cases.push_back({"file name is not its run key", [](const fs::path& dir) {
-                     return Add("zzz.eval.eager.fp32.json", Read(Victim(dir)))(dir);
-                   },
-                   true, "", "does not match its run key"});
+  cases.push_back({"file name is not its run key",
+                   [](const fs::path& dir) { return Add("zzz.eval.eager.fp32.json", Read(Victim(dir)))(dir); }, true,
+                   "", "does not match its run key"});
   // site_test's garbage bodies.
   const std::vector<std::pair<std::string, std::string>> garbage = {
-      {"", "not valid JSON"}, {"null", "expected a JSON object"}, {"[]", "expected a JSON object"},
-      {"42", "expected a JSON object"}, {"{", "not valid JSON"}, {"\xFF\xFE garbage", "not valid JSON"}};
+      {"", "not valid JSON"},           {"null", "expected a JSON object"},
+      {"[]", "expected a JSON object"}, {"42", "expected a JSON object"},
+      {"{", "not valid JSON"},          {"\xFF\xFE garbage", "not valid JSON"}};
   for (size_t i = 0; i < garbage.size(); ++i) {
-    cases.push_back({"garbage " + std::to_string(i) + " (site_test)", Add("g" + std::to_string(i) + ".json", garbage[i].first),
-                     true, "", garbage[i].second});
+    cases.push_back({"garbage " + std::to_string(i) + " (site_test)",
+                     Add("g" + std::to_string(i) + ".json", garbage[i].first), true, "", garbage[i].second});
   }
-  cases.push_back({"newer schema (site_test)", Add("g6.json", R"({"schema_version": 99, "kind": "torchgauge.run"})"), true,
-                   "schema_version", "newer than this program understands"});
+  cases.push_back({"newer schema (site_test)", Add("g6.json", R"({"schema_version": 99, "kind": "torchgauge.run"})"),
+                   true, "schema_version", "newer than this program understands"});
   cases.push_back({"model is a number (site_test)",
                    Add("g7.json", R"({"schema_version": 1, "kind": "torchgauge.run", "model": 3})"), true, "build_id",
                    "missing required field"});
-  cases.push_back({"manifest without fields (site_test)", [](const fs::path& dir) {
+  cases.push_back({"manifest without fields (site_test)",
+                   [](const fs::path& dir) {
                      Write(core::ManifestPath(dir), R"({"schema_version": 1})");
                      return core::ManifestPath(dir);
                    },
                    true, "kind", "torchgauge.manifest"});
-  cases.push_back({"manifest with 0 cores", [](const fs::path& dir) {
+  cases.push_back({"manifest with 0 cores",
+                   [](const fs::path& dir) {
                      json m = json::parse(Read(core::ManifestPath(dir)));
                      m["cpu"]["logical_cores"] = 0;
                      Write(core::ManifestPath(dir), m.dump());
@@ -140,7 +147,8 @@ std::vector<Case> Cases() {
                    true, "cpu.logical_cores", "must be an integer >= 1"});
   // The issue's oversized file: valid JSON, 95 MiB, a 20-million-element
   // unknown array. Generated here, never committed.
-  cases.push_back({"95 MiB run result", [](const fs::path& dir) {
+  cases.push_back({"95 MiB run result",
+                   [](const fs::path& dir) {
                      fs::path f = Victim(dir);
                      json j = json::parse(Read(f));
                      std::string text = j.dump();
@@ -191,16 +199,17 @@ TEST_CASE("validate, build, compare, coverage and bisect's loader give one verdi
     std::vector<std::pair<std::string, Verdict>> verdicts;
     auto v1 = core::RunCapture(report + " validate " + r, true);
     verdicts.push_back({"validate", FromText(v1.exit_code == 1, v1.output, file, c)});
-    auto v2 = core::RunCapture(report + " build --no-svg --results " + r + " --out " +
-                                   core::ShellQuote((dir / "site").string()),
-                               true);
+    auto v2 = core::RunCapture(
+        report + " build --no-svg --results " + r + " --out " + core::ShellQuote((dir / "site").string()), true);
     CHECK(v2.exit_code == 0);
-    verdicts.push_back({"build", FromText(v2.output.find("warning: skipped") != std::string::npos, v2.output, file, c)});
+    verdicts.push_back(
+        {"build", FromText(v2.output.find("warning: skipped") != std::string::npos, v2.output, file, c)});
     auto v3 = core::RunCapture(report + " compare --results " + r + " --new " + kNew, true);
     CHECK(v3.exit_code != -1);
     verdicts.push_back({"compare", FromText(v3.exit_code == 2, v3.output, file, c)});
     auto v4 = core::RunCapture(collect + " coverage " + r, true);
-    verdicts.push_back({"coverage", FromText(v4.output.find("warning: skipped") != std::string::npos, v4.output, file, c)});
+    verdicts.push_back(
+        {"coverage", FromText(v4.output.find("warning: skipped") != std::string::npos, v4.output, file, c)});
     Verdict v5;
     try {
       (void)core::LoadRunSet(results, kNew, kPlatform);

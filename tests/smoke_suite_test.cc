@@ -11,9 +11,9 @@
 
 #include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -110,7 +110,8 @@ TEST_CASE("the smoke suite runs every model on the test device") {
     CHECK(g.kernel_count > 0);
     CHECK(r.memory->gpu_peak_allocated_bytes.has_value());
     std::printf("%-28s %-5s %-11s active %5.1f%%  movement %5.1f%%  idle %5.1f%%  (wall %.3f ms)\n", r.model.id.c_str(),
-                r.mode.c_str(), r.backend.c_str(), 100 * g.active_fraction, 100 * g.data_movement_fraction, 100 * g.idle_fraction, g.wall_ms);
+                r.mode.c_str(), r.backend.c_str(), 100 * g.active_fraction, 100 * g.data_movement_fraction,
+                100 * g.idle_fraction, g.wall_ms);
   }
   // The suite compares execution backends: both must have run.
   for (const auto& [backend, n] : ok_by_backend) std::cout << backend << ": " << n << " ok runs\n";
@@ -131,8 +132,9 @@ TEST_CASE("the smoke suite runs every model on the test device") {
   auto cov = torchgauge::core::ComputeCoverage(runs);
   std::cout << "distinct ATen operators in the smoke suite: " << cov.all.size() << "\n";
   std::string vtext;
-  CHECK(RunCmd(std::string(TORCHGAUGE_PYTHON) + " " + TORCHGAUGE_SOURCE_DIR + "/tests/validate_schema.py " +
-                   root.string(), &vtext) == 0);
+  CHECK(RunCmd(
+            std::string(TORCHGAUGE_PYTHON) + " " + TORCHGAUGE_SOURCE_DIR + "/tests/validate_schema.py " + root.string(),
+            &vtext) == 0);
   std::cout << vtext;
   std::string ctext;
   CHECK(RunCmd(std::string(TORCHGAUGE_COLLECT) + " coverage " + root.string(), &ctext) == 0);
@@ -148,16 +150,18 @@ TEST_CASE("the smoke suite runs every model on the test device") {
   const fs::path kit = root.parent_path() / ("paper-kit-" + device);
   std::string ktext;
   CHECK(RunCmd(std::string(TORCHGAUGE_REPORT_EXE) + " paper --results " + root.string() + " --build smoke --out " +
-                   kit.string() + " --python " + TORCHGAUGE_PYTHON, &ktext) == 0);
+                   kit.string() + " --python " + TORCHGAUGE_PYTHON,
+               &ktext) == 0);
   std::cout << ktext;
   CHECK(ktext.find("PDFs not rendered") == std::string::npos);
-  for (const char* f : {"fig3_train_compilers.pdf", "fig4_eval_compilers.pdf", "table1_models.tex", "paper.tex",
-                        "MANIFEST.json"}) {
+  for (const char* f :
+       {"fig3_train_compilers.pdf", "fig4_eval_compilers.pdf", "table1_models.tex", "paper.tex", "MANIFEST.json"}) {
     CHECK_MESSAGE(fs::exists(kit / f), f);
   }
   CHECK(fs::exists(kit / "fig1_train_breakdown.pdf") == breakdown);
   CHECK(fs::exists(kit / "table2_breakdown.tex") == breakdown);
-  if (!breakdown) CHECK(ktext.find("Left out: Figure 1 (fig1_train_breakdown): no eager train run") != std::string::npos);
+  if (!breakdown)
+    CHECK(ktext.find("Left out: Figure 1 (fig1_train_breakdown): no eager train run") != std::string::npos);
   std::string info;
   CHECK(RunCmd("pdfinfo " + (kit / "fig3_train_compilers.pdf").string(), &info) == 0);
   CHECK(info.find("Page size:       237.6 x ") != std::string::npos);

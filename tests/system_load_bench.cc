@@ -72,13 +72,15 @@ void Measure(const char* label, long iterations, int reps) {
   Summary s = Summarize(samples);
   auto verdict = ClassifyNoise(s.cov, whole);
   const double cpu_cov = Summarize(cpu_samples).cov;
-  std::printf("%-26s reps %d  median %.2f ms  CoV %.1f %% (thread CPU time CoV %.1f %%)  outside CPU (whole window %.2f s): %.2f cores "
-              "(+-%.2f), steal %.2f; per rep mean %.2f max %.2f; loadavg %.1f -> %.1f; %s%s\n",
-              label, reps, s.median, s.cov * 100, cpu_cov * 100, whole ? whole->window_s : 0, whole ? whole->outside_cpu_cores : -1,
-              whole ? whole->resolution_cores : 0, whole ? whole->steal_cores.value_or(0) : 0, outside_sum / reps,
-              outside_max, whole ? whole->loadavg_1m_before.value_or(-1) : -1,
-              whole ? whole->loadavg_1m_after.value_or(-1) : -1, verdict.noisy ? "NOISY: " : "clean",
-              verdict.reason.c_str());
+  std::printf(
+      "%-26s reps %d  median %.2f ms  CoV %.1f %% (thread CPU time CoV %.1f %%)  outside CPU (whole window %.2f s): "
+      "%.2f cores "
+      "(+-%.2f), steal %.2f; per rep mean %.2f max %.2f; loadavg %.1f -> %.1f; %s%s\n",
+      label, reps, s.median, s.cov * 100, cpu_cov * 100, whole ? whole->window_s : 0,
+      whole ? whole->outside_cpu_cores : -1, whole ? whole->resolution_cores : 0,
+      whole ? whole->steal_cores.value_or(0) : 0, outside_sum / reps, outside_max,
+      whole ? whole->loadavg_1m_before.value_or(-1) : -1, whole ? whole->loadavg_1m_after.value_or(-1) : -1,
+      verdict.noisy ? "NOISY: " : "clean", verdict.reason.c_str());
 }
 
 }  // namespace

@@ -71,8 +71,7 @@ bool ParseRules(std::string_view text, core::CompareOptions& o) {
   } catch (const std::invalid_argument&) {
     return false;
   } catch (const std::exception& e) {
-    ContractBroken(std::string("a threshold rule was refused with something other than invalid_argument: ") +
-                   e.what());
+    ContractBroken(std::string("a threshold rule was refused with something other than invalid_argument: ") + e.what());
   }
   return true;
 }

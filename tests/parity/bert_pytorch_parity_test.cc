@@ -23,14 +23,14 @@ namespace {
 // The published architecture: BERT(vocab 20005, hidden 768, 12 layers, 4 x
 // 768 feed-forward) with BERTLM's two heads; "pe" is a buffer.
 constexpr int64_t kVocab = 20005, kHidden = 768, kLayers = 12;
-constexpr int64_t kPerBlock = 4 * (kHidden * kHidden + kHidden)              // q, k, v, output Linear
-                              + (kHidden * 4 * kHidden + 4 * kHidden)       // w_1
-                              + (4 * kHidden * kHidden + kHidden)           // w_2
-                              + 2 * 2 * kHidden;                            // two LayerNorms (a_2, b_2)
-constexpr int64_t kPublishedCount = kVocab * kHidden + 3 * kHidden           // token, segment embeddings
-                                    + kLayers * kPerBlock                    // transformer blocks
-                                    + (kHidden * 2 + 2)                      // NextSentencePrediction
-                                    + (kHidden * kVocab + kVocab);           // MaskedLanguageModel
+constexpr int64_t kPerBlock = 4 * (kHidden * kHidden + kHidden)        // q, k, v, output Linear
+                              + (kHidden * 4 * kHidden + 4 * kHidden)  // w_1
+                              + (4 * kHidden * kHidden + kHidden)      // w_2
+                              + 2 * 2 * kHidden;                       // two LayerNorms (a_2, b_2)
+constexpr int64_t kPublishedCount = kVocab * kHidden + 3 * kHidden     // token, segment embeddings
+                                    + kLayers * kPerBlock              // transformer blocks
+                                    + (kHidden * 2 + 2)                // NextSentencePrediction
+                                    + (kHidden * kVocab + kVocab);     // MaskedLanguageModel
 static_assert(kPublishedCount == 115'805'991);
 
 constexpr double kTol = 1e-4;
@@ -104,8 +104,8 @@ TEST_CASE("parity bert_pytorch") {
   }
   std::cout << "parity bert_pytorch: params " << parity::ParameterCount(net) << ", output rel err " << out_err
             << ", loss rel err " << loss_err << ", gradients max rel err " << grad_worst << " (" << grad_worst_name
-            << "), key-bias |grad| / max |grad| " << key_bias_worst << ", updated params max rel err " << worst
-            << " (" << worst_name << "), zero-initialised b_2 after the step " << worst_zero_init << std::endl;
+            << "), key-bias |grad| / max |grad| " << key_bias_worst << ", updated params max rel err " << worst << " ("
+            << worst_name << "), zero-initialised b_2 after the step " << worst_zero_init << std::endl;
   CHECK(out_err <= kTol);
   CHECK(loss_err <= kTol);
   CHECK(grad_worst <= kTol);

@@ -60,8 +60,8 @@ TEST_CASE("parity timm_efficientdet") {
   for (const auto& [name, t] : ref.updated) {
     if (!torch::equal(t, ref.params.at(name))) ++moved;
   }
-  std::cout << "parity timm_efficientdet: " << moved << " of " << ref.updated.size()
-            << " parameters moved by the step" << std::endl;
+  std::cout << "parity timm_efficientdet: " << moved << " of " << ref.updated.size() << " parameters moved by the step"
+            << std::endl;
   // 568 of 596 at 128 x 128: the box net's BatchNorms of levels 5-7 (no matched
   // anchors there) and a few BatchNorm scales over 1x1 / 2x2 maps get zero
   // gradients, in the reference as here.
@@ -80,8 +80,7 @@ TEST_CASE("parity timm_efficientdet predict") {
   REQUIRE(got.sizes() == ref.output.sizes());
   const int64_t kept = (ref.output.select(2, 4) > 0).sum().item<int64_t>();
   const double err = parity::RelError(got, ref.output);
-  std::cout << "parity timm_efficientdet predict: " << kept << " detections (reference), rel err " << err
-            << std::endl;
+  std::cout << "parity timm_efficientdet predict: " << kept << " detections (reference), rel err " << err << std::endl;
   CHECK(kept > 50);
   CHECK(err <= 1e-4);
 }

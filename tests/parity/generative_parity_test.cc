@@ -97,8 +97,8 @@ parity::ParityErrors CheckParityInDouble(const std::string& id, double tol = 1e-
     }
   }
   std::cout << "parity " << id << " (float64): params " << ref.param_count << ", output rel err " << e.output
-            << ", loss rel err " << e.loss << ", updated params max rel err " << e.updated_max << " ("
-            << e.worst_param << ")" << std::endl;
+            << ", loss rel err " << e.loss << ", updated params max rel err " << e.updated_max << " (" << e.worst_param
+            << ")" << std::endl;
   CHECK(e.output <= tol);
   CHECK(e.loss <= tol);
   CHECK(e.updated_max <= tol);
@@ -124,8 +124,8 @@ TEST_CASE("parity dcgan parameter count") {
   CHECK(generator == 3576704);
   CHECK(discriminator == 2765568);
   const int64_t got = ParamsAtFullSize("dcgan");
-  std::cout << "parity dcgan: params " << got << " (published architecture: G " << generator << " + D "
-            << discriminator << ")" << std::endl;
+  std::cout << "parity dcgan: params " << got << " (published architecture: G " << generator << " + D " << discriminator
+            << ")" << std::endl;
   CHECK(got == generator + discriminator);
 }
 
@@ -148,12 +148,14 @@ TEST_CASE("parity pytorch_cyclegan_and_pix2pix parameter count") {
   CHECK(generator == 11378179);     // "[Network G_A] Total number of parameters : 11.378 M"
   CHECK(discriminator == 2764737);  // "[Network D_A] Total number of parameters : 2.765 M"
   const int64_t got = ParamsAtFullSize("pytorch_cyclegan_and_pix2pix");
-  std::cout << "parity pytorch_cyclegan_and_pix2pix: params " << got << " (published architecture: 2 x G "
-            << generator << " + 2 x D " << discriminator << ")" << std::endl;
+  std::cout << "parity pytorch_cyclegan_and_pix2pix: params " << got << " (published architecture: 2 x G " << generator
+            << " + 2 x D " << discriminator << ")" << std::endl;
   CHECK(got == 2 * (generator + discriminator));
 }
 
-TEST_CASE("smoke pytorch_cyclegan_and_pix2pix") { parity::SmokeCheck("pytorch_cyclegan_and_pix2pix", {.eval_batch_first = true}); }
+TEST_CASE("smoke pytorch_cyclegan_and_pix2pix") {
+  parity::SmokeCheck("pytorch_cyclegan_and_pix2pix", {.eval_batch_first = true});
+}
 
 // ------------------------------------------------------------ pytorch_stargan
 
@@ -238,12 +240,13 @@ TEST_CASE("parity background_matting parameter count") {
   };
   const int64_t block = 2 * (Conv(4 * ngf, 4 * ngf, 3) + Norm(4 * ngf));
   const int64_t comb = Conv(8 * ngf, 64, 1, false) + Norm(64);
-  const int64_t generator = encoder(3) /* model_enc1 + model_enc2 */ + encoder(3) + encoder(1) + encoder(4) +
-                            3 * comb + Conv(4 * ngf + 3 * 64, 4 * ngf, 1, false) + Norm(4 * ngf) + (7 + 3 + 3) * block +
+  const int64_t generator = encoder(3) /* model_enc1 + model_enc2 */ + encoder(3) + encoder(1) + encoder(4) + 3 * comb +
+                            Conv(4 * ngf + 3 * 64, 4 * ngf, 1, false) + Norm(4 * ngf) + (7 + 3 + 3) * block +
                             Conv(4 * ngf, 2 * ngf, 3) + Norm(2 * ngf) + Conv(2 * ngf, ngf, 3) + Norm(ngf) +
                             Conv(ngf, 1, 7) /* alpha decoder */ + Conv(4 * ngf, 2 * ngf, 3) + Norm(2 * ngf) +
                             Conv(4 * ngf, ngf, 3) + Norm(ngf) + Conv(ngf, 3, 7) /* foreground decoder */;
-  const int64_t discriminator = Conv(3, 64, 4) + Conv(64, 128, 4) + Conv(128, 256, 4) + Conv(256, 512, 4) + Conv(512, 1, 4);
+  const int64_t discriminator =
+      Conv(3, 64, 4) + Conv(64, 128, 4) + Conv(128, 256, 4) + Conv(256, 512, 4) + Conv(512, 1, 4);
   auto w = Build("background_matting", models::Mode::kTrain, 1, /*smoke=*/false);
   const int64_t got = parity::ParameterCount(w->net());
   std::cout << "parity background_matting: params " << got << " (published architecture: netB = netG " << generator

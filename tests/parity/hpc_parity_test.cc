@@ -196,7 +196,8 @@ TEST_CASE("parity lennard_jones target physics") {
   // the force vanishes there.
   const double r_min = std::pow(2.0, 1.0 / 6.0) * sigma;
   CHECK(models::LennardJonesEnergy(torch::tensor({sigma}, opt)).item<double>() == doctest::Approx(0.0).epsilon(1e-12));
-  CHECK(models::LennardJonesEnergy(torch::tensor({r_min}, opt)).item<double>() == doctest::Approx(-eps / 4).epsilon(1e-12));
+  CHECK(models::LennardJonesEnergy(torch::tensor({r_min}, opt)).item<double>() ==
+        doctest::Approx(-eps / 4).epsilon(1e-12));
   CHECK(std::abs(models::LennardJonesForce(torch::tensor({r_min}, opt)).item<double>()) < 1e-9);
   // Repulsive inside the minimum, attractive outside.
   CHECK(models::LennardJonesForce(torch::tensor({0.9 * r_min}, opt)).item<double>() > 0);

@@ -38,8 +38,10 @@ std::unique_ptr<models::Workload> Make(const std::string& id, Mode mode) {
   o.seed = 0;
   models::SeedAll(0);
   auto w = info->create(o);
-  if (mode == Mode::kTrain) w->net().train();
-  else w->net().eval();
+  if (mode == Mode::kTrain)
+    w->net().train();
+  else
+    w->net().eval();
   return w;
 }
 
@@ -250,15 +252,14 @@ TEST_CASE("inductor: a model's own reason why its train step has no joint packag
 
 TEST_CASE("inductor: the cache key changes with each of its fields") {
   const collector::PackageKey base{"graph", "2.11.0", "cpu", "AVX2", "float[2, 8]cpu;", 2};
-  for (auto change : {+[](collector::PackageKey& k) { k.graph += " "; },
-                      +[](collector::PackageKey& k) { k.torch_version = "2.12.0"; },
-                      +[](collector::PackageKey& k) { k.device = "cuda:0"; },
-                      +[](collector::PackageKey& k) { k.isa = "AVX512"; },
-                      +[](collector::PackageKey& k) { k.inputs = "float[4, 8]cpu;"; },
-                      +[](collector::PackageKey& k) { k.threads = 1; }}) {
+  for (auto change :
+       {+[](collector::PackageKey& k) { k.graph += " "; },
+        +[](collector::PackageKey& k) { k.torch_version = "2.12.0"; },
+        +[](collector::PackageKey& k) { k.device = "cuda:0"; }, +[](collector::PackageKey& k) { k.isa = "AVX512"; },
+        +[](collector::PackageKey& k) { k.inputs = "float[4, 8]cpu;"; },
+        +[](collector::PackageKey& k) { k.threads = 1; }}) {
     collector::PackageKey k = base;
     change(k);
     CHECK(k.Hex() != base.Hex());
   }
 }
-

@@ -69,7 +69,8 @@ TEST_CASE("vision_maskrcnn parity: eval detections, five losses and one SGD step
   const double eval_err = CompareAll(models::MaskRcnnEvalOutputs(*workload), expected_eval, "eval");
 
   torch::manual_seed(1234);  // ref_maskrcnn.py: TRAIN_SEED, before the train step (the samplers' randperm)
-  const double loss_err = CompareAll(models::MaskRcnnTrainLosses(*workload), parity::Tensors(dict.at("losses"), "losses"), "loss");
+  const double loss_err =
+      CompareAll(models::MaskRcnnTrainLosses(*workload), parity::Tensors(dict.at("losses"), "losses"), "loss");
   std::map<std::string, torch::Tensor> ours;
   for (const auto& p : workload->net().named_parameters()) ours[p.key()] = p.value();
   const double updated_err = CompareAll(ours, ref.updated, "updated");

@@ -95,8 +95,7 @@ void CheckParity(const models::ModelInfo& info, const Check& check, double tol =
     }
   }
   std::cout << "parity " << check.ref_id << ": params " << ref.param_count << ", output rel err " << out_err
-            << ", loss rel err " << loss_err << ", updated params max rel err " << worst << " (" << worst_name
-            << ")";
+            << ", loss rel err " << loss_err << ", updated params max rel err " << worst << " (" << worst_name << ")";
   if (check.zero_grad_name) {
     std::cout << "; " << zero_grad_tensors << " zero-gradient key-bias tensors: max |grad| / max model |grad| "
               << worst_zero_grad;
@@ -170,10 +169,14 @@ TEST_CASE("parity hf_t5_large") {
   CheckParity(models::T5LargeInfo(2), {"hf_t5_large.l2", std::nullopt});
   CheckFullParameterCount("hf_t5_large");
 }
-TEST_CASE("smoke hf_t5_large") { parity::SmokeCheck("hf_t5_large", {.train_steps = 1, .eval_steps = 1, .skip_train = true}); }
+TEST_CASE("smoke hf_t5_large") {
+  parity::SmokeCheck("hf_t5_large", {.train_steps = 1, .eval_steps = 1, .skip_train = true});
+}
 
 TEST_CASE("parity hf_gpt2_large") {
   CheckParity(models::Gpt2LargeInfo(2), {"hf_gpt2_large.l2", std::nullopt});
   CheckFullParameterCount("hf_gpt2_large");
 }
-TEST_CASE("smoke hf_gpt2_large") { parity::SmokeCheck("hf_gpt2_large", {.train_steps = 1, .eval_steps = 1, .skip_train = true}); }
+TEST_CASE("smoke hf_gpt2_large") {
+  parity::SmokeCheck("hf_gpt2_large", {.train_steps = 1, .eval_steps = 1, .skip_train = true});
+}

@@ -141,8 +141,8 @@ void CheckFullStructure(const std::string& id) {
     CHECK_MESSAGE(it != ours.end(), "missing in the C++ model: ", name);
     if (it != ours.end()) {
       auto expected = shape.contiguous();
-      CHECK(it->second == std::vector<int64_t>(expected.data_ptr<int64_t>(),
-                                               expected.data_ptr<int64_t>() + expected.numel()));
+      CHECK(it->second ==
+            std::vector<int64_t>(expected.data_ptr<int64_t>(), expected.data_ptr<int64_t>() + expected.numel()));
     }
   }
   for (const auto& [name, shape] : ours) CHECK_MESSAGE(ref.params.count(name) == 1, "not in the reference: ", name);

@@ -29,8 +29,7 @@ struct ZeroGradSlice {
   int64_t begin = 0, end = -1;  // elements [begin, end) along dim 0; end -1: all
 };
 
-void CheckNlpParity(const std::string& id, const std::vector<ZeroGradSlice>& zero_grad, double lr,
-                    double tol = 1e-4) {
+void CheckNlpParity(const std::string& id, const std::vector<ZeroGradSlice>& zero_grad, double lr, double tol = 1e-4) {
   const auto* info = models::FindModel(id);
   REQUIRE_MESSAGE(info != nullptr, "model not registered: ", id);
   auto ref = parity::RunReference("ref_transformers.py", id);
@@ -84,10 +83,9 @@ void CheckNlpParity(const std::string& id, const std::vector<ZeroGradSlice>& zer
       worst_name = name;
     }
   }
-  std::cout << "parity " << id << ": params " << ref.param_count << ", output rel err " << out_err
-            << ", loss rel err " << loss_err << ", updated params max rel err " << worst << " (" << worst_name
-            << "); " << zero_grad_elements << " zero-gradient key-bias elements: max |grad| / max model |grad| "
-            << worst_zero_grad << std::endl;
+  std::cout << "parity " << id << ": params " << ref.param_count << ", output rel err " << out_err << ", loss rel err "
+            << loss_err << ", updated params max rel err " << worst << " (" << worst_name << "); " << zero_grad_elements
+            << " zero-gradient key-bias elements: max |grad| / max model |grad| " << worst_zero_grad << std::endl;
   CHECK(out_err <= tol);
   CHECK(loss_err <= tol);
   CHECK(worst <= tol);
@@ -113,8 +111,9 @@ TEST_CASE("smoke hf_t5") { parity::SmokeCheck("hf_t5"); }
 TEST_CASE("parity attention_is_all_you_need_pytorch parameter count") {
   const int64_t vocab_src = 9521, vocab_trg = 9521;  // shared Multi30k de-en vocabulary
   const int64_t d = 512, d_inner = 2048, heads = 8, d_k = 64, d_v = 64, layers = 6;
-  const int64_t layer_norm = 2 * d;                                      // gain and bias
-  const int64_t attention = d * heads * d_k * 2 + d * heads * d_v + heads * d_v * d + layer_norm;  // bias-free q, k, v, fc
+  const int64_t layer_norm = 2 * d;  // gain and bias
+  const int64_t attention =
+      d * heads * d_k * 2 + d * heads * d_v + heads * d_v * d + layer_norm;  // bias-free q, k, v, fc
   const int64_t ffn = d * d_inner + d_inner + d_inner * d + d + layer_norm;
   const int64_t encoder = vocab_src * d + layers * (attention + ffn) + layer_norm;
   const int64_t decoder = vocab_trg * d + layers * (2 * attention + ffn) + layer_norm;

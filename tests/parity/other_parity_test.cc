@@ -187,8 +187,8 @@ static void CheckOmniglotParity(const std::string& id) {
       worst_name = name;
     }
   }
-  std::cout << "parity " << id << ": params " << ref.param_count << ", output rel err " << out_err
-            << ", loss rel err " << loss_err << ", updated params max rel err " << worst << " (" << worst_name
+  std::cout << "parity " << id << ": params " << ref.param_count << ", output rel err " << out_err << ", loss rel err "
+            << loss_err << ", updated params max rel err " << worst << " (" << worst_name
             << "); pre-BN conv biases moved at most " << worst_bound << " (bound lr = " << kLr << ")" << std::endl;
   CHECK(out_err <= kTol);
   CHECK(loss_err <= kTol);
@@ -212,7 +212,6 @@ TEST_CASE("parity maml_omniglot parameter count") {
 
 TEST_CASE("smoke maml") { parity::SmokeCheck("maml"); }
 TEST_CASE("smoke maml_omniglot") { parity::SmokeCheck("maml_omniglot"); }
-
 
 // --------------------------------------------------------------------- MoCo
 

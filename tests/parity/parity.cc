@@ -5,8 +5,8 @@
 #include <array>
 #include <cctype>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -41,8 +41,9 @@ c10::impl::GenericDict RunReferenceScript(const std::string& script, const std::
   const auto out = out_dir / (tag + ".pt");
   const auto log = out_dir / (tag + ".log");
   std::filesystem::remove(out);
-  std::string cmd = core::ShellQuote(TORCHGAUGE_PYTHON) + " " + core::ShellQuote((src / "tests/parity" / script).string()) +
-                    " --model " + core::ShellQuote(model_id) + " --out " + core::ShellQuote(out.string());
+  std::string cmd = core::ShellQuote(TORCHGAUGE_PYTHON) + " " +
+                    core::ShellQuote((src / "tests/parity" / script).string()) + " --model " +
+                    core::ShellQuote(model_id) + " --out " + core::ShellQuote(out.string());
   for (const auto& a : extra_args) cmd += " " + core::ShellQuote(a);
   cmd += " > " + core::ShellQuote(log.string()) + " 2>&1";
   int rc = std::system(cmd.c_str());
@@ -136,7 +137,8 @@ void LoadWeights(torch::nn::Module& net, const Reference& ref) {
 void UseReferenceInputs(models::Workload& workload, const Reference& ref) {
   for (const auto& [name, t] : ref.inputs) {
     auto it = workload.inputs().find(name);
-    if (it == workload.inputs().end()) throw std::runtime_error("reference input '" + name + "' is not a workload input");
+    if (it == workload.inputs().end())
+      throw std::runtime_error("reference input '" + name + "' is not a workload input");
     it->second = t.to(it->second.device()).clone();
   }
 }
@@ -168,8 +170,7 @@ ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uin
   return e;
 }
 
-ParityErrors CheckModelParity(const std::string& model_id, const std::string& script, double tol,
-                              uint64_t train_seed) {
+ParityErrors CheckModelParity(const std::string& model_id, const std::string& script, double tol, uint64_t train_seed) {
   const auto* info = models::FindModel(model_id);
   REQUIRE_MESSAGE(info != nullptr, "model not registered: ", model_id);
   auto ref = RunReference(script, model_id);
@@ -181,8 +182,8 @@ ParityErrors CheckModelParity(const std::string& model_id, const std::string& sc
   auto workload = info->create(opt);
   ParityErrors e = MeasureParity(*workload, ref, train_seed);
   std::cout << "parity " << model_id << ": params " << ref.param_count << ", output rel err " << e.output
-            << ", loss rel err " << e.loss << ", updated params max rel err " << e.updated_max << " ("
-            << e.worst_param << ")" << std::endl;
+            << ", loss rel err " << e.loss << ", updated params max rel err " << e.updated_max << " (" << e.worst_param
+            << ")" << std::endl;
   CHECK(e.output <= tol);
   CHECK(e.loss <= tol);
   CHECK(e.updated_max <= tol);
@@ -192,8 +193,7 @@ ParityErrors CheckModelParity(const std::string& model_id, const std::string& sc
 namespace {
 
 // One mode of SmokeCheck; returns the last step's wall and CPU milliseconds.
-std::pair<double, double> SmokeMode(const models::ModelInfo& info, models::Mode mode, int steps,
-                                    bool batch_first) {
+std::pair<double, double> SmokeMode(const models::ModelInfo& info, models::Mode mode, int steps, bool batch_first) {
   models::WorkloadOptions opt;
   opt.mode = mode;
   opt.batch_size = info.smoke_batch.For(mode);
@@ -202,8 +202,10 @@ std::pair<double, double> SmokeMode(const models::ModelInfo& info, models::Mode 
   models::SeedAll(0);
   auto w = info.create(opt);
   const bool train = mode == models::Mode::kTrain;
-  if (train) w->net().train();
-  else w->net().eval();
+  if (train)
+    w->net().train();
+  else
+    w->net().eval();
   for (int i = 1; i < steps; ++i) w->Step(mode);
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
@@ -248,8 +250,7 @@ void SmokeCheck(const std::string& model_id, const SmokeOptions& options) {
     const int steps = train ? options.train_steps : options.eval_steps;
     const auto [ms, cpu_ms] = SmokeMode(*info, mode, steps, options.eval_batch_first);
     std::cout << "smoke " << model_id << " " << models::ModeName(mode) << " batch " << info->smoke_batch.For(mode)
-              << ": step " << steps << " of " << steps << " " << ms << " ms wall, " << cpu_ms << " ms CPU"
-              << std::endl;
+              << ": step " << steps << " of " << steps << " " << ms << " ms wall, " << cpu_ms << " ms CPU" << std::endl;
   }
 }
 

@@ -20,7 +20,7 @@
 namespace torchgauge::parity {
 
 struct Reference {
-  std::map<std::string, torch::Tensor> params;   // parameters and buffers
+  std::map<std::string, torch::Tensor> params;  // parameters and buffers
   std::map<std::string, torch::Tensor> inputs;
   std::map<std::string, torch::Tensor> updated;  // parameters after one train step
   std::map<std::string, torch::Tensor> grads;    // their gradients in that step, when the script saves them
@@ -64,9 +64,9 @@ void LoadWeights(torch::nn::Module& net, const Reference& ref);
 void UseReferenceInputs(models::Workload& workload, const Reference& ref);
 
 struct ParityErrors {
-  double output = 0;        // eval output
-  double loss = 0;          // train-step loss
-  double updated_max = 0;   // worst parameter after the train step
+  double output = 0;       // eval output
+  double loss = 0;         // train-step loss
+  double updated_max = 0;  // worst parameter after the train step
   std::string worst_param;
 };
 

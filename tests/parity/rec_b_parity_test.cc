@@ -92,13 +92,12 @@ TEST_CASE("parity torchrec_dlrm parameter count") {
   // over (26 + 1) * 64 = 1728 features, 3 layers of W [1728, 512],
   // V [512, 1728] and a 1728 bias; over arch 1728-512-512-256 + Linear(256, 1).
   const int64_t width = 27 * 64;
-  const int64_t expected = 26LL * 100000 * 64 + LinearParams(13, 512) + LinearParams(512, 256) +
-                           LinearParams(256, 64) + 3 * (2 * width * 512 + width) + LinearParams(width, 512) +
-                           LinearParams(512, 512) + LinearParams(512, 256) + LinearParams(256, 1);
+  const int64_t expected = 26LL * 100000 * 64 + LinearParams(13, 512) + LinearParams(512, 256) + LinearParams(256, 64) +
+                           3 * (2 * width * 512 + width) + LinearParams(width, 512) + LinearParams(512, 512) +
+                           LinearParams(512, 256) + LinearParams(256, 1);
   auto w = Build("torchrec_dlrm", models::Mode::kEval, 2, /*smoke=*/false);
   const int64_t got = parity::ParameterCount(w->net());
-  std::cout << "parity torchrec_dlrm: params " << got << " (published configuration: " << expected << ")"
-            << std::endl;
+  std::cout << "parity torchrec_dlrm: params " << got << " (published configuration: " << expected << ")" << std::endl;
   CHECK(got == expected);
   auto shapes = parity::NamedShapes(w->net());
   CHECK((shapes.at("sparse_arch.embedding_bag_collection.embedding_bags.t_cat_25.weight") ==
@@ -207,7 +206,8 @@ TEST_CASE("parity deepfm FM term is the sum of pairwise inner products") {
     fields.push_back(dense.select(1, i).unsqueeze(1) * params["dense_embedding"][i].to(torch::kDouble));
   }
   for (int k = 0; k < 26; ++k) {
-    fields.push_back(params["embeddings." + std::to_string(k) + ".weight"].index_select(0, sparse[k]).to(torch::kDouble));
+    fields.push_back(
+        params["embeddings." + std::to_string(k) + ".weight"].index_select(0, sparse[k]).to(torch::kDouble));
   }
   auto pairwise = torch::zeros({3}, torch::kDouble);
   for (size_t i = 0; i < fields.size(); ++i) {

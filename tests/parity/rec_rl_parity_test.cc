@@ -223,8 +223,8 @@ TEST_CASE("parity drq parameter count") {
     if (seen.insert(p.unsafeGetTensorImpl()).second) distinct += p.numel();
   }
   const int64_t named = parity::ParameterCount(net);
-  std::cout << "parity drq: params " << distinct << " distinct (published architecture: " << unique << "), "
-            << named << " by name with the tied convolutions listed under actor and critic" << std::endl;
+  std::cout << "parity drq: params " << distinct << " distinct (published architecture: " << unique << "), " << named
+            << " by name with the tied convolutions listed under actor and critic" << std::endl;
   CHECK(distinct == unique);
   CHECK(named == unique + convs);
   auto params = net.named_parameters();

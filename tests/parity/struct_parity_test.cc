@@ -40,8 +40,8 @@ std::unique_ptr<models::Workload> MakeWorkload(models::Mode mode, int64_t batch,
 // seeded as the script does; returns the errors (normwise relative).
 parity::ParityErrors Protocol(torch::ScalarType dtype) {
   const bool dbl = dtype == torch::kDouble;
-  auto ref = parity::RunReference("ref_struct.py", "pytorch_struct", dbl ? std::vector<std::string>{"--double"}
-                                                                          : std::vector<std::string>{});
+  auto ref = parity::RunReference("ref_struct.py", "pytorch_struct",
+                                  dbl ? std::vector<std::string>{"--double"} : std::vector<std::string>{});
   REQUIRE((ref.output.scalar_type() == dtype));
   auto w = MakeWorkload(models::Mode::kTrain, ref.output.size(0));
   w->CastTo(dtype);
@@ -49,9 +49,9 @@ parity::ParityErrors Protocol(torch::ScalarType dtype) {
   const parity::ParityErrors e = parity::MeasureParity(*w, ref, 1234);
   const auto& len = w->inputs().at("lengths");
   std::cout << "parity pytorch_struct (" << (dbl ? "float64" : "float32") << ", lengths " << len[0].item<int64_t>()
-            << ", " << len[1].item<int64_t>() << ", " << len[2].item<int64_t>() << "): params "
-            << ref.param_count << ", output rel err " << e.output << ", loss rel err " << e.loss
-            << ", updated params max rel err " << e.updated_max << " (" << e.worst_param << ")" << std::endl;
+            << ", " << len[1].item<int64_t>() << ", " << len[2].item<int64_t>() << "): params " << ref.param_count
+            << ", output rel err " << e.output << ", loss rel err " << e.loss << ", updated params max rel err "
+            << e.updated_max << " (" << e.worst_param << ")" << std::endl;
   return e;
 }
 

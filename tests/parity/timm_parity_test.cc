@@ -7,8 +7,8 @@
 // and every parameter after one timm-SGD train step.
 #include <doctest/doctest.h>
 
-#include <functional>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -23,9 +23,9 @@ namespace {
 
 // The CheckModelParity protocol for a workload that is not a registered model
 // (a test configuration): structure, weights, eval output, one train step.
-void CheckConfigurationParity(const std::string& ref_id,
-                              const std::function<std::unique_ptr<models::Workload>(const models::WorkloadOptions&)>& make,
-                              double tol = 1e-4) {
+void CheckConfigurationParity(
+    const std::string& ref_id,
+    const std::function<std::unique_ptr<models::Workload>(const models::WorkloadOptions&)>& make, double tol = 1e-4) {
   auto ref = parity::RunReference("ref_timm.py", ref_id);
   models::WorkloadOptions opt;
   opt.mode = models::Mode::kTrain;

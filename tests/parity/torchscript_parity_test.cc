@@ -32,8 +32,10 @@ std::unique_ptr<models::Workload> Make(const models::ModelInfo& info, Mode mode)
   o.seed = 0;
   models::SeedAll(0);
   auto w = info.create(o);
-  if (mode == Mode::kTrain) w->net().train();
-  else w->net().eval();
+  if (mode == Mode::kTrain)
+    w->net().train();
+  else
+    w->net().eval();
   return w;
 }
 

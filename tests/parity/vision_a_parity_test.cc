@@ -54,9 +54,8 @@ void SmokeRun(const std::string& id, int64_t published_params) {
       CHECK(out.sizes() == torch::IntArrayRef({opt.batch_size, 1000}));
       CHECK(AllFinite(out));
     }
-    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size << ": "
-              << wall_ms[1] << " ms/step (first step " << wall_ms[0] << " ms; process CPU " << cpu_ms[1]
-              << " ms)" << std::endl;
+    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size << ": " << wall_ms[1]
+              << " ms/step (first step " << wall_ms[0] << " ms; process CPU " << cpu_ms[1] << " ms)" << std::endl;
   }
 }
 

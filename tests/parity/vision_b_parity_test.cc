@@ -66,8 +66,8 @@ void SmokeRun(const std::string& id, int64_t published_params) {
       CHECK(out.sizes() == torch::IntArrayRef({opt.batch_size, 1000}));
       CHECK(AllFinite(out));
     }
-    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size << ": steps 1, 2: "
-              << wall_ms[0] << ", " << wall_ms[1] << " ms wall; " << cpu_ms[0] << ", " << cpu_ms[1]
+    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size
+              << ": steps 1, 2: " << wall_ms[0] << ", " << wall_ms[1] << " ms wall; " << cpu_ms[0] << ", " << cpu_ms[1]
               << " ms CPU (all threads)" << std::endl;
   }
 }

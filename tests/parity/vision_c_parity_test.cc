@@ -73,8 +73,8 @@ void SmokeRun(const std::string& id, int64_t published_params, int64_t num_class
       CHECK(out.sizes() == torch::IntArrayRef({opt.batch_size, num_classes}));
       CHECK(AllFinite(out));
     }
-    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size << ": steps 1, 2: "
-              << wall_ms[0] << ", " << wall_ms[1] << " ms wall; " << cpu_ms[0] << ", " << cpu_ms[1]
+    std::cout << "smoke " << id << " " << models::ModeName(mode) << " batch " << opt.batch_size
+              << ": steps 1, 2: " << wall_ms[0] << ", " << wall_ms[1] << " ms wall; " << cpu_ms[0] << ", " << cpu_ms[1]
               << " ms CPU (all threads)" << std::endl;
   }
 }
@@ -151,7 +151,8 @@ void CheckQuantizedParity(const std::string& id, FloatNet float_net, Convert qua
     CHECK((w->qscheme() == torch::kPerChannelAffine));
     CHECK(torch::equal(w->q_per_channel_zero_points(), torch::zeros_like(w->q_per_channel_zero_points())));
     mismatched_ints += w->int_repr().ne(t).sum().template item<int64_t>();
-    worst_scale = std::max(worst_scale, parity::RelError(w->q_per_channel_scales(), ref.updated.at(base + "_weight_scale")));
+    worst_scale =
+        std::max(worst_scale, parity::RelError(w->q_per_channel_scales(), ref.updated.at(base + "_weight_scale")));
     worst_bias = std::max(worst_bias, parity::RelError(*b, ref.updated.at(base + "_bias")));
   }
   CHECK(converted == modules);
@@ -165,20 +166,22 @@ void CheckQuantizedParity(const std::string& id, FloatNet float_net, Convert qua
   const double err = parity::RelError(out, ref.output);
   CHECK(err <= 1e-4);
   extra(q, ref);
-  std::cout << "parity " << id << (script_args.empty() ? "" : " " + script_args[0]) << ": " << converted << " converted modules, " << mismatched_ints
-            << " differing int8 weights, scale rel err " << worst_scale << ", bias rel err " << worst_bias
-            << ", output rel err " << err << " (" << ref.output.ne(0).sum().item<int64_t>() << " of "
-            << ref.output.numel() << " logits non-zero)" << std::endl;
+  std::cout << "parity " << id << (script_args.empty() ? "" : " " + script_args[0]) << ": " << converted
+            << " converted modules, " << mismatched_ints << " differing int8 weights, scale rel err " << worst_scale
+            << ", bias rel err " << worst_bias << ", output rel err " << err << " ("
+            << ref.output.ne(0).sum().item<int64_t>() << " of " << ref.output.numel() << " logits non-zero)"
+            << std::endl;
 }
 
 TEST_CASE("parity resnet50_quantized_qat") {
   // 53 convolutions and the classifier.
-  CheckQuantizedParity("resnet50_quantized_qat", models::ResNet(models::ResNet50Config()),
-                       [](models::ResNetImpl& f) { return models::QuantizedResNet50(f); }, 54,
-                       [](models::QuantizedResNet50&, const parity::Reference& ref) {
-                         // Not vacuous: the logits are not all zero.
-                         CHECK(ref.output.abs().max().item<double>() > 0);
-                       });
+  CheckQuantizedParity(
+      "resnet50_quantized_qat", models::ResNet(models::ResNet50Config()),
+      [](models::ResNetImpl& f) { return models::QuantizedResNet50(f); }, 54,
+      [](models::QuantizedResNet50&, const parity::Reference& ref) {
+        // Not vacuous: the logits are not all zero.
+        CHECK(ref.output.abs().max().item<double>() > 0);
+      });
 }
 
 // 52 convolutions (17 depthwise) and the classifier. With TorchBench's
@@ -193,18 +196,17 @@ TEST_CASE("parity mobilenet_v2_quantized_qat") {
                        [](models::QuantizedMobileNetV2&, const parity::Reference& ref) {
                          CHECK(ref.output.abs().max().item<double>() == 0);
                        });
-  CheckQuantizedParity(
-      "mobilenet_v2_quantized_qat", models::MobileNetV2(), quantize, 53,
-      [](models::QuantizedMobileNetV2& q, const parity::Reference& ref) {
-        // Not vacuous: a good share of the logits is non-zero and varied.
-        CHECK(ref.output.ne(0).to(torch::kFloat).mean().item<double>() > 0.25);
-        CHECK(std::get<0>(at::_unique(ref.output)).numel() > 20);
-        // ReLU6 clamps: the stem's activations reach 6 (and no more).
-        auto stem = q->stem.Forward(
-            torch::quantize_per_tensor(ref.inputs.at("images"), q->input_scale, q->input_zero_point, torch::kQUInt8));
-        CHECK(stem.dequantize().max().item<double>() > 6);
-      },
-      {"--lively"});
+  CheckQuantizedParity("mobilenet_v2_quantized_qat", models::MobileNetV2(), quantize, 53,
+                       [](models::QuantizedMobileNetV2& q, const parity::Reference& ref) {
+                         // Not vacuous: a good share of the logits is non-zero and varied.
+                         CHECK(ref.output.ne(0).to(torch::kFloat).mean().item<double>() > 0.25);
+                         CHECK(std::get<0>(at::_unique(ref.output)).numel() > 20);
+                         // ReLU6 clamps: the stem's activations reach 6 (and no more).
+                         auto stem = q->stem.Forward(torch::quantize_per_tensor(ref.inputs.at("images"), q->input_scale,
+                                                                                q->input_zero_point, torch::kQUInt8));
+                         CHECK(stem.dequantize().max().item<double>() > 6);
+                       },
+                       {"--lively"});
 }
 
 // Published parameter counts: torchvision's weight metadata (num_params);

@@ -68,16 +68,16 @@ TEST_CASE("parity yolov3 parameter count") {
                      Conv(512, 1024, 3) + Conv(1024, 512, 1) + Conv(512, 1024, 3) + Conv(1024, det, 1, false);
   // P4 / P3: a 1x1 lateral conv, upsample, concat with stage 4 / 3, three (1x1, 3x3) pairs, detection conv.
   auto head = [&](int64_t lateral_in, int64_t w, int64_t skip) {
-    return Conv(lateral_in, w, 1) + Conv(w + skip, w, 1) + Conv(w, 2 * w, 3) + 2 * (Conv(2 * w, w, 1) + Conv(w, 2 * w, 3)) +
-           Conv(2 * w, det, 1, false);
+    return Conv(lateral_in, w, 1) + Conv(w + skip, w, 1) + Conv(w, 2 * w, 3) +
+           2 * (Conv(2 * w, w, 1) + Conv(w, 2 * w, 3)) + Conv(2 * w, det, 1, false);
   };
   const int64_t formula = backbone + p5 + head(512, 256, 512) + head(256, 128, 256);
   CHECK(backbone == 40584928);  // Darknet-53 without its classifier
   CHECK(formula == 62998749);   // ultralytics model_info for yolov3-spp: 6.29987e+07 parameters
   auto w = Build(models::Mode::kEval, 1, /*smoke=*/false);
   const int64_t got = parity::ParameterCount(w->net());
-  std::cout << "parity yolov3: params " << got << " (published architecture: Darknet-53 " << backbone
-            << ", total " << formula << ")" << std::endl;
+  std::cout << "parity yolov3: params " << got << " (published architecture: Darknet-53 " << backbone << ", total "
+            << formula << ")" << std::endl;
   CHECK(got == formula);
   // 114 layers; yolo layers at 89, 101, 113 (yolo_models.get_yolo_layers).
   auto shapes = parity::NamedShapes(w->net());
@@ -100,8 +100,8 @@ TEST_CASE("parity yolov3") {
     if (!torch::equal(t, ref.params.at(name))) ++moved;
   }
   std::cout << "parity yolov3 (float64): params " << ref.param_count << ", output rel err " << e.output
-            << ", loss rel err " << e.loss << ", updated params max rel err " << e.updated_max << " ("
-            << e.worst_param << "), " << moved << " parameters moved by the step" << std::endl;
+            << ", loss rel err " << e.loss << ", updated params max rel err " << e.updated_max << " (" << e.worst_param
+            << "), " << moved << " parameters moved by the step" << std::endl;
   CHECK(e.output <= 1e-4);
   CHECK(e.loss <= 1e-4);
   CHECK(e.updated_max <= 1e-4);
