@@ -88,14 +88,20 @@ tg_configure() {
     if [ -f "$TG_BUILD/CMakeCache.txt" ] && ! grep -q "TORCHGAUGE_PYTHON:FILEPATH=$py\$" "$TG_BUILD/CMakeCache.txt"; then
       rm -f "$TG_BUILD/CMakeCache.txt"
     fi
-    cmake -S "$TG_ROOT" -B "$TG_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    # CI builds with warnings as errors; a developer's build only shows them.
+    local werror=OFF
+    [ -n "${CI:-}" ] && werror=ON
+    cmake -S "$TG_ROOT" -B "$TG_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCHGAUGE_WERROR="$werror" \
       -DCMAKE_PREFIX_PATH="$prefix" -DTORCHGAUGE_PYTHON="$py" \
       -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc >&2
   fi
 }
 
+# Builds the given targets, or everything (tests included) without any.
 tg_build() {
-  cmake --build "$TG_BUILD" -j"$(tg_cores)" >&2
+  local targets=()
+  [ $# -gt 0 ] && targets=(--target "$@")
+  cmake --build "$TG_BUILD" -j"$(tg_cores)" "${targets[@]}" >&2
 }
 
 tg_bootstrap() {
