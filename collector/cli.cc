@@ -11,7 +11,7 @@
 #include "collector/bisect_command.h"
 #include "collector/environment.h"
 #include "collector/paper_list.h"
-#include "collector/probe.h"
+#include "collector/platform/probe.h"
 #include "collector/shard_command.h"
 #include "collector/worker.h"
 #include "core/compare_cli.h"
@@ -59,9 +59,38 @@ json ModelJson(const models::ModelInfo& m) {
           {"supports_eval", m.supports_eval}};
 }
 
-int ListModels(bool all, bool as_json) {
+// A table cell: a '|' would end the cell, a newline the row.
+std::string MarkdownCell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
+// The models table of docs/models.md, generated so that it cannot drift from
+// the registry (tests/readme_facts_test.py compares the committed copy).
+std::string ModelsMarkdown(const std::vector<const models::ModelInfo*>& sorted) {
+  std::string out =
+      "| domain | model id | paper name | task | batch train/eval (default · CPU · smoke) | reference |\n"
+      "|---|---|---|---|---|---|\n";
+  for (const auto* m : sorted) {
+    const std::string cpu = m->cpu_batch ? Batches(*m->cpu_batch) : "—";
+    const std::string modes =
+        m->supports_train && m->supports_eval ? "" : (m->supports_train ? " (train only)" : " (eval only)");
+    out += "| " + std::string(core::Name(m->domain)) + " | `" + m->id + "` | " + MarkdownCell(m->paper_name) + " | " +
+           MarkdownCell(m->task) + modes + " | " + Batches(m->default_batch) + " · " + cpu + " · " +
+           Batches(m->smoke_batch) + " | " + MarkdownCell(m->reference) + " |\n";
+  }
+  return out;
+}
+
+int ListModels(bool all, bool as_json, bool as_markdown) {
   json out = json::array();
-  if (!as_json) {
+  if (!as_json && !as_markdown) {
     std::printf("%-34s %-15s %-28s %-34s %-11s %-11s %-9s %s\n", "MODEL", "DOMAIN", "TASK", "PAPER NAME", "BATCH T/E",
                 "CPU T/E", "SMOKE", "REFERENCE");
   }
@@ -70,9 +99,13 @@ int ListModels(bool all, bool as_json) {
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
     return std::tie(a->domain, a->id) < std::tie(b->domain, b->id);
   });
+  if (!all) std::erase_if(sorted, [](const auto* m) { return m->hidden; });
+  if (as_markdown) {
+    std::cout << ModelsMarkdown(sorted);
+    return 0;
+  }
   for (const auto* mp : sorted) {
     const auto& m = *mp;
-    if (m.hidden && !all) continue;
     if (as_json) {
       out.push_back(ModelJson(m));
       continue;
@@ -123,15 +156,18 @@ int ListPaper(bool as_json) {
 void AddListCommand(CLI::App& app, CliState& state) {
   auto* sub = app.add_subcommand("list", "List the models with domain, task, paper name, batch sizes and reference.");
   auto all = std::make_shared<bool>(false), as_json = std::make_shared<bool>(false),
-       paper = std::make_shared<bool>(false);
+       as_markdown = std::make_shared<bool>(false), paper = std::make_shared<bool>(false);
   sub->add_flag("--all", *all, "Include the harness's hidden test models.");
-  sub->add_flag("--json", *as_json, "Print JSON.");
+  auto* json_flag = sub->add_flag("--json", *as_json, "Print JSON.");
+  sub->add_flag("--markdown", *as_markdown, "Print the models as a Markdown table (docs/models.md holds it).")
+      ->excludes(json_flag);
   sub->add_flag("--paper", *paper,
                 "List the paper's Table 1 instead: every model with its domain, task and our state (native, "
                 "planned, not possible here, with the reason), and counts per domain.")
-      ->excludes(sub->get_option("--all"));
-  sub->callback([&state, all, as_json, paper] {
-    Guard(state, [&] { return *paper ? ListPaper(*as_json) : ListModels(*all, *as_json); });
+      ->excludes(sub->get_option("--all"))
+      ->excludes(sub->get_option("--markdown"));
+  sub->callback([&state, all, as_json, as_markdown, paper] {
+    Guard(state, [&] { return *paper ? ListPaper(*as_json) : ListModels(*all, *as_json, *as_markdown); });
   });
 }
 

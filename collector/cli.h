@@ -24,7 +24,7 @@ void AddListCommand(CLI::App& app, CliState& state);
 void AddEnvCommand(CLI::App& app, CliState& state);
 void AddRunCommand(CLI::App& app, CliState& state);  // collector/run_command.cc
 void AddCoverageCommand(CLI::App& app, CliState& state);
-void AddProbeCommand(CLI::App& app, CliState& state);  // collector/probe.h does the measuring
+void AddProbeCommand(CLI::App& app, CliState& state);  // collector/platform/probe.h does the measuring
 void AddBisectCommand(CLI::App& app, CliState& state);
 void AddWorkerCommand(CLI::App& app, CliState& state);
 

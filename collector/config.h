@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collector/probe.h"
+#include "collector/platform/probe.h"
 #include "core/run_settings.h"
 #include "core/vocabulary.h"
 

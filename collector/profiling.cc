@@ -8,7 +8,7 @@
 #include <mutex>
 #include <regex>
 
-#include "collector/host_events.h"
+#include "collector/platform/host_events.h"
 #include "collector/kineto.h"
 #include "core/gpu_breakdown.h"
 

@@ -14,7 +14,7 @@
 #include "collector/config.h"
 #include "collector/environment.h"
 #include "collector/manifest_writer.h"
-#include "collector/probe.h"
+#include "collector/platform/probe.h"
 #include "collector/progress.h"
 #include "collector/run_spec.h"
 #include "collector/shard_command.h"

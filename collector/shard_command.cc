@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "collector/backend.h"
+#include "collector/backends/backend.h"
 #include "collector/cost_weights.h"
 #include "core/json_io.h"
 #include "core/results_tree.h"

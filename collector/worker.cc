@@ -12,10 +12,10 @@
 #include <new>
 #include <thread>
 
-#include "collector/backend.h"
+#include "collector/backends/backend.h"
 #include "collector/cuda_support.h"
 #include "collector/environment.h"
-#include "collector/host_events.h"
+#include "collector/platform/host_events.h"
 #include "collector/precision.h"
 #include "collector/profiling.h"
 #include "core/json_io.h"

@@ -41,7 +41,7 @@ struct TriadPeak {
   bool operator==(const TriadPeak&) const = default;
 };
 
-// The project's own kernels (collector/probe_kernels.cu, .hip); GPU only.
+// The project's own kernels (collector/platform/probe_kernels.cu, .hip); GPU only.
 struct KernelPeaks {
   std::string label;  // "raw CUDA kernels (nvcc)"
   std::optional<double> copy_gb_per_s, triad_gb_per_s, memcpy_d2d_gb_per_s, fma_fp32_tflops;

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "collector/probe.h"
+#include "collector/platform/probe.h"
 
 int main() {
   using namespace torchgauge;

@@ -40,7 +40,7 @@ import traceback
 import zipfile
 
 # The last line of stderr on a failure starts with this prefix
-# (collector/inductor_backend.cc reads that line: failure_line below).
+# (collector/backends/inductor_backend.cc reads that line: failure_line below).
 FAILURE_PREFIX = "aoti_compile failed: "
 
 

@@ -1,4 +1,4 @@
-// The inductor backend (collector/inductor_backend.h) against eager on a
+// The inductor backend (collector/backends/inductor_backend.h) against eager on a
 // representative set at smoke sizes: the AOTInductor package, compiled from
 // the native module's traced graph and fed the module's own tensors, must
 // compute eager's forward output; a train package (the joint forward-backward
@@ -16,8 +16,8 @@
 #include <filesystem>
 #include <string>
 
-#include "collector/backend.h"
-#include "collector/inductor_backend.h"
+#include "collector/backends/backend.h"
+#include "collector/backends/inductor_backend.h"
 #include "core/remove_tree.h"
 #include "models/workload.h"
 #include "tests/parity/parity.h"

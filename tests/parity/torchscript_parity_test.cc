@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collector/backend.h"
+#include "collector/backends/backend.h"
 #include "collector/config.h"
 #include "models/workload.h"
 #include "tests/parity/parity.h"

@@ -1,6 +1,6 @@
-#include "collector/backend.h"
+#include "collector/backends/backend.h"
 
-#include "collector/inductor_backend.h"
+#include "collector/backends/inductor_backend.h"
 
 #include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>

@@ -6,7 +6,7 @@
 //     bf16 and fp16; unsupported precisions are recorded with the reason;
 //   - memory bandwidth: a triad a = b + s*c (one fused add_out) over arrays of
 //     at least 4x the last-level cache each, so every pass streams from memory;
-//   - on CUDA, the project's own kernels (collector/probe_kernels.cu): a copy
+//   - on CUDA, the project's own kernels (collector/platform/probe_kernels.cu): a copy
 //     and a triad kernel, cudaMemcpy device-to-device beside them, and an FMA
 //     kernel that needs no cuBLAS.
 #pragma once

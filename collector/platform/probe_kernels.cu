@@ -20,4 +20,4 @@ using gpuEvent_t = cudaEvent_t;
 #define gpuEventElapsedTime cudaEventElapsedTime
 #define gpuGetLastError cudaGetLastError
 
-#include "collector/probe_kernels_common.inc"
+#include "collector/platform/probe_kernels_common.inc"

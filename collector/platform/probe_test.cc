@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "collector/probe.h"
+#include "collector/platform/probe.h"
 #include "core/json_io.h"
 
 using namespace torchgauge;

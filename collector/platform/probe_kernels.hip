@@ -21,4 +21,4 @@ using gpuEvent_t = hipEvent_t;
 #define gpuEventElapsedTime hipEventElapsedTime
 #define gpuGetLastError hipGetLastError
 
-#include "collector/probe_kernels_common.inc"
+#include "collector/platform/probe_kernels_common.inc"

@@ -1,6 +1,6 @@
-#include "collector/inductor_backend.h"
+#include "collector/backends/inductor_backend.h"
 
-#include "collector/backend.h"
+#include "collector/backends/backend.h"
 
 #include <ATen/Version.h>
 #include <torch/csrc/inductor/aoti_package/model_package_loader.h>

@@ -1,4 +1,4 @@
-#include "collector/probe.h"
+#include "collector/platform/probe.h"
 
 #include <ATen/Parallel.h>
 #include <ATen/cpu/Utils.h>
@@ -20,7 +20,7 @@
 #include "core/result.h"
 
 #ifdef TORCHGAUGE_HAVE_PROBE_KERNELS
-#include "collector/probe_kernels.h"
+#include "collector/platform/probe_kernels.h"
 #endif
 
 namespace torchgauge::collector {

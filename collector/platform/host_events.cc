@@ -1,4 +1,4 @@
-#include "collector/host_events.h"
+#include "collector/platform/host_events.h"
 
 #include <ATen/record_function.h>
 #include <torch/torch.h>

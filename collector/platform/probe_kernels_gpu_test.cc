@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "collector/probe_kernels.h"
+#include "collector/platform/probe_kernels.h"
 
 int main() {
   torchgauge::collector::GpuKernelFigures f;

@@ -13,7 +13,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "collector/host_events.h"
+#include "collector/platform/host_events.h"
 #include "collector/kineto.h"
 
 using namespace torchgauge;

@@ -4,7 +4,7 @@
 #include <doctest/doctest.h>
 #include <torch/torch.h>
 
-#include "collector/inductor_backend.h"
+#include "collector/backends/inductor_backend.h"
 
 using torchgauge::collector::JudgeAgainstFloat64;
 
