@@ -46,14 +46,16 @@ function(torchgauge_add_clang_checks)
   # RUN_SERIAL: the build uses every core; next to timed tests it would slow them.
   set_tests_properties(sanitize_build PROPERTIES LABELS sanitize TIMEOUT 1800 FIXTURES_SETUP clang_build RUN_SERIAL ON)
   # The nested ctest runs one label each: the main build's label selection
-  # then means the same thing for the sanitized tests.
+  # then means the same thing for the sanitized tests. --no-tests=error: a
+  # label that matched nothing there (a renamed label, a test left out of the
+  # clang build) fails instead of passing with no test run.
   foreach(label unit integration fuzz)
     add_test(NAME sanitize_${label} COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${dir} -L ^${label}$
-                                            --output-on-failure)
+                                            --no-tests=error --output-on-failure)
     set_tests_properties(sanitize_${label} PROPERTIES LABELS "${label};sanitize" TIMEOUT 900
                          FIXTURES_REQUIRED clang_build)
   endforeach()
-  add_test(NAME sanitize_fuzz_bench COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${dir} -L ^bench$ -R ^fuzz_
+  add_test(NAME sanitize_fuzz_bench COMMAND ${CMAKE_CTEST_COMMAND} --test-dir ${dir} -L ^bench$ -R ^fuzz_ --no-tests=error
                                             --output-on-failure -V)
   set_tests_properties(sanitize_fuzz_bench PROPERTIES LABELS "bench;sanitize" TIMEOUT 7200
                        FIXTURES_REQUIRED clang_build)
