@@ -5,7 +5,8 @@
 // down as it runs (the paired pass's interleaving test); test_null, whose step
 // does nothing (its median is the harness's own cost per step, as loadgen's
 // null SUT measures it); and test_gpu_phases, whose step has a known idle,
-// copy and compute phase.
+// copy and compute phase; test_compiler_breaks, whose forward runs eagerly
+// but throws while a compiler traces it (a compiler that breaks on a model).
 #include "models/test_models.h"
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/cuda.h>
 #include <torch/nn/functional/loss.h>
 #include <torch/nn/modules/linear.h>
@@ -34,7 +36,7 @@ struct TinyMlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(TinyMlp);
 
-enum class Misbehaviour { kNone, kCrash, kHang, kThrow, kOom };
+enum class Misbehaviour { kNone, kCrash, kHang, kThrow, kOom, kBreaksCompiler };
 
 class TestWorkload : public Workload {
  public:
@@ -74,6 +76,11 @@ class TestWorkload : public Workload {
         for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
       case Misbehaviour::kThrow:
         throw std::runtime_error("test_throw: deliberate failure inside the step");
+      case Misbehaviour::kBreaksCompiler:
+        if (torch::jit::tracer::isTracing()) {
+          throw std::runtime_error("test_compiler_breaks: deliberate failure while being traced");
+        }
+        return;
       case Misbehaviour::kOom: {
         // 2^50 floats (4 PiB) cannot be allocated on any machine.
         auto t = torch::empty({int64_t{1} << 50}, torch::TensorOptions(inputs_["x"].device()));
@@ -201,6 +208,7 @@ void AddTestModels(std::vector<ModelInfo>& out) {
   out.push_back(Make("test_hang", Misbehaviour::kHang));
   out.push_back(Make("test_throw", Misbehaviour::kThrow));
   out.push_back(Make("test_oom", Misbehaviour::kOom));
+  out.push_back(Make("test_compiler_breaks", Misbehaviour::kBreaksCompiler));
   ModelInfo drift = Make("test_drift", Misbehaviour::kNone);
   drift.create = [](const WorkloadOptions& opt) { return std::make_unique<DriftWorkload>(opt, Misbehaviour::kNone); };
   out.push_back(std::move(drift));

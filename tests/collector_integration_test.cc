@@ -243,6 +243,30 @@ TEST_CASE("the torchscript backend: ok runs record their setup, a model's own er
   Validate(root);
 }
 
+// A compiler that breaks on a model eager runs is a failure of that compiler
+// (status error, its message kept), never "unsupported": unsupported is for a
+// reason the model or the platform states (issue 36, item 6). test_compiler_
+// breaks throws only while it is being traced, as a compiler bug would.
+TEST_CASE("a compiler that fails on a model is an error naming the compiler, not unsupported") {
+  auto root = FreshDir("compiler_failure");
+  auto out =
+      Run(kCollect + " run --include-test-models --model '^test_compiler_breaks$' --mode eval " +
+          "--backend eager torchscript inductor --repeat 2 --out " + root.string() + " --build-id b1 --platform-id p1");
+  INFO(out.text);
+  REQUIRE(out.code == 0);
+  auto dir = root / "b1" / "p1";
+  CHECK(Load(dir, "test_compiler_breaks", "eval").status == "ok");
+  for (const char* backend : {"torchscript", "inductor"}) {
+    CAPTURE(backend);
+    auto r = Load(dir, "test_compiler_breaks", "eval", backend);
+    CHECK(r.status == "error");
+    REQUIRE(r.reason);
+    CHECK(r.reason->find(std::string(backend) + ": the compiler failed") != std::string::npos);
+    CHECK(r.reason->find("deliberate failure while being traced") != std::string::npos);
+  }
+  Validate(root);
+}
+
 // test_drift's steps slow down by 8 % with every step in the process
 // (models/test_models.cc). Interleaved in pairs of alternating order, eager and
 // compiled samples span the same stretch of the drift, so the speedup of a

@@ -1,6 +1,7 @@
 #include "collector/backends/backend.h"
 
 #include "collector/backends/inductor_backend.h"
+#include "models/unsupported_error.h"
 
 #include <torch/csrc/jit/frontend/tracer.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 
 namespace torchgauge::collector {
 
@@ -103,11 +105,15 @@ std::optional<std::string> InstallBackend(const std::string& backend, models::Wo
     }
   } catch (const CompiledResultMismatch&) {
     throw;  // a wrong result, not an unsupported configuration
+  } catch (const models::UnsupportedError&) {
+    throw;  // the model's own reason (a run-time library it cannot load, say)
   } catch (const std::exception& e) {
-    // A forward that fails in eager too is the model's error, not a limit
-    // of tracing: let that error through.
+    // A forward that fails in eager too is the model's error, not the
+    // compiler's: let that error through. Otherwise the compiler broke on a
+    // model that eager runs: a failure (status error), which a comparison
+    // sees as worse than ok, never "unsupported".
     workload.Forward();
-    return backend + ": the forward pass cannot be traced or compiled: " + e.what();
+    throw std::runtime_error(backend + ": the compiler failed on this model (eager runs it): " + e.what());
   }
   if (eval) {
     // Both sides from the same inputs: a forward may update its inputs in

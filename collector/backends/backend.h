@@ -34,8 +34,10 @@ std::optional<std::string> BackendUnsupported(const std::string& backend, const 
 
 // Installs `backend`'s compiled forward in `workload` (nothing for eager).
 // Call after the precision is applied and the net is in `mode`'s train/eval
-// state. Returns why this workload cannot run on the backend (the model says
-// so, or tracing fails), or nullopt when installed. In eval mode the compiled
+// state. Returns why this workload cannot run on the backend (the model or
+// the platform says so), or nullopt when installed. A trace, export or
+// compile that fails on a forward pass eager runs throws: the compiler
+// failed, and the run's status is error with the compiler's message. In eval mode the compiled
 // output is checked against Forward() once, and an inductor train package
 // against eager's loss and gradients; a mismatch throws
 // CompiledResultMismatch, since it is a wrong result rather than an

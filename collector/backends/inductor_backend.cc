@@ -174,8 +174,11 @@ std::string Tail(const std::string& text, size_t lines) {
   return text.substr(pos == 0 ? 0 : pos + 1, end - (pos == 0 ? 0 : pos + 1));
 }
 
-// Runs tools/aoti_compile.py; returns the failure message or nullopt. A
-// joint compile fills `outputs` with the package's outputs by name.
+// Runs tools/aoti_compile.py. Returns why it cannot run on this machine (no
+// Python with torch), or nullopt when the package was written; an export or
+// compile that fails throws, since that is the compiler failing on the model
+// (status error), not a configuration the model declines. A joint compile
+// fills `outputs` with the package's outputs by name.
 std::optional<std::string> CompilePackage(const fs::path& graph, const fs::path& inputs, const fs::path& package,
                                           int threads, bool joint, core::CompileInfo& compile,
                                           std::vector<std::string>& outputs) {
@@ -198,8 +201,8 @@ std::optional<std::string> CompilePackage(const fs::path& graph, const fs::path&
     // log's last lines.
     const std::string last = Tail(text.str(), 1);
     const std::string prefix = "aoti_compile failed: ";
-    if (last.starts_with(prefix)) return "the export or compile failed: " + last.substr(prefix.size());
-    return "the export or compile failed: " + Tail(text.str(), 3);
+    throw std::runtime_error("the export or compile failed: " +
+                             (last.starts_with(prefix) ? last.substr(prefix.size()) : Tail(text.str(), 3)));
   }
   const auto j = nlohmann::json::parse(Tail(out.output, 1), nullptr, /*allow_exceptions=*/false);
   if (j.is_object()) {
@@ -208,7 +211,7 @@ std::optional<std::string> CompilePackage(const fs::path& graph, const fs::path&
   }
   if (joint) {
     if (!j.is_object() || !j.contains("outputs") || !j["outputs"].is_array()) {
-      return std::string("the compile step did not say the joint package's outputs");
+      throw std::runtime_error("the compile step did not say the joint package's outputs");
     }
     outputs = j["outputs"].get<std::vector<std::string>>();
   }
