@@ -121,3 +121,21 @@ TEST_CASE("backend_processes gives a backend's runs their own process count; --p
   j["backend_processes"] = {{"inductor", 2.5}};
   CHECK_THROWS_WITH(collector::ParseSuite(j, "x.json"), doctest::Contains("must be an integer"));
 }
+
+TEST_CASE("a suite's run settings are read by the one RunSettings reader, with its checks") {
+  json j = collector::EmbeddedSuiteJson("smoke");
+  j["repeat"] = 0;  // refused here as in a result or a manifest
+  CHECK_THROWS_WITH_AS(collector::ParseSuite(j, "x.json"), "x.json: field 'repeat': must be >= 1",
+                       std::invalid_argument);
+  j = collector::EmbeddedSuiteJson("smoke");
+  j["warmup"] = 1.5;
+  CHECK_THROWS_WITH_AS(collector::ParseSuite(j, "x.json"), doctest::Contains("field 'warmup': must be an integer"),
+                       std::invalid_argument);
+  j = collector::EmbeddedSuiteJson("smoke");
+  j["seed"] = -1;  // would wrap in a uint64_t
+  CHECK_THROWS_WITH_AS(collector::ParseSuite(j, "x.json"), doctest::Contains("field 'seed'"), std::invalid_argument);
+  j = collector::EmbeddedSuiteJson("smoke");
+  j["batch_size_overrides"] = {{"resnet18", {{"eval", 1e30}}}};
+  CHECK_THROWS_WITH_AS(collector::ParseSuite(j, "x.json"), doctest::Contains("batch_size_overrides.resnet18.eval"),
+                       std::invalid_argument);
+}

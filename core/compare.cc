@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "core/json_fields.h"
 #include "core/json_io.h"
 #include "core/mann_whitney.h"
 #include "core/results_tree.h"
@@ -363,21 +364,10 @@ std::string NoisyRuns(const RunResult& r, const RunSet& next, const std::vector<
   }
   return out;
 }
-}  // namespace
 
-PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window, const RunSet& next,
-                                  const CompareOptions& options) {
-  if (base_window.empty()) throw std::invalid_argument("empty baseline window");
+// Presence and status against the newest baseline build.
+void ComparePresence(const std::vector<const RunSet*>& base_window, const RunSet& next, PlatformComparison& pc) {
   const RunSet& base = *base_window.back();
-  PlatformComparison pc;
-  pc.platform_id = next.platform_id;
-  for (const RunSet* b : base_window) pc.base_builds.push_back(b->build_id);
-  pc.new_build = next.build_id;
-  pc.streak = {next.build_id};
-  pc.base_manifest = base.manifest;
-  pc.new_manifest = next.manifest;
-
-  // Presence and status against the newest baseline build.
   for (const auto& [key, r] : base.runs) {
     if (!next.runs.count(key)) pc.presence.push_back({key, false, r.status});
   }
@@ -394,74 +384,116 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
                                    StatusRank(r.status) > StatusRank(it->second.status)});
     }
   }
+}
+
+// One metric of one run over the baseline window: each build's median, the
+// builds' samples pooled, and the widest log-band the data shows.
+struct Baseline {
+  std::vector<double> pooled, per_build;
+  std::optional<double> band;
+};
+
+Baseline MetricBaseline(const RunResult& r, const RunKey& key, Metric m, const std::vector<const RunSet*>& window) {
+  Baseline out;
+  auto widen = [&out](const std::vector<double>* v) {
+    if (!v) return;
+    if (auto s = LogBand(*v)) out.band = std::max(out.band.value_or(0.0), *s);
+  };
+  widen(ProcessMedians(r, m));
+  for (const RunSet* b : window) {
+    auto it = b->runs.find(key);
+    if (it == b->runs.end() || it->second.status != "ok") continue;
+    auto s = MetricSamples(it->second, m);
+    if (s.empty()) continue;
+    out.per_build.push_back(Median(s));
+    out.pooled.insert(out.pooled.end(), s.begin(), s.end());
+    widen(ProcessMedians(it->second, m));
+  }
+  if (HasNoiseBand(m) && !out.per_build.empty()) widen(&out.per_build);
+  return out;
+}
+
+// The verdict on a change over its threshold: memory needs only a large
+// enough absolute difference; times and rates need the rank test and, with
+// a band, a ratio beyond it.
+void Judge(MetricChange& c, const Baseline& base, const std::vector<double>& new_samples, bool over,
+           const CompareOptions& options) {
+  const bool worse = LowerIsBetter(c.metric) ? c.ratio > 1 : c.ratio < 1;
+  if (c.metric == Metric::kCpuMemory || c.metric == Metric::kGpuMemory) {
+    const bool big_enough = std::abs(c.new_value - c.base_value) >= static_cast<double>(options.memory_min_abs_bytes);
+    c.verdict = over && big_enough ? (worse ? Verdict::kRegression : Verdict::kImprovement) : Verdict::kUnchanged;
+    return;
+  }
+  const MannWhitneyResult t = MannWhitneyU(base.pooled, new_samples);
+  c.p_value = t.p_value;
+  c.exact = t.exact;
+  if (base.band) c.noise_percent = BandPercent(*base.band);
+  const bool beyond_band = !base.band || std::abs(std::log(c.ratio)) > *base.band;
+  if (!over) {
+    c.verdict = Verdict::kUnchanged;
+  } else if (c.noisy && !options.judge_noisy_runs) {
+    c.verdict = Verdict::kNoisyRun;
+  } else if (MinAchievablePValue(c.n_base, c.n_new) >= options.alpha) {
+    c.verdict = Verdict::kTooFewSamples;
+  } else if (t.p_value < options.alpha && beyond_band) {
+    c.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
+  } else {
+    c.verdict = Verdict::kNoise;
+  }
+}
+
+// One metric of one "ok" run against the window; unset where either side
+// has no value or the baseline is not positive (a ratio needs one).
+std::optional<MetricChange> CompareMetric(const RunResult& r, const RunKey& key, Metric m,
+                                          const std::vector<const RunSet*>& window, const std::string& noisy,
+                                          const CompareOptions& options) {
+  const std::vector<double> new_samples = MetricSamples(r, m);
+  if (new_samples.empty()) return std::nullopt;
+  const Baseline base = MetricBaseline(r, key, m, window);
+  if (base.per_build.empty()) return std::nullopt;
+  MetricChange c;
+  c.key = key;
+  c.metric = m;
+  c.batch_size = r.batch_size;
+  c.device = r.device;
+  c.settings = r.settings;
+  c.base_value = Median(base.per_build);
+  c.new_value = Median(new_samples);
+  c.n_base = base.pooled.size();
+  c.n_new = new_samples.size();
+  c.threshold_percent = options.ThresholdFor(m, key.model);
+  if (!(c.base_value > 0)) return std::nullopt;
+  c.ratio = c.new_value / c.base_value;
+  c.delta_percent = (c.ratio - 1.0) * 100.0;
+  if (!noisy.empty() && m != Metric::kCpuMemory && m != Metric::kGpuMemory) c.noisy = noisy;
+  Judge(c, base, new_samples, std::abs(c.delta_percent) >= c.threshold_percent, options);
+  return c;
+}
+
+}  // namespace
+
+PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window, const RunSet& next,
+                                  const CompareOptions& options) {
+  if (base_window.empty()) throw std::invalid_argument("empty baseline window");
+  PlatformComparison pc;
+  pc.platform_id = next.platform_id;
+  for (const RunSet* b : base_window) pc.base_builds.push_back(b->build_id);
+  pc.new_build = next.build_id;
+  pc.streak = {next.build_id};
+  pc.base_manifest = base_window.back()->manifest;
+  pc.new_manifest = next.manifest;
+  ComparePresence(base_window, next, pc);
 
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> time_ratios;
   for (const auto& [key, r] : next.runs) {
     if (r.status != "ok") continue;
     const std::string noisy = NoisyRuns(r, next, base_window, key);
     for (Metric m : kMetrics) {
-      const std::vector<double> new_samples = MetricSamples(r, m);
-      if (new_samples.empty()) continue;
-      std::vector<double> pooled, per_build;
-      std::optional<double> band;  // the widest log-band the data shows
-      auto widen = [&band](const std::vector<double>* v) {
-        if (!v) return;
-        if (auto s = LogBand(*v)) band = std::max(band.value_or(0.0), *s);
-      };
-      widen(ProcessMedians(r, m));
-      for (const RunSet* b : base_window) {
-        auto it = b->runs.find(key);
-        if (it == b->runs.end() || it->second.status != "ok") continue;
-        auto s = MetricSamples(it->second, m);
-        if (s.empty()) continue;
-        per_build.push_back(Median(s));
-        pooled.insert(pooled.end(), s.begin(), s.end());
-        widen(ProcessMedians(it->second, m));
-      }
-      if (per_build.empty()) continue;
-      if (HasNoiseBand(m)) widen(&per_build);
-      MetricChange c;
-      c.key = key;
-      c.metric = m;
-      c.batch_size = r.batch_size;
-      c.device = r.device;
-      c.settings = r.settings;
-      c.base_value = Median(per_build);
-      c.new_value = Median(new_samples);
-      c.n_base = pooled.size();
-      c.n_new = new_samples.size();
-      c.threshold_percent = options.ThresholdFor(m, key.model);
-      if (!(c.base_value > 0)) continue;  // a ratio needs a positive baseline
-      c.ratio = c.new_value / c.base_value;
-      c.delta_percent = (c.ratio - 1.0) * 100.0;
-      const bool worse = LowerIsBetter(m) ? c.ratio > 1 : c.ratio < 1;
-      const bool over = std::abs(c.delta_percent) >= c.threshold_percent;
-      if (m == Metric::kTime && c.new_value > 0) time_ratios[{key.mode, key.backend, key.precision}].push_back(c.ratio);
-
-      if (m == Metric::kCpuMemory || m == Metric::kGpuMemory) {
-        const bool big_enough =
-            std::abs(c.new_value - c.base_value) >= static_cast<double>(options.memory_min_abs_bytes);
-        c.verdict = over && big_enough ? (worse ? Verdict::kRegression : Verdict::kImprovement) : Verdict::kUnchanged;
-      } else {
-        const MannWhitneyResult t = MannWhitneyU(pooled, new_samples);
-        c.p_value = t.p_value;
-        c.exact = t.exact;
-        if (band) c.noise_percent = BandPercent(*band);
-        const bool beyond_band = !band || std::abs(std::log(c.ratio)) > *band;
-        if (!noisy.empty()) c.noisy = noisy;
-        if (!over) {
-          c.verdict = Verdict::kUnchanged;
-        } else if (c.noisy && !options.judge_noisy_runs) {
-          c.verdict = Verdict::kNoisyRun;
-        } else if (MinAchievablePValue(c.n_base, c.n_new) >= options.alpha) {
-          c.verdict = Verdict::kTooFewSamples;
-        } else if (t.p_value < options.alpha && beyond_band) {
-          c.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
-        } else {
-          c.verdict = Verdict::kNoise;
-        }
-      }
-      pc.changes.push_back(c);
+      auto c = CompareMetric(r, key, m, base_window, noisy, options);
+      if (!c) continue;
+      if (m == Metric::kTime && c->new_value > 0)
+        time_ratios[{key.mode, key.backend, key.precision}].push_back(c->ratio);
+      pc.changes.push_back(std::move(*c));
     }
   }
   for (const auto& [k, ratios] : time_ratios) {
@@ -520,6 +552,82 @@ PlatformComparison CompareWithHistory(const std::vector<const RunSet*>& history,
       i_first, i_base, i_new, [&](std::size_t i) -> const RunSet& { return *history[i]; }, options);
 }
 
+namespace {
+
+// The platforms to compare: --platform, or every platform of the new build.
+std::vector<std::string> PlatformsToCompare(const CompareRequest& req, const TreeScan& scan) {
+  if (req.platform) {
+    CheckSafeId(*req.platform, "--platform");
+    return {*req.platform};
+  }
+  std::vector<std::string> platforms;
+  const TreeBuild* nb = nullptr;
+  for (const auto& b : scan.builds) nb = b.id == req.new_build ? &b : nb;
+  if (nb) platforms = ListPlatforms(*nb);
+  if (platforms.empty()) {
+    throw std::invalid_argument("build '" + req.new_build + "' has no results under '" + req.results.string() + "'");
+  }
+  return platforms;
+}
+
+// The places of the baseline and the new build in one platform's build order.
+std::pair<long, long> BaseAndNew(const CompareRequest& req, const std::vector<BuildEntry>& builds,
+                                 const std::string& platform) {
+  auto index_of = [&](const std::string& id) -> long {
+    for (std::size_t i = 0; i < builds.size(); ++i) {
+      if (builds[i].build_id == id) return static_cast<long>(i);
+    }
+    return -1;
+  };
+  const long i_new = index_of(req.new_build);
+  if (i_new < 0) {
+    throw std::invalid_argument("build '" + req.new_build + "' has no results on platform '" + platform + "'");
+  }
+  if (!req.base) {
+    if (i_new == 0) {
+      throw std::invalid_argument("build '" + req.new_build + "' is the first build on platform '" + platform +
+                                  "': there is nothing to compare it with (pass --base)");
+    }
+    return {std::max(0L, i_new - req.options.persist), i_new};
+  }
+  const long i_base = index_of(*req.base);
+  if (i_base < 0) {
+    throw std::invalid_argument("build '" + *req.base + "' has no results on platform '" + platform + "'");
+  }
+  if (i_base == i_new) throw std::invalid_argument("--base and --new are the same build");
+  return {i_base, i_new};
+}
+
+PlatformComparison CompareOnePlatform(const CompareRequest& req, const TreeScan& scan, const std::string& platform) {
+  const auto builds = ListBuilds(scan, platform);
+  // A refused manifest of the new build is the error to report, before
+  // its (then unknown) place in the build order is.
+  for (const auto& b : scan.builds) {
+    const TreePlatform* tp = b.id == req.new_build ? b.Find(platform) : nullptr;
+    if (tp && tp->manifest_problem && tp->has_manifest_file) {
+      const Problem& pr = *tp->manifest_problem;
+      throw FileError(pr.file, pr.field, pr.message);
+    }
+  }
+  const auto [i_base, i_new] = BaseAndNew(req, builds, platform);
+  const long i_first = std::max(0L, i_base - req.options.window + 1);
+  std::map<std::string, RunSet> cache;
+  auto load = [&](std::size_t i) -> const RunSet& {
+    const std::string& id = builds[i].build_id;
+    auto it = cache.find(id);
+    if (it == cache.end()) {
+      const TreeBuild* tb = nullptr;
+      for (const auto& b : scan.builds) tb = b.id == id ? &b : tb;
+      it = cache.emplace(id, LoadRunSet(*tb, platform)).first;
+    }
+    return it->second;
+  };
+  return ComparePlatform(static_cast<std::size_t>(i_first), static_cast<std::size_t>(i_base),
+                         static_cast<std::size_t>(i_new), load, req.options);
+}
+
+}  // namespace
+
 Comparison CompareBuilds(const CompareRequest& req) {
   req.options.Validate();
   CheckSafeId(req.new_build, "--new build id");
@@ -527,79 +635,15 @@ Comparison CompareBuilds(const CompareRequest& req) {
   Comparison out;
   out.new_build = req.new_build;
   out.options = req.options;
-
   // The tree is listed and every manifest parsed once, here.
   std::error_code ec;
   if (!fs::is_directory(req.results, ec)) {
     throw std::invalid_argument("results directory '" + req.results.string() + "' not found");
   }
   const TreeScan scan = ScanTree(req.results);
-  std::vector<std::string> platforms;
-  if (req.platform) {
-    CheckSafeId(*req.platform, "--platform");
-    platforms = {*req.platform};
-  } else {
-    const TreeBuild* nb = nullptr;
-    for (const auto& b : scan.builds) nb = b.id == req.new_build ? &b : nb;
-    if (nb) platforms = ListPlatforms(*nb);
-    if (platforms.empty()) {
-      throw std::invalid_argument("build '" + req.new_build + "' has no results under '" + req.results.string() + "'");
-    }
+  for (const auto& platform : PlatformsToCompare(req, scan)) {
+    out.platforms.push_back(CompareOnePlatform(req, scan, platform));
   }
-
-  for (const auto& platform : platforms) {
-    const auto builds = ListBuilds(scan, platform);
-    auto index_of = [&](const std::string& id) -> long {
-      for (std::size_t i = 0; i < builds.size(); ++i) {
-        if (builds[i].build_id == id) return static_cast<long>(i);
-      }
-      return -1;
-    };
-    // A refused manifest of the new build is the error to report, before
-    // its (then unknown) place in the build order is.
-    for (const auto& b : scan.builds) {
-      const TreePlatform* tp = b.id == req.new_build ? b.Find(platform) : nullptr;
-      if (tp && tp->manifest_problem && tp->has_manifest_file) {
-        const Problem& pr = *tp->manifest_problem;
-        throw FileError(pr.file, pr.field, pr.message);
-      }
-    }
-    const long i_new = index_of(req.new_build);
-    if (i_new < 0) {
-      throw std::invalid_argument("build '" + req.new_build + "' has no results on platform '" + platform + "'");
-    }
-    long i_base;
-    if (req.base) {
-      i_base = index_of(*req.base);
-      if (i_base < 0) {
-        throw std::invalid_argument("build '" + *req.base + "' has no results on platform '" + platform + "'");
-      }
-      if (i_base == i_new) throw std::invalid_argument("--base and --new are the same build");
-    } else {
-      if (i_new == 0) {
-        throw std::invalid_argument("build '" + req.new_build + "' is the first build on platform '" + platform +
-                                    "': there is nothing to compare it with (pass --base)");
-      }
-      i_base = std::max(0L, i_new - req.options.persist);
-    }
-    const long i_first = std::max(0L, i_base - req.options.window + 1);
-
-    std::map<std::string, RunSet> cache;
-    auto load = [&](std::size_t i) -> const RunSet& {
-      const std::string& id = builds[i].build_id;
-      auto it = cache.find(id);
-      if (it == cache.end()) {
-        const TreeBuild* tb = nullptr;
-        for (const auto& b : scan.builds) tb = b.id == id ? &b : tb;
-        it = cache.emplace(id, LoadRunSet(*tb, platform)).first;
-      }
-      return it->second;
-    };
-    PlatformComparison pc = ComparePlatform(static_cast<std::size_t>(i_first), static_cast<std::size_t>(i_base),
-                                            static_cast<std::size_t>(i_new), load, req.options);
-    out.platforms.push_back(std::move(pc));
-  }
-
   // The label names the baseline of the first platform (usually the only one).
   const auto& bb = out.platforms.front().base_builds;
   out.base_label = bb.size() == 1 ? bb.front() : "median of " + bb.front() + ".." + bb.back();
@@ -612,6 +656,69 @@ namespace {
 
 json KeyJson(const RunKey& k) {
   return {{"model", k.model}, {"mode", k.mode}, {"backend", k.backend}, {"precision", k.precision}};
+}
+
+json ChangeJson(const MetricChange& m) {
+  json mj = KeyJson(m.key);
+  mj["metric"] = MetricName(m.metric);
+  mj["unit"] = MetricUnit(m.metric);
+  mj["lower_is_better"] = LowerIsBetter(m.metric);
+  mj["batch_size"] = m.batch_size;
+  mj["device"] = m.device;
+  mj["base"] = m.base_value;
+  mj["new"] = m.new_value;
+  mj["ratio"] = m.ratio;
+  mj["delta_percent"] = m.delta_percent;
+  mj["threshold_percent"] = m.threshold_percent;
+  mj["p_value"] = Opt(m.p_value);
+  mj["noise_percent"] = Opt(m.noise_percent);
+  mj["exact_test"] = m.exact;
+  mj["n_base"] = m.n_base;
+  mj["n_new"] = m.n_new;
+  mj["verdict"] = VerdictName(m.verdict);
+  mj["noisy"] = Opt(m.noisy);
+  mj["confirmed"] = m.confirmed;
+  mj["seen_in"] = m.seen_in;
+  return mj;
+}
+
+json PlatformJson(const PlatformComparison& p) {
+  json pj;
+  pj["platform_id"] = p.platform_id;
+  pj["base_builds"] = p.base_builds;
+  pj["new_build"] = p.new_build;
+  pj["streak"] = p.streak;
+  pj["base_manifest"] = p.base_manifest;
+  pj["new_manifest"] = p.new_manifest;
+  pj["changes"] = json::array();
+  for (const auto& m : p.changes) pj["changes"].push_back(ChangeJson(m));
+  pj["status_changes"] = json::array();
+  for (const auto& s : p.status_changes) {
+    json sj = KeyJson(s.key);
+    sj["batch_size"] = s.batch_size;
+    sj["device"] = s.device;
+    sj["base_status"] = s.base_status;
+    sj["new_status"] = s.new_status;
+    sj["reason"] = Opt(s.reason);
+    sj["worse"] = s.worse;
+    pj["status_changes"].push_back(sj);
+  }
+  pj["presence"] = json::array();
+  for (const auto& s : p.presence) {
+    json sj = KeyJson(s.key);
+    sj["change"] = s.appeared ? "appeared" : "disappeared";
+    sj["status"] = s.status;
+    pj["presence"].push_back(sj);
+  }
+  pj["summary"] = json::array();
+  for (const auto& s : p.summary) {
+    pj["summary"].push_back({{"mode", s.mode},
+                             {"backend", s.backend},
+                             {"precision", s.precision},
+                             {"runs", s.runs},
+                             {"geomean_time_ratio", s.geomean_time_ratio}});
+  }
+  return pj;
 }
 
 }  // namespace
@@ -637,66 +744,7 @@ json ToJson(const Comparison& c) {
   j["worse_statuses"] = c.WorseStatusCount();
   j["has_regression"] = c.HasRegression();
   j["platforms"] = json::array();
-  for (const auto& p : c.platforms) {
-    json pj;
-    pj["platform_id"] = p.platform_id;
-    pj["base_builds"] = p.base_builds;
-    pj["new_build"] = p.new_build;
-    pj["streak"] = p.streak;
-    pj["base_manifest"] = p.base_manifest;
-    pj["new_manifest"] = p.new_manifest;
-    pj["changes"] = json::array();
-    for (const auto& m : p.changes) {
-      json mj = KeyJson(m.key);
-      mj["metric"] = MetricName(m.metric);
-      mj["unit"] = MetricUnit(m.metric);
-      mj["lower_is_better"] = LowerIsBetter(m.metric);
-      mj["batch_size"] = m.batch_size;
-      mj["device"] = m.device;
-      mj["base"] = m.base_value;
-      mj["new"] = m.new_value;
-      mj["ratio"] = m.ratio;
-      mj["delta_percent"] = m.delta_percent;
-      mj["threshold_percent"] = m.threshold_percent;
-      mj["p_value"] = m.p_value ? json(*m.p_value) : json(nullptr);
-      mj["noise_percent"] = m.noise_percent ? json(*m.noise_percent) : json(nullptr);
-      mj["exact_test"] = m.exact;
-      mj["n_base"] = m.n_base;
-      mj["n_new"] = m.n_new;
-      mj["verdict"] = VerdictName(m.verdict);
-      mj["noisy"] = m.noisy ? json(*m.noisy) : json(nullptr);
-      mj["confirmed"] = m.confirmed;
-      mj["seen_in"] = m.seen_in;
-      pj["changes"].push_back(mj);
-    }
-    pj["status_changes"] = json::array();
-    for (const auto& s : p.status_changes) {
-      json sj = KeyJson(s.key);
-      sj["batch_size"] = s.batch_size;
-      sj["device"] = s.device;
-      sj["base_status"] = s.base_status;
-      sj["new_status"] = s.new_status;
-      sj["reason"] = s.reason ? json(*s.reason) : json(nullptr);
-      sj["worse"] = s.worse;
-      pj["status_changes"].push_back(sj);
-    }
-    pj["presence"] = json::array();
-    for (const auto& s : p.presence) {
-      json sj = KeyJson(s.key);
-      sj["change"] = s.appeared ? "appeared" : "disappeared";
-      sj["status"] = s.status;
-      pj["presence"].push_back(sj);
-    }
-    pj["summary"] = json::array();
-    for (const auto& s : p.summary) {
-      pj["summary"].push_back({{"mode", s.mode},
-                               {"backend", s.backend},
-                               {"precision", s.precision},
-                               {"runs", s.runs},
-                               {"geomean_time_ratio", s.geomean_time_ratio}});
-    }
-    j["platforms"].push_back(pj);
-  }
+  for (const auto& p : c.platforms) j["platforms"].push_back(PlatformJson(p));
   return j;
 }
 

@@ -38,7 +38,10 @@ RunResult MakeRun(const std::string& build, const std::string& model, std::vecto
   t.samples_per_step = 4;
   SummarizeTiming(t);
   r.timing = t;
-  if (rss) r.memory = Memory{.cpu_peak_rss_bytes = rss};
+  if (rss) {
+    r.memory = Memory{};
+    r.memory->cpu_peak_rss_bytes = rss;
+  }
   return r;
 }
 

@@ -6,15 +6,49 @@
 
 namespace torchgauge::core {
 
+namespace {
+
+// The bytes of one copy direction over the window.
+struct CopyBytes {
+  int64_t total = 0;
+  bool any = false, known = true;
+  void Add(const std::optional<int64_t>& bytes) {
+    any = true;
+    if (bytes) {
+      total += *bytes;
+    } else {
+      known = false;
+    }
+  }
+  // Per iteration; no copies at all is zero bytes measured, not assumed.
+  std::optional<double> PerIteration(double n) const {
+    if (!any) return 0.0;
+    if (!known) return std::nullopt;
+    return static_cast<double>(total) / n;
+  }
+};
+
+// The kernels by total time, longest first (ties by name), at most top_n.
+std::vector<KernelTotal> TopKernels(const std::map<std::string, std::pair<int64_t, int64_t>>& per_kernel,
+                                    size_t top_n) {
+  std::vector<KernelTotal> tops;
+  for (const auto& [name, v] : per_kernel) tops.push_back({name, static_cast<double>(v.first) / 1e6, v.second});
+  std::sort(tops.begin(), tops.end(), [](const KernelTotal& x, const KernelTotal& y) {
+    return x.total_ms != y.total_ms ? x.total_ms > y.total_ms : x.name < y.name;
+  });
+  if (tops.size() > top_n) tops.resize(top_n);
+  return tops;
+}
+
+}  // namespace
+
 GpuBreakdown ComputeBreakdown(const std::vector<DeviceActivity>& activities, int64_t window_start_ns,
                               int64_t window_end_ns, int iterations, size_t top_n) {
   if (iterations < 1) throw std::invalid_argument("ComputeBreakdown: iterations must be >= 1");
   if (window_end_ns < window_start_ns) throw std::invalid_argument("ComputeBreakdown: window ends before it starts");
   std::vector<Interval> active, copies;
   int64_t kernels = 0, kernel_ns = 0;
-  int64_t h2d = 0, d2h = 0;
-  bool h2d_known = true, d2h_known = true;
-  bool any_h2d = false, any_d2h = false;
+  CopyBytes h2d, d2h;
   std::map<std::string, std::pair<int64_t, int64_t>> per_kernel;  // name -> (ns, count)
   for (const auto& a : activities) {
     // Only activity that overlaps the window counts, for totals and counts alike.
@@ -36,19 +70,11 @@ GpuBreakdown ComputeBreakdown(const std::vector<DeviceActivity>& activities, int
         break;
       case ActivityKind::kCopyHostToDevice:
         copies.push_back(iv);
-        any_h2d = true;
-        if (a.bytes)
-          h2d += *a.bytes;
-        else
-          h2d_known = false;
+        h2d.Add(a.bytes);
         break;
       case ActivityKind::kCopyDeviceToHost:
         copies.push_back(iv);
-        any_d2h = true;
-        if (a.bytes)
-          d2h += *a.bytes;
-        else
-          d2h_known = false;
+        d2h.Add(a.bytes);
         break;
     }
   }
@@ -74,22 +100,9 @@ GpuBreakdown ComputeBreakdown(const std::vector<DeviceActivity>& activities, int
   }
   b.kernel_count = static_cast<double>(kernels) / n;
   if (kernels > 0) b.mean_kernel_us = static_cast<double>(kernel_ns) / 1e3 / static_cast<double>(kernels);
-  if (!any_h2d)
-    b.h2d_bytes = 0.0;  // no copies happened: zero bytes is measured, not assumed
-  else if (h2d_known)
-    b.h2d_bytes = static_cast<double>(h2d) / n;
-  if (!any_d2h)
-    b.d2h_bytes = 0.0;
-  else if (d2h_known)
-    b.d2h_bytes = static_cast<double>(d2h) / n;
-
-  std::vector<KernelTotal> tops;
-  for (const auto& [name, v] : per_kernel) tops.push_back({name, static_cast<double>(v.first) / 1e6, v.second});
-  std::sort(tops.begin(), tops.end(), [](const KernelTotal& a, const KernelTotal& b) {
-    return a.total_ms != b.total_ms ? a.total_ms > b.total_ms : a.name < b.name;
-  });
-  if (tops.size() > top_n) tops.resize(top_n);
-  b.top_kernels = std::move(tops);
+  b.h2d_bytes = h2d.PerIteration(n);
+  b.d2h_bytes = d2h.PerIteration(n);
+  b.top_kernels = TopKernels(per_kernel, top_n);
   return b;
 }
 

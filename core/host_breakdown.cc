@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "core/json_io.h"
 
 namespace torchgauge::core {
@@ -56,16 +57,6 @@ bool Overlaps(const Interval& iv, const std::vector<Interval>& set) {
     if (iv.start == iv.end && iv.start >= w.start && iv.start <= w.end) return true;
   }
   return false;
-}
-
-[[noreturn]] void Fail(const std::filesystem::path& file, const std::string& field, const std::string& message) {
-  throw FileError(file, "host_breakdown." + field, message);
-}
-
-double Number(const json& j, const std::filesystem::path& file, const char* key) {
-  if (!j.contains(key)) Fail(file, key, "missing required field");
-  if (!j.at(key).is_number()) Fail(file, key, std::string("must be a number, not ") + j.at(key).type_name());
-  return j.at(key).get<double>();
 }
 
 }  // namespace
@@ -188,38 +179,24 @@ json ToJson(const HostBreakdown& b) {
           {"outside_operators_fraction", b.outside_operators_fraction},
           {"top_level_op_count", b.top_level_op_count},
           {"data_movement_ops", b.data_movement_ops},
-          {"profiler_overhead_per_op_us",
-           b.profiler_overhead_per_op_us ? json(*b.profiler_overhead_per_op_us) : json(nullptr)}};
+          {"profiler_overhead_per_op_us", Opt(b.profiler_overhead_per_op_us)}};
 }
 
 HostBreakdown HostBreakdownFromJson(const json& j, const std::filesystem::path& file) {
-  if (!j.is_object()) throw FileError(file, "host_breakdown", "expected an object");
+  const JsonFields in(j, file, "host_breakdown");
   HostBreakdown b;
-  if (!j.contains("iterations") || !j.at("iterations").is_number_integer()) {
-    Fail(file, "iterations", "missing or not an integer");
-  }
-  b.iterations = j.at("iterations").get<int>();
-  if (b.iterations < 1) Fail(file, "iterations", "must be >= 1");
-  b.wall_ms = Number(j, file, "wall_ms");
-  b.operator_ms = Number(j, file, "operator_ms");
-  b.compute_ms = Number(j, file, "compute_ms");
-  b.data_movement_ms = Number(j, file, "data_movement_ms");
-  b.outside_operators_ms = Number(j, file, "outside_operators_ms");
-  b.compute_fraction = Number(j, file, "compute_fraction");
-  b.data_movement_fraction = Number(j, file, "data_movement_fraction");
-  b.outside_operators_fraction = Number(j, file, "outside_operators_fraction");
-  if (j.contains("top_level_op_count")) b.top_level_op_count = Number(j, file, "top_level_op_count");
-  if (j.contains("data_movement_ops")) {
-    const json& list = j.at("data_movement_ops");
-    if (!list.is_array()) Fail(file, "data_movement_ops", "must be an array of strings");
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (!list[i].is_string()) Fail(file, "data_movement_ops[" + std::to_string(i) + "]", "must be a string");
-      b.data_movement_ops.push_back(list[i].get<std::string>());
-    }
-  }
-  if (j.contains("profiler_overhead_per_op_us") && !j.at("profiler_overhead_per_op_us").is_null()) {
-    b.profiler_overhead_per_op_us = Number(j, file, "profiler_overhead_per_op_us");
-  }
+  b.iterations = in.AtLeast("iterations", 1);
+  b.wall_ms = in.Get<double>("wall_ms");
+  b.operator_ms = in.Get<double>("operator_ms");
+  b.compute_ms = in.Get<double>("compute_ms");
+  b.data_movement_ms = in.Get<double>("data_movement_ms");
+  b.outside_operators_ms = in.Get<double>("outside_operators_ms");
+  b.compute_fraction = in.Get<double>("compute_fraction");
+  b.data_movement_fraction = in.Get<double>("data_movement_fraction");
+  b.outside_operators_fraction = in.Get<double>("outside_operators_fraction");
+  b.top_level_op_count = in.GetOr("top_level_op_count", b.top_level_op_count);
+  b.data_movement_ops = in.GetOr("data_movement_ops", b.data_movement_ops);
+  b.profiler_overhead_per_op_us = in.GetOpt<double>("profiler_overhead_per_op_us");
   return b;
 }
 

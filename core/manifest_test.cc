@@ -179,6 +179,11 @@ TEST_CASE("manifest: every check names the field") {
   CHECK(with("/libtorch/cuda_available", "yes") == "libtorch.cuda_available");
   CHECK(with("/suite", "smoke") == "suite");
   CHECK(with("/suite/name", nullptr) == "suite.name");
+  // The recorded suite's run settings pass the one RunSettings check.
+  CHECK(with("/suite/repeat", 0) == "suite.repeat");
+  CHECK(with("/suite/processes", "two") == "suite.processes");
+  CHECK(with("/suite/threads", "many") == "suite.threads");  // "default" or a count
+  CHECK(with("/suite/threads", 4) == "<accepted>");
   CHECK(with("/runs/ok", -2) == "runs.ok");
   CHECK(with("/runs/ok", nullptr) == "runs.ok");
   CHECK(with("/interrupted", "no") == "interrupted");

@@ -1,9 +1,10 @@
 #include "core/paper_table1.h"
 
 #include <set>
-#include <stdexcept>
 
 #include <nlohmann/json.hpp>
+
+#include "core/json_fields.h"
 
 namespace torchgauge::core {
 
@@ -49,77 +50,56 @@ std::map<std::string, PaperDomainCounts> CountByDomain(const PaperTable1& table)
 
 namespace {
 
-struct Where {
-  std::string_view source;
-  std::string entry;
-  [[noreturn]] void Fail(const std::string& field, const std::string& what) const {
-    throw std::runtime_error(std::string(source) + ": " + entry + ": field '" + field + "' " + what);
-  }
-  std::string String(const json& e, const char* key, bool required = true) const {
-    if (!e.is_object()) Fail(key, "cannot be read: the entry is not an object");
-    auto it = e.find(key);
-    if (it == e.end()) {
-      if (required) Fail(key, "is missing");
-      return "";
-    }
-    if (!it->is_string()) Fail(key, "must be a string");
-    if (required && it->get_ref<const std::string&>().empty()) Fail(key, "must not be empty");
-    return it->get<std::string>();
-  }
-};
+// Names and the other strings an entry must give: present and not empty.
+std::string NonEmpty(const JsonFields& e, const char* key) {
+  std::string v = e.Get<std::string>(key);
+  if (v.empty()) e.Fail(key, "must not be empty");
+  return v;
+}
 
-const json& Array(const json& j, const char* key, std::string_view source) {
-  if (!j.is_object() || !j.contains(key) || !j.at(key).is_array()) {
-    throw std::runtime_error(std::string(source) + ": top level: field '" + key + "' must be an array");
+PaperModelState ReadState(const JsonFields& e) {
+  static constexpr const char* kStates[] = {"native", "planned", "not possible here"};
+  const std::string state = e.OneOf("state", kStates);
+  if (state == "native") return PaperModelState::kNative;
+  if (state == "planned") return PaperModelState::kPlanned;
+  return PaperModelState::kNotPossible;
+}
+
+// One of the paper's models; `ours` collects our model ids, each listed once.
+PaperModel ReadPaperModel(const JsonFields& e, std::set<std::string>& ours) {
+  PaperModel m;
+  m.paper_name = NonEmpty(e, "paper_name");
+  m.domain = NonEmpty(e, "domain");
+  m.task = NonEmpty(e, "task");
+  m.state = ReadState(e);
+  if (m.state == PaperModelState::kNative) {
+    if (!e.Has("ours")) e.Fail("ours", "must name our model id when state is native");
+    m.ours = NonEmpty(e, "ours");
+    if (!ours.insert(*m.ours).second) e.Fail("ours", "'" + *m.ours + "' is listed for two paper models");
+  } else if (e.Has("ours")) {
+    e.Fail("ours", "must be null unless state is native");
   }
-  return j.at(key);
+  m.reason = m.state == PaperModelState::kNotPossible ? NonEmpty(e, "reason") : e.GetOr<std::string>("reason", "");
+  m.note = e.GetOr<std::string>("note", "");
+  return m;
 }
 
 }  // namespace
 
 PaperTable1 PaperTable1FromJson(const json& j, std::string_view source) {
+  const JsonFields top(j, std::filesystem::path(source));
   PaperTable1 t;
-  const Where top{source, "top level"};
-  t.citation = top.String(j, "citation");
-  t.note = top.String(j, "note");
+  t.citation = NonEmpty(top, "citation");
+  t.note = NonEmpty(top, "note");
   std::set<std::string> names, ours;
-  const json& models = Array(j, "models", source);
-  for (size_t i = 0; i < models.size(); ++i) {
-    const json& e = models[i];
-    Where w{source, "models[" + std::to_string(i) + "]"};
-    PaperModel m;
-    m.paper_name = w.String(e, "paper_name");
-    w.entry += " (" + m.paper_name + ")";
-    m.domain = w.String(e, "domain");
-    m.task = w.String(e, "task");
-    const std::string state = w.String(e, "state");
-    if (state == "native")
-      m.state = PaperModelState::kNative;
-    else if (state == "planned")
-      m.state = PaperModelState::kPlanned;
-    else if (state == "not possible here")
-      m.state = PaperModelState::kNotPossible;
-    else
-      w.Fail("state", "must be 'native', 'planned' or 'not possible here', got '" + state + "'");
-    const bool has_ours = e.contains("ours") && !e.at("ours").is_null();
-    if (m.state == PaperModelState::kNative) {
-      if (!has_ours) w.Fail("ours", "must name our model id when state is native");
-      m.ours = w.String(e, "ours");
-      if (!ours.insert(*m.ours).second) w.Fail("ours", "'" + *m.ours + "' is listed for two paper models");
-    } else if (has_ours) {
-      w.Fail("ours", "must be null unless state is native");
-    }
-    m.reason = w.String(e, "reason", m.state == PaperModelState::kNotPossible);
-    m.note = w.String(e, "note", false);
-    if (!names.insert(m.paper_name).second) w.Fail("paper_name", "'" + m.paper_name + "' is listed twice");
+  for (const JsonFields& e : top.Objects("models")) {
+    PaperModel m = ReadPaperModel(e, ours);
+    if (!names.insert(m.paper_name).second) e.Fail("paper_name", "'" + m.paper_name + "' is listed twice");
     t.models.push_back(std::move(m));
   }
-  const json& only = Array(j, "ours_only", source);
-  for (size_t i = 0; i < only.size(); ++i) {
-    const json& e = only[i];
-    Where w{source, "ours_only[" + std::to_string(i) + "]"};
-    OursOnlyModel m{w.String(e, "id"), w.String(e, "domain"), w.String(e, "task"), w.String(e, "note", false)};
-    if (!ours.insert(m.id).second) w.Fail("id", "'" + m.id + "' is listed twice");
+  for (const JsonFields& e : top.Objects("ours_only")) {
+    OursOnlyModel m{NonEmpty(e, "id"), NonEmpty(e, "domain"), NonEmpty(e, "task"), e.GetOr<std::string>("note", "")};
+    if (!ours.insert(m.id).second) e.Fail("id", "'" + m.id + "' is listed twice");
     t.ours_only.push_back(std::move(m));
   }
   return t;

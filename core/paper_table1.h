@@ -45,7 +45,8 @@ struct PaperDomainCounts {
 // `list --paper`'s summary and the Table 1 page's domain rows.
 std::map<std::string, PaperDomainCounts> CountByDomain(const PaperTable1& table);
 
-// Throws std::runtime_error naming `source`, the entry and the field. Checks
+// Throws FileError (a std::runtime_error) naming `source` and the field's
+// path (models[3].state). Checks
 // the invariants: a known state, `ours` exactly for native models, a reason
 // for models not possible here, no paper name or our id listed twice.
 PaperTable1 PaperTable1FromJson(const nlohmann::json& j, std::string_view source = "paper_table1.json");

@@ -48,18 +48,20 @@ TEST_CASE("paper table 1: bad entries are refused naming the file, the entry and
     }
     CHECK_MESSAGE(message.find(what) != std::string::npos, "got: '", message, "', expected: ", what);
   };
-  fails(Table({Entry("a", "native")}), "t.json: models[0] (a): field 'ours' must name our model id");
-  fails(Table({Entry("a", "planned", "a")}), "models[0] (a): field 'ours' must be null unless state is native");
-  fails(Table({Entry("a", "not possible here")}), "models[0] (a): field 'reason' is missing");
-  fails(Table({Entry("a", "maybe")}), "field 'state' must be 'native', 'planned' or 'not possible here', got 'maybe'");
-  fails(Table({Entry("a", "planned"), Entry("a", "planned")}), "models[1] (a): field 'paper_name' 'a' is listed twice");
+  fails(Table({Entry("a", "native")}), "t.json: field 'models[0].ours': must name our model id");
+  fails(Table({Entry("a", "planned", "a")}), "field 'models[0].ours': must be null unless state is native");
+  fails(Table({Entry("a", "not possible here")}), "field 'models[0].reason': missing required field");
+  fails(Table({Entry("a", "maybe")}),
+        "field 'models[0].state': value 'maybe' is not one of: native, planned, not possible here");
+  fails(Table({Entry("a", "planned"), Entry("a", "planned")}), "field 'models[1].paper_name': 'a' is listed twice");
   fails(Table({Entry("a", "native", "x"), Entry("b", "native", "x")}), "'x' is listed for two paper models");
   fails(Table({Entry("a", "native", "x")}, {json{{"id", "x"}, {"domain", "d"}, {"task", "t"}}}),
-        "ours_only[0]: field 'id' 'x' is listed twice");
+        "field 'ours_only[0].id': 'x' is listed twice");
   json bad = Entry("a", "planned");
   bad["paper_name"] = 3;
-  fails(Table({bad}), "models[0]: field 'paper_name' must be a string");
-  fails(json{{"citation", "c"}, {"note", "n"}}, "top level: field 'models' must be an array");
+  fails(Table({bad}), "field 'models[0].paper_name': must be a string");
+  fails(json{{"citation", "c"}, {"note", "n"}}, "field 'models': missing required field");
+  fails(json{{"citation", "c"}, {"note", "n"}, {"models", "all"}}, "field 'models': must be an array (is a string)");
 }
 
 TEST_CASE("paper table 1: the embedded table reads and accounts for every model") {

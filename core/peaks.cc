@@ -2,72 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "core/json_io.h"
 
 namespace torchgauge::core {
 
 using nlohmann::json;
-
-namespace {
-
-template <typename T>
-json Opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-// Field access for one object of the peaks document, naming the dotted path.
-class Fields {
- public:
-  Fields(const json& j, const std::filesystem::path& file, std::string path)
-      : j_(j), file_(file), path_(std::move(path)) {
-    if (!j_.is_object()) throw FileError(file_, path_, "expected an object");
-  }
-  bool Has(const char* key) const { return j_.contains(key) && !j_.at(key).is_null(); }
-  [[noreturn]] void Fail(const std::string& key, const std::string& message) const {
-    throw FileError(file_, path_ + "." + key, message);
-  }
-  std::string String(const char* key) const {
-    if (!Has(key) || !j_.at(key).is_string()) Fail(key, "missing or not a string");
-    return j_.at(key).get<std::string>();
-  }
-  double Number(const char* key) const {
-    if (!Has(key) || !j_.at(key).is_number()) Fail(key, "missing or not a number");
-    return j_.at(key).get<double>();
-  }
-  int64_t Integer(const char* key) const {
-    if (!Has(key) || !j_.at(key).is_number_integer()) Fail(key, "missing or not an integer");
-    // An unsigned above INT64_MAX would wrap to a negative number.
-    if (j_.at(key).is_number_unsigned() && j_.at(key).get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
-      Fail(key, "out of range");
-    }
-    return j_.at(key).get<int64_t>();
-  }
-  // An integer field held in an int (threads, repeats).
-  std::optional<int> OptInt(const char* key) const {
-    if (!Has(key)) return std::nullopt;
-    const int64_t v = Integer(key);
-    if (v < INT32_MIN || v > INT32_MAX) Fail(key, "out of range");
-    return static_cast<int>(v);
-  }
-  std::optional<std::string> OptString(const char* key) const {
-    return Has(key) ? std::optional<std::string>(String(key)) : std::nullopt;
-  }
-  std::optional<double> OptNumber(const char* key) const {
-    return Has(key) ? std::optional<double>(Number(key)) : std::nullopt;
-  }
-  std::optional<int64_t> OptInteger(const char* key) const {
-    return Has(key) ? std::optional<int64_t>(Integer(key)) : std::nullopt;
-  }
-  const json& raw() const { return j_; }
-  const std::string& path() const { return path_; }
-
- private:
-  const json& j_;
-  const std::filesystem::path& file_;
-  std::string path_;
-};
-
-}  // namespace
 
 const MatmulPeak* PeakForPrecision(const ProbeResult& peaks, std::string_view run_precision) {
   auto find = [&](std::string_view p) -> const MatmulPeak* {
@@ -124,57 +64,60 @@ json ToJson(const ProbeResult& p) {
           {"matmul", matmul}, {"triad", triad},     {"kernels", kernels}};
 }
 
+namespace {
+
+MatmulPeak ReadMatmul(const JsonFields& m) {
+  static constexpr const char* kPrecisions[] = {"fp32", "tf32", "bf16", "fp16"};
+  static constexpr const char* kStatuses[] = {"ok", "unsupported"};
+  MatmulPeak mp;
+  mp.precision = m.OneOf("precision", kPrecisions);
+  mp.status = m.OneOf("status", kStatuses);
+  mp.reason = m.GetOpt<std::string>("reason");
+  mp.n = m.GetOpt<int64_t>("n");
+  mp.repeats = m.GetOpt<int>("repeats");
+  mp.best_ms = m.GetOpt<double>("best_ms");
+  mp.tflops = m.GetOpt<double>("tflops");
+  if (mp.status == "ok" && !mp.tflops) m.Fail("tflops", "an ok peak needs a number");
+  return mp;
+}
+
+TriadPeak ReadTriad(const JsonFields& t) {
+  TriadPeak tp;
+  tp.elements = t.Get<int64_t>("elements");
+  tp.dtype = t.GetOr("dtype", tp.dtype);
+  tp.bytes_moved = t.Get<double>("bytes_moved");
+  tp.llc_bytes = t.GetOpt<int64_t>("llc_bytes");
+  tp.repeats = t.GetOpt<int>("repeats");
+  tp.best_ms = t.Get<double>("best_ms");
+  tp.gb_per_s = t.Get<double>("gb_per_s");
+  return tp;
+}
+
+KernelPeaks ReadKernels(const JsonFields& k) {
+  KernelPeaks kp;
+  kp.label = k.GetOr("label", kp.label);
+  kp.copy_gb_per_s = k.GetOpt<double>("copy_gb_per_s");
+  kp.triad_gb_per_s = k.GetOpt<double>("triad_gb_per_s");
+  kp.memcpy_d2d_gb_per_s = k.GetOpt<double>("memcpy_d2d_gb_per_s");
+  kp.fma_fp32_tflops = k.GetOpt<double>("fma_fp32_tflops");
+  return kp;
+}
+
+}  // namespace
+
 ProbeResult ProbeResultFromJson(const json& j, const std::filesystem::path& file) {
-  Fields in(j, file, "peaks");
+  const JsonFields in(j, file, "peaks");
   ProbeResult p;
-  p.label = in.String("label");
+  p.label = in.Get<std::string>("label");
   if (p.label != kPeaksLabel) in.Fail("label", std::string("must be \"") + kPeaksLabel + "\"");
-  p.device = in.String("device");
-  p.threads = in.OptInt("threads");
-  p.measured_at = in.OptString("measured_at");
-  if (!j.contains("matmul") || !j.at("matmul").is_array()) in.Fail("matmul", "missing or not an array");
-  const json& list = j.at("matmul");
-  for (size_t i = 0; i < list.size(); ++i) {
-    Fields m(list[i], file, "peaks.matmul[" + std::to_string(i) + "]");
-    MatmulPeak mp;
-    mp.precision = m.String("precision");
-    if (mp.precision != "fp32" && mp.precision != "tf32" && mp.precision != "bf16" && mp.precision != "fp16") {
-      m.Fail("precision", "value '" + mp.precision + "' is not one of: fp32, tf32, bf16, fp16");
-    }
-    mp.status = m.String("status");
-    if (mp.status != "ok" && mp.status != "unsupported") m.Fail("status", "must be ok or unsupported");
-    mp.reason = m.OptString("reason");
-    mp.n = m.OptInteger("n");
-    mp.repeats = m.OptInt("repeats");
-    mp.best_ms = m.OptNumber("best_ms");
-    mp.tflops = m.OptNumber("tflops");
-    if (mp.status == "ok" && !mp.tflops) m.Fail("tflops", "an ok peak needs a number");
-    p.matmul.push_back(std::move(mp));
-  }
-  if (in.Has("triad")) {
-    Fields t(j.at("triad"), file, "peaks.triad");
-    TriadPeak tp;
-    tp.elements = t.Integer("elements");
-    if (t.Has("dtype")) tp.dtype = t.String("dtype");
-    tp.bytes_moved = t.Number("bytes_moved");
-    tp.llc_bytes = t.OptInteger("llc_bytes");
-    tp.repeats = t.OptInt("repeats");
-    tp.best_ms = t.Number("best_ms");
-    tp.gb_per_s = t.Number("gb_per_s");
-    p.triad = tp;
-  } else if (!j.contains("triad")) {
-    in.Fail("triad", "missing required field");
-  }
-  if (in.Has("kernels")) {
-    Fields k(j.at("kernels"), file, "peaks.kernels");
-    KernelPeaks kp;
-    if (k.Has("label")) kp.label = k.String("label");
-    kp.copy_gb_per_s = k.OptNumber("copy_gb_per_s");
-    kp.triad_gb_per_s = k.OptNumber("triad_gb_per_s");
-    kp.memcpy_d2d_gb_per_s = k.OptNumber("memcpy_d2d_gb_per_s");
-    kp.fma_fp32_tflops = k.OptNumber("fma_fp32_tflops");
-    p.kernels = kp;
-  }
+  p.device = in.Get<std::string>("device");
+  p.threads = in.GetOpt<int>("threads");
+  p.measured_at = in.GetOpt<std::string>("measured_at");
+  for (const JsonFields& m : in.Objects("matmul")) p.matmul.push_back(ReadMatmul(m));
+  // "triad" is required, null where the probe could not run it.
+  if (!in.Find("triad")) in.Fail("triad", "missing required field");
+  if (auto t = in.OptObject("triad")) p.triad = ReadTriad(*t);
+  if (auto k = in.OptObject("kernels")) p.kernels = ReadKernels(*k);
   return p;
 }
 

@@ -174,7 +174,8 @@ struct RunResult {
 
 nlohmann::json ToJson(const RunResult& r);
 // Parses a run result. Throws FileError naming `file` and the offending field.
-// Refuses a newer schema_version with advice; migrates older ones.
+// Refuses a newer schema_version with advice; an older shape is brought to
+// the current one first (MigrateRunResult, core/result_migration.h).
 RunResult RunResultFromJson(const nlohmann::json& j, const std::filesystem::path& file);
 
 // Checks the "schema_version" and "kind" of a document; throws FileError with

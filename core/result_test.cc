@@ -136,10 +136,34 @@ TEST_CASE("an integer field holding a float or an out-of-range number is refused
   }
 }
 
+TEST_CASE("a result's settings pass the suite's checks: repeat 0 is refused as in a suite file") {
+  RunResult r = Sample();
+  r.settings = RunSettings{};
+  auto j = ToJson(r);
+  CHECK(RunResultFromJson(j, "s.json").settings == RunSettings{});
+  for (const auto& [field, value] : {std::pair<const char*, nlohmann::json>{"repeat", 0},
+                                     {"processes", 101},
+                                     {"timeout_s", 0},
+                                     {"warmup", -1},
+                                     {"seed", -1}}) {
+    auto bad = j;
+    bad["settings"][field] = value;
+    try {
+      RunResultFromJson(bad, "s.json");
+      FAIL("accepted settings." << field << " = " << value.dump());
+    } catch (const FileError& e) {
+      CHECK(e.field() == std::string("settings.") + field);
+    }
+  }
+}
+
 TEST_CASE("a newer schema version is refused with advice") {
   auto j = ToJson(Sample());
   j["schema_version"] = 99;
   CHECK_THROWS_WITH_AS(RunResultFromJson(j, "z.json"), doctest::Contains("upgrade TorchGauge"), FileError);
+  // Past INT_MAX it is still newer (it once read back as int 1, version 1).
+  j["schema_version"] = nlohmann::json::parse("4294967297");
+  CHECK_THROWS_WITH_AS(RunResultFromJson(j, "z.json"), doctest::Contains("version 4294967297 is newer"), FileError);
 }
 
 TEST_CASE("pooling worker processes keeps every sample and recomputes the summary") {
@@ -154,7 +178,8 @@ TEST_CASE("pooling worker processes keeps every sample and recomputes the summar
     t.repetitions = static_cast<int>(t.samples_ms.size());
     SummarizeTiming(t);
     r.timing = t;
-    r.memory = Memory{.cpu_peak_rss_bytes = rss};
+    r.memory = Memory{};
+    r.memory->cpu_peak_rss_bytes = rss;
     r.flops = Flops{};
     r.flops->analytic_flops_per_iter = 1e9;
     r.duration_s = 2.0;

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
+
 namespace torchgauge::core {
 
 std::optional<SettingsProblem> CheckRunSettings(const RunSettings& s) {
@@ -35,18 +37,23 @@ nlohmann::json ToJson(const RunSettings& s) {
           {"pairing", s.pairing}};
 }
 
-RunSettings RunSettingsFromJson(const nlohmann::json& j) {
+RunSettings RunSettingsFromJson(const JsonFields& f) {
   RunSettings s;
-  s.warmup = j.value("warmup", s.warmup);
-  s.repeat = j.value("repeat", s.repeat);
-  s.seed = j.value("seed", s.seed);
-  s.timeout_s = j.value("timeout_s", s.timeout_s);
-  s.profile_iterations = j.value("profile_iterations", s.profile_iterations);
-  s.smoke = j.value("smoke", s.smoke);
-  s.processes = j.value("processes", s.processes);
-  s.threads = j.value("threads", s.threads);
-  s.pairing = j.value("pairing", s.pairing);
+  s.warmup = f.GetOr("warmup", s.warmup);
+  s.repeat = f.GetOr("repeat", s.repeat);
+  s.seed = f.GetOr("seed", s.seed);
+  s.timeout_s = f.GetOr("timeout_s", s.timeout_s);
+  s.profile_iterations = f.GetOr("profile_iterations", s.profile_iterations);
+  s.smoke = f.GetOr("smoke", s.smoke);
+  s.processes = f.GetOr("processes", s.processes);
+  s.threads = f.GetOr("threads", s.threads);
+  s.pairing = f.GetOr("pairing", s.pairing);
+  if (auto problem = CheckRunSettings(s)) f.Fail(problem->field, problem->message);
   return s;
+}
+
+RunSettings RunSettingsFromJson(const nlohmann::json& j) {
+  return RunSettingsFromJson(JsonFields(j, "run spec", "settings"));
 }
 
 }  // namespace torchgauge::core

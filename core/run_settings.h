@@ -7,12 +7,15 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json_fwd.hpp>
 
 namespace torchgauge::core {
+
+class JsonFields;
 
 struct RunSettings {
   int warmup = 3;              // untimed iterations before timing
@@ -44,8 +47,16 @@ inline constexpr const char* kPairings[] = {"interleaved", "back_to_back", "off"
 
 // The "settings" object of a run result (and of a run spec).
 nlohmann::json ToJson(const RunSettings& s);
-// Reads the object ToJson writes; a missing field keeps its default.
-// Throws nlohmann::json::exception for a field of the wrong type.
+// The one reader of run settings, for the three places they are written: a
+// result's "settings", a run spec's "settings" and a suite file (whose
+// fields sit at its top level; the manifest records the suite). A field
+// absent or null keeps its default; the values must pass CheckRunSettings,
+// the suite's rules, so a result or manifest with "repeat": 0 is refused as
+// the suite file would be. Throws FileError naming the file and the field
+// (settings.repeat).
+RunSettings RunSettingsFromJson(const JsonFields& fields);
+// The same for a run spec's "settings", handed over without a file: errors
+// name "run spec" as the file.
 RunSettings RunSettingsFromJson(const nlohmann::json& j);
 
 }  // namespace torchgauge::core

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "core/run_settings.h"
 
 using namespace torchgauge::core;
@@ -36,4 +37,31 @@ TEST_CASE("run settings range checks name the field") {
   s = RunSettings{};
   s.timeout_s = 0;
   CHECK(CheckRunSettings(s)->field == "timeout_s");
+}
+
+TEST_CASE("run settings are read with the suite's rules wherever they come from") {
+  // A result, a run spec and a suite file read them alike: "repeat": 0 loads
+  // nowhere, and the error names the file and the field.
+  const nlohmann::json result = {{"settings", {{"repeat", 0}}}};
+  try {
+    (void)RunSettingsFromJson(JsonFields(result, "r.json").Object("settings"));
+    FAIL("repeat 0 was accepted");
+  } catch (const FileError& e) {
+    CHECK(e.field() == "settings.repeat");
+    CHECK(std::string(e.what()) == "r.json: field 'settings.repeat': must be >= 1");
+  }
+  CHECK_THROWS_WITH_AS(RunSettingsFromJson(nlohmann::json{{"processes", 0}}), doctest::Contains("settings.processes"),
+                       FileError);
+  const nlohmann::json suite = {{"timeout_s", 0}};
+  CHECK_THROWS_WITH_AS(RunSettingsFromJson(JsonFields(suite, "s.json")), "s.json: field 'timeout_s': must be > 0",
+                       FileError);
+  // Types and ranges as every reader checks them.
+  CHECK_THROWS_WITH_AS(RunSettingsFromJson(nlohmann::json{{"seed", -1}}), doctest::Contains("settings.seed"),
+                       FileError);
+  CHECK_THROWS_WITH_AS(RunSettingsFromJson(nlohmann::json{{"warmup", 1.5}}), doctest::Contains("must be an integer"),
+                       FileError);
+  CHECK_THROWS_WITH_AS(RunSettingsFromJson(nlohmann::json{{"pairing", "sometimes"}}),
+                       doctest::Contains("settings.pairing"), FileError);
+  // Null is absent: the default stands.
+  CHECK(RunSettingsFromJson(nlohmann::json{{"repeat", nullptr}}).repeat == RunSettings{}.repeat);
 }

@@ -94,25 +94,64 @@ std::vector<double> PlanCosts(const std::vector<CostInput>& plan, const CostSett
   return out;
 }
 
-std::vector<std::vector<std::size_t>> Partition(const std::vector<RunKey>& runs, const std::vector<double>& costs,
-                                                int n) {
-  if (n < 1 || n > kMaxShards) {
-    throw std::invalid_argument("shard count " + std::to_string(n) + " is not between 1 and " +
-                                std::to_string(kMaxShards));
-  }
+namespace {
+
+// The costs as integer milli-units (so that the loads add up exactly).
+std::vector<int64_t> CostUnits(const std::vector<RunKey>& runs, const std::vector<double>& costs) {
   if (runs.size() != costs.size()) {
     throw std::invalid_argument("partition: " + std::to_string(runs.size()) + " runs but " +
                                 std::to_string(costs.size()) + " costs");
   }
-  const std::size_t count = runs.size();
-  std::vector<int64_t> units(count);
-  for (std::size_t i = 0; i < count; ++i) {
+  std::vector<int64_t> units(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
     if (!std::isfinite(costs[i]) || costs[i] < 0 || costs[i] > kMaxCost) {
       throw std::invalid_argument("partition: run " + runs[i].FileStem() + " has cost " + std::to_string(costs[i]) +
                                   "; costs must be finite, at least 0 and at most 1e12");
     }
     units[i] = std::llround(costs[i] * kCostScale);
   }
+  return units;
+}
+
+// The refinement's best candidate between the fullest shard (`from`) and the
+// emptiest (`to`): the transferred amount d (0 < d < gap) closest to gap/2.
+// Moves are tried before swaps and in key order, and only a strictly better
+// candidate replaces the current one. `to_index` unset: a move.
+struct Transfer {
+  std::size_t from_index;
+  std::optional<std::size_t> to_index;
+};
+std::optional<Transfer> BestTransfer(const std::vector<std::size_t>& from, const std::vector<std::size_t>& to,
+                                     const std::vector<int64_t>& units, int64_t gap) {
+  int64_t best_score = gap;  // |2d - gap| < gap for every admissible d
+  std::optional<Transfer> best;
+  for (std::size_t a = 0; a < from.size(); ++a) {
+    const int64_t d = units[from[a]];
+    if (d <= 0 || d >= gap) continue;
+    const int64_t score = std::llabs(2 * d - gap);
+    if (score < best_score) best_score = score, best = Transfer{a, std::nullopt};
+  }
+  for (std::size_t a = 0; a < from.size(); ++a) {
+    for (std::size_t b = 0; b < to.size(); ++b) {
+      const int64_t d = units[from[a]] - units[to[b]];
+      if (d <= 0 || d >= gap) continue;
+      const int64_t score = std::llabs(2 * d - gap);
+      if (score < best_score) best_score = score, best = Transfer{a, b};
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::size_t>> Partition(const std::vector<RunKey>& runs, const std::vector<double>& costs,
+                                                int n) {
+  if (n < 1 || n > kMaxShards) {
+    throw std::invalid_argument("shard count " + std::to_string(n) + " is not between 1 and " +
+                                std::to_string(kMaxShards));
+  }
+  const std::vector<int64_t> units = CostUnits(runs, costs);
+  const std::size_t count = runs.size();
   // Every decision below orders runs by key, never by position, so a plan
   // listed in another order gets the same shards.
   auto key_less = [&](std::size_t a, std::size_t b) { return runs[a] < runs[b]; };
@@ -148,33 +187,15 @@ std::vector<std::vector<std::size_t>> Partition(const std::vector<RunKey>& runs,
     auto& to = members[lo];
     std::sort(from.begin(), from.end(), key_less);
     std::sort(to.begin(), to.end(), key_less);
-    // Best candidate: the transferred amount d (0 < d < gap) closest to gap/2.
-    // Moves are tried before swaps and in key order, and only a strictly
-    // better candidate replaces the current one.
-    int64_t best_score = gap;  // |2d - gap| < gap for every admissible d
-    std::optional<std::size_t> best_from, best_to;
-    for (std::size_t a = 0; a < from.size(); ++a) {
-      const int64_t d = units[from[a]];
-      if (d <= 0 || d >= gap) continue;
-      const int64_t score = std::llabs(2 * d - gap);
-      if (score < best_score) best_score = score, best_from = a, best_to.reset();
-    }
-    for (std::size_t a = 0; a < from.size(); ++a) {
-      for (std::size_t b = 0; b < to.size(); ++b) {
-        const int64_t d = units[from[a]] - units[to[b]];
-        if (d <= 0 || d >= gap) continue;
-        const int64_t score = std::llabs(2 * d - gap);
-        if (score < best_score) best_score = score, best_from = a, best_to = b;
-      }
-    }
-    if (!best_from) break;
-    const std::size_t x = from[*best_from];
-    from.erase(from.begin() + static_cast<std::ptrdiff_t>(*best_from));
+    const auto best = BestTransfer(from, to, units, gap);
+    if (!best) break;
+    const std::size_t x = from[best->from_index];
+    from.erase(from.begin() + static_cast<std::ptrdiff_t>(best->from_index));
     load[hi] -= units[x];
     load[lo] += units[x];
-    if (best_to) {
-      const std::size_t y = to[*best_to];
-      to.erase(to.begin() + static_cast<std::ptrdiff_t>(*best_to));
+    if (best->to_index) {
+      const std::size_t y = to[*best->to_index];
+      to.erase(to.begin() + static_cast<std::ptrdiff_t>(*best->to_index));
       load[lo] -= units[y];
       load[hi] += units[y];
       from.push_back(y);

@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 
+#include "core/json_fields.h"
 #include "core/json_io.h"
 #include "core/results_tree.h"
 
@@ -27,12 +28,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-json Null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
-template <typename T>
-json Null(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
 
 // One given shard directory and what it holds.
 struct ShardDir {
@@ -234,7 +229,7 @@ std::vector<PlanEntry> MatchRuns(const std::vector<ShardDir>& present, const Sha
   for (const auto& p : ref.plan) {
     by_run[p.run] = plan.size();
     auto it = by_index.find(p.shard);
-    plan.push_back({p, it == by_index.end() ? nullptr : it->second, {}});
+    plan.push_back({p, it == by_index.end() ? nullptr : it->second, {}, {}});
   }
   for (const auto& s : present) {
     for (const auto& file : ListRunFiles(s.platform_dir)) {
@@ -314,22 +309,22 @@ const std::vector<AgreementField>& ShardAgreementFields() {
       {"collector.git_sha", [](const Manifest& m) { return json(m.git_sha); }},
       {"libtorch.version", [](const Manifest& m) { return json(m.libtorch_version); }},
       {"libtorch.cuda_available", [](const Manifest& m) { return json(m.cuda_available); }},
-      {"libtorch.cuda_runtime", [](const Manifest& m) { return Null(m.cuda_runtime); }},
-      {"libtorch.cudnn", [](const Manifest& m) { return Null(m.cudnn); }},
-      {"libtorch.hip_runtime", [](const Manifest& m) { return Null(m.hip_runtime); }},
-      {"libtorch.miopen", [](const Manifest& m) { return Null(m.miopen); }},
+      {"libtorch.cuda_runtime", [](const Manifest& m) { return NullIfEmpty(m.cuda_runtime); }},
+      {"libtorch.cudnn", [](const Manifest& m) { return NullIfEmpty(m.cudnn); }},
+      {"libtorch.hip_runtime", [](const Manifest& m) { return NullIfEmpty(m.hip_runtime); }},
+      {"libtorch.miopen", [](const Manifest& m) { return NullIfEmpty(m.miopen); }},
       {"device.vendor", [](const Manifest& m) { return json(m.vendor); }},
       {"device.name", [](const Manifest& m) { return json(m.device_name); }},
-      {"device.compute_capability", [](const Manifest& m) { return Null(m.compute_capability); }},
-      {"device.gcn_arch", [](const Manifest& m) { return Null(m.gcn_arch); }},
-      {"device.multiprocessor_count", [](const Manifest& m) { return Null(m.multiprocessor_count); }},
-      {"device.memory_bytes", [](const Manifest& m) { return Null(m.device_memory_bytes); }},
-      {"device.driver", [](const Manifest& m) { return Null(m.driver); }},
+      {"device.compute_capability", [](const Manifest& m) { return NullIfEmpty(m.compute_capability); }},
+      {"device.gcn_arch", [](const Manifest& m) { return NullIfEmpty(m.gcn_arch); }},
+      {"device.multiprocessor_count", [](const Manifest& m) { return Opt(m.multiprocessor_count); }},
+      {"device.memory_bytes", [](const Manifest& m) { return Opt(m.device_memory_bytes); }},
+      {"device.driver", [](const Manifest& m) { return NullIfEmpty(m.driver); }},
       {"cpu.model", [](const Manifest& m) { return json(m.cpu_model); }},
       {"cpu.logical_cores", [](const Manifest& m) { return json(m.logical_cores); }},
-      {"cpu.torch_threads", [](const Manifest& m) { return Null(m.torch_threads); }},
+      {"cpu.torch_threads", [](const Manifest& m) { return Opt(m.torch_threads); }},
       {"host.os", [](const Manifest& m) { return json(m.os); }},
-      {"host.arch", [](const Manifest& m) { return Null(m.arch); }},
+      {"host.arch", [](const Manifest& m) { return NullIfEmpty(m.arch); }},
       {"suite.name", [](const Manifest& m) { return json(m.suite); }},
       {"suite", [](const Manifest& m) { return m.suite_config; }},
       {"shard.count", [](const Manifest& m) { return json(m.shard->count); }},
@@ -381,7 +376,10 @@ bool SameTree(const fs::path& a, const fs::path& b) {
   return true;
 }
 
-MergeOutcome MergeShards(const fs::path& into, const std::vector<fs::path>& shard_dirs, const MergeOptions& options) {
+namespace {
+
+// The given directories that hold a collection, in shard order.
+std::vector<ShardDir> PresentShards(const std::vector<fs::path>& shard_dirs) {
   if (shard_dirs.empty()) throw MergeError("merge: no shard directories given");
   std::vector<ShardDir> present;
   for (const auto& d : shard_dirs) {
@@ -394,6 +392,13 @@ MergeOutcome MergeShards(const fs::path& into, const std::vector<fs::path>& shar
   }
   std::stable_sort(present.begin(), present.end(),
                    [](const ShardDir& a, const ShardDir& b) { return a.shard().index < b.shard().index; });
+  return present;
+}
+
+}  // namespace
+
+MergeOutcome MergeShards(const fs::path& into, const std::vector<fs::path>& shard_dirs, const MergeOptions& options) {
+  const std::vector<ShardDir> present = PresentShards(shard_dirs);
   CheckAgreement(present);
   const ShardBlock& ref = present.front().shard();
   const std::vector<PlanEntry> plan = MatchRuns(present, ref);

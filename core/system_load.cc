@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_fields.h"
 #include "core/json_io.h"
 
 namespace torchgauge::core {
@@ -80,31 +81,6 @@ std::string Cores(double cores) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", cores);
   return buf;
-}
-
-[[noreturn]] void Fail(const std::filesystem::path& file, const std::string& field, const std::string& message) {
-  throw FileError(file, field, message);
-}
-
-std::optional<double> OptNumber(const json& j, const std::filesystem::path& file, const std::string& prefix,
-                                const char* key) {
-  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  if (!j.at(key).is_number()) Fail(file, prefix + key, "must be a number or null");
-  return j.at(key).get<double>();
-}
-
-double Number(const json& j, const std::filesystem::path& file, const std::string& prefix, const char* key) {
-  if (!j.contains(key)) Fail(file, prefix + key, "missing required field");
-  auto v = OptNumber(j, file, prefix, key);
-  if (!v) Fail(file, prefix + key, "must be a number");
-  return *v;
-}
-
-std::optional<std::string> OptString(const json& j, const std::filesystem::path& file, const std::string& prefix,
-                                     const char* key) {
-  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  if (!j.at(key).is_string()) Fail(file, prefix + key, "must be a string or null");
-  return j.at(key).get<std::string>();
 }
 
 }  // namespace
@@ -261,49 +237,40 @@ CpuFrequencyPolicy ReadCpuFrequencyPolicy(const std::filesystem::path& sys_cpu) 
 }
 
 json ToJson(const SystemLoad& l) {
-  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
   return {{"window_s", l.window_s},
           {"cpus", l.cpus},
           {"own_cpu_cores", l.own_cpu_cores},
           {"outside_cpu_cores", l.outside_cpu_cores},
-          {"steal_cores", opt(l.steal_cores)},
+          {"steal_cores", Opt(l.steal_cores)},
           {"resolution_cores", l.resolution_cores},
-          {"loadavg_1m_before", opt(l.loadavg_1m_before)},
-          {"loadavg_1m_after", opt(l.loadavg_1m_after)}};
+          {"loadavg_1m_before", Opt(l.loadavg_1m_before)},
+          {"loadavg_1m_after", Opt(l.loadavg_1m_after)}};
 }
 
 SystemLoad SystemLoadFromJson(const json& j, const std::filesystem::path& file) {
-  const std::string p = "system_load.";
-  if (!j.is_object()) Fail(file, "system_load", "expected an object");
+  const JsonFields in(j, file, "system_load");
   SystemLoad l;
-  l.window_s = Number(j, file, p, "window_s");
-  if (!j.contains("cpus") || !j.at("cpus").is_number_integer()) Fail(file, p + "cpus", "missing or not an integer");
-  l.cpus = j.at("cpus").get<int>();
-  l.own_cpu_cores = Number(j, file, p, "own_cpu_cores");
-  l.outside_cpu_cores = Number(j, file, p, "outside_cpu_cores");
-  l.steal_cores = OptNumber(j, file, p, "steal_cores");
-  l.resolution_cores = Number(j, file, p, "resolution_cores");
-  l.loadavg_1m_before = OptNumber(j, file, p, "loadavg_1m_before");
-  l.loadavg_1m_after = OptNumber(j, file, p, "loadavg_1m_after");
+  l.window_s = in.Get<double>("window_s");
+  l.cpus = in.Get<int>("cpus");
+  l.own_cpu_cores = in.Get<double>("own_cpu_cores");
+  l.outside_cpu_cores = in.Get<double>("outside_cpu_cores");
+  l.steal_cores = in.GetOpt<double>("steal_cores");
+  l.resolution_cores = in.Get<double>("resolution_cores");
+  l.loadavg_1m_before = in.GetOpt<double>("loadavg_1m_before");
+  l.loadavg_1m_after = in.GetOpt<double>("loadavg_1m_after");
   return l;
 }
 
 json ToJson(const CpuFrequencyPolicy& c) {
-  return {{"governor", c.governor ? json(*c.governor) : json(nullptr)},
-          {"turbo", c.turbo ? json(*c.turbo) : json(nullptr)},
-          {"turbo_source", c.turbo_source ? json(*c.turbo_source) : json(nullptr)}};
+  return {{"governor", Opt(c.governor)}, {"turbo", Opt(c.turbo)}, {"turbo_source", Opt(c.turbo_source)}};
 }
 
 CpuFrequencyPolicy CpuFrequencyPolicyFromJson(const json& j, const std::filesystem::path& file) {
-  const std::string p = "cpu_frequency.";
-  if (!j.is_object()) Fail(file, "cpu_frequency", "expected an object");
+  const JsonFields in(j, file, "cpu_frequency");
   CpuFrequencyPolicy c;
-  c.governor = OptString(j, file, p, "governor");
-  if (j.contains("turbo") && !j.at("turbo").is_null()) {
-    if (!j.at("turbo").is_boolean()) Fail(file, p + "turbo", "must be a boolean or null");
-    c.turbo = j.at("turbo").get<bool>();
-  }
-  c.turbo_source = OptString(j, file, p, "turbo_source");
+  c.governor = in.GetOpt<std::string>("governor");
+  c.turbo = in.GetOpt<bool>("turbo");
+  c.turbo_source = in.GetOpt<std::string>("turbo_source");
   return c;
 }
 
