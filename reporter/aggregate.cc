@@ -24,6 +24,11 @@ const PaperRow* PaperTable2::Find(const std::string& domain) const {
   return nullptr;
 }
 
+std::string DomainLabel(const std::string& domain, const PaperTable2& paper) {
+  const PaperRow* p = paper.Find(domain);
+  return p ? p->label : domain;
+}
+
 PaperTable2 PaperTable2FromJson(const json& j) {
   PaperTable2 t;
   t.citation = j.at("citation").get<std::string>();
@@ -49,6 +54,11 @@ std::string ConfigLabel(const std::string& mode, const std::string& backend, con
   return mode + "/" + backend + "/" + precision + "/bs" + std::to_string(batch);
 }
 std::string ConfigLabel(const core::RunResult& r) { return ConfigLabel(r.mode, r.backend, r.precision, r.batch_size); }
+
+std::optional<double> Tflops(const core::RunResult& r) {
+  if (!r.flops) return std::nullopt;
+  return r.flops->achieved_tflops_profiler ? r.flops->achieved_tflops_profiler : r.flops->achieved_tflops_analytic;
+}
 
 namespace {
 bool Ok(const core::RunResult& r) { return r.status == "ok" && r.timing && r.timing->median_ms > 0; }

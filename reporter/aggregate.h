@@ -34,11 +34,16 @@ struct PaperTable2 {
   const PaperRow* Find(const std::string& domain) const;
 };
 PaperTable2 PaperTable2FromJson(const nlohmann::json& j);
+// The paper's row label of `domain` ("Computer Vision"), else the domain id:
+// the pages, the build's tables and the paper kit name domains alike.
+std::string DomainLabel(const std::string& domain, const PaperTable2& paper);
 
 // "train/eager/fp32/bs32": one run configuration of a model.
 std::string ConfigLabel(const core::RunResult& r);
 std::string ConfigLabel(const std::string& mode, const std::string& backend, const std::string& precision,
                         int64_t batch);
+// The achieved rate: the profiler's count where there is one, else the analytic one.
+std::optional<double> Tflops(const core::RunResult& r);
 
 // Which measurement Figures 1/2 and Table 2 show for a platform. The GPU
 // breakdown (the paper's: active / data movement / idle) where any run has

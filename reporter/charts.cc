@@ -421,19 +421,6 @@ json PairedChart(const std::vector<BackendRatio>& ratios, const std::string& tit
 }
 
 namespace {
-// "resnet50", or "resnet50 (cudagraph, tf32)" where the model has rows of
-// more than one backend or precision.
-std::vector<std::string> RatioLabels(const std::vector<RatioRow>& rows) {
-  std::map<std::string, std::set<std::pair<std::string, std::string>>> configs;
-  for (const auto& r : rows) configs[r.model].insert({r.backend, r.precision});
-  std::vector<std::string> labels;
-  for (const auto& r : rows) {
-    const bool plain = configs[r.model].size() == 1 && r.backend == "eager";
-    labels.push_back(plain ? r.model : r.model + " (" + r.backend + ", " + r.precision + ")");
-  }
-  return labels;
-}
-
 json RatioTooltip(const PlatformRatios& p) {
   return {{{"field", "model"}, {"title", "Model"}},
           {{"field", "mode"}, {"title", "Mode"}},
@@ -448,7 +435,7 @@ json RatioTooltip(const PlatformRatios& p) {
 
 json PlatformRatioChart(const PlatformRatios& p) {
   json spec = Base(p.title);
-  const std::vector<std::string> labels = RatioLabels(p.rows);
+  const std::vector<std::string> labels = RatioRowLabels(p.rows);
   std::map<std::string, double> lowest;  // label -> its smallest ratio, for the order
   json values = json::array();
   bool any_differs = false;

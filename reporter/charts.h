@@ -12,11 +12,10 @@
 #include <nlohmann/json.hpp>
 
 #include "reporter/aggregate.h"
+#include "reporter/vega_lite.h"
 
 namespace torchgauge::reporter {
 
-inline constexpr const char* kVegaLiteSchema = "https://vega.github.io/schema/vega-lite/v6.json";
-inline constexpr const char* kVegaLiteVersion = "6.4";  // pinned for vl-convert and the JS bundle
 inline constexpr const char* kActiveColor = "#0072B2";
 inline constexpr const char* kMovementColor = "#D55E00";
 inline constexpr const char* kIdleColor = "#999999";

@@ -10,6 +10,7 @@
 
 #include "core/compare_cli.h"
 #include "core/json_io.h"
+#include "reporter/assets.h"
 #include "reporter/load.h"
 #include "reporter/serve.h"
 #include "reporter/site.h"

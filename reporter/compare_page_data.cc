@@ -3,11 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/version.h"
-#include "reporter/charts.h"
 #include "reporter/compare_report.h"
 #include "reporter/escape.h"
 #include "reporter/mustache_data.h"
 #include "reporter/site_paths.h"
+#include "reporter/vega_lite.h"
 
 using nlohmann::json;
 

@@ -13,8 +13,8 @@
 #include "reporter/escape.h"
 #include "reporter/format.h"
 #include "reporter/mustache_data.h"
+#include "reporter/pruned.h"
 #include "reporter/site_figures.h"
-#include "reporter/site_retention.h"
 
 using nlohmann::json;
 

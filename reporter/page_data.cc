@@ -8,18 +8,13 @@
 #include "reporter/charts.h"
 #include "reporter/format.h"
 #include "reporter/mustache_data.h"
+#include "reporter/pruned.h"
 #include "reporter/regressions_page.h"
 #include "reporter/site_figures.h"
-#include "reporter/site_retention.h"
 
 namespace fs = std::filesystem;
 
 namespace torchgauge::reporter {
-
-std::string DomainLabel(const std::string& domain, const PaperTable2& paper) {
-  const PaperRow* p = paper.Find(domain);
-  return p ? p->label : domain;
-}
 
 std::string StatusText(const std::map<std::string, int>& counts) {
   std::string out;
@@ -29,11 +24,6 @@ std::string StatusText(const std::map<std::string, int>& counts) {
     out += (out.empty() ? "" : ", ") + std::to_string(it->second) + " " + s;
   }
   return out.empty() ? "no runs" : out;
-}
-
-std::optional<double> Tflops(const core::RunResult& r) {
-  if (!r.flops) return std::nullopt;
-  return r.flops->achieved_tflops_profiler ? r.flops->achieved_tflops_profiler : r.flops->achieved_tflops_analytic;
 }
 
 mu::data Table2Rows(const std::vector<DomainBreakdown>& rows, bool train, const PaperTable2& paper) {

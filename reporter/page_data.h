@@ -42,11 +42,8 @@ mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& 
 // What the comparison flagged, per platform, for the build summary and the index.
 std::vector<FlaggedChanges> Flagged(const core::Comparison& c);
 
-// Shared by the pages and the CSV/TeX tables.
-std::string DomainLabel(const std::string& domain, const PaperTable2& paper);
+// "3 ok, 1 oom": a platform's status counts in core's order of statuses.
 std::string StatusText(const std::map<std::string, int>& counts);
-// The achieved rate: the profiler's count where there is one, else the analytic one.
-std::optional<double> Tflops(const core::RunResult& r);
 
 // Rows and sections the page builders share (page_data.cc).
 mu::data RunRow(const core::RunResult& r, const std::string& model_href);

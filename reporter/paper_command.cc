@@ -6,8 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "reporter/assets.h"
 #include "reporter/paper_kit.h"
-#include "reporter/site.h"
 
 namespace torchgauge::reporter {
 

@@ -6,7 +6,7 @@
 #include <set>
 
 #include "core/vocabulary.h"
-#include "reporter/charts.h"
+#include "reporter/vega_lite.h"
 
 using nlohmann::json;
 
@@ -168,19 +168,6 @@ json PaperCompilerFigure(const std::vector<BackendRatio>& ratios, PaperWidth wid
   ApplyPaperTheme(spec, width, kOverheadPt + 1.2 * RowPt(axis) * static_cast<double>(order.size()));
   return spec;
 }
-
-namespace {
-std::vector<std::string> RatioRowLabels(const std::vector<RatioRow>& rows) {
-  std::map<std::string, std::set<std::pair<std::string, std::string>>> configs;
-  for (const auto& r : rows) configs[r.model].insert({r.backend, r.precision});
-  std::vector<std::string> labels;
-  for (const auto& r : rows) {
-    const bool plain = configs[r.model].size() == 1 && r.backend == "eager";
-    labels.push_back(plain ? r.model : r.model + " (" + r.backend + ", " + r.precision + ")");
-  }
-  return labels;
-}
-}  // namespace
 
 json PaperRatioFigure(const PlatformRatios& p, PaperWidth width) {
   const std::vector<std::string> labels = RatioRowLabels(p.rows);

@@ -11,7 +11,6 @@
 #include "core/layout.h"
 #include "core/run_settings.h"
 #include "core/version.h"
-#include "reporter/charts.h"
 #include "reporter/escape.h"
 #include "reporter/format.h"
 #include "reporter/load.h"
@@ -19,17 +18,15 @@
 #include "reporter/paper_figures.h"
 #include "reporter/paper_tables.h"
 #include "reporter/sha256.h"
-#include "reporter/site.h"
 #include "reporter/site_load.h"
 #include "reporter/site_writer.h"
+#include "reporter/vega_lite.h"
 #include "reporter/vl_convert.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace torchgauge::reporter {
-
-fs::path DefaultPaperHelper() { return DefaultHelper().parent_path() / "paper_render.py"; }
 
 namespace {
 

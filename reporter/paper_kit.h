@@ -48,7 +48,4 @@ struct PaperKitReport {
 // ones there are), std::runtime_error when a file cannot be written.
 PaperKitReport WritePaperKit(const PaperKitOptions& options);
 
-// reporter/paper_render.py beside vl_render.py (installed or in the source tree).
-std::filesystem::path DefaultPaperHelper();
-
 }  // namespace torchgauge::reporter

@@ -8,7 +8,6 @@
 
 #include "reporter/escape.h"
 #include "reporter/format.h"
-#include "reporter/page_data.h"
 #include "reporter/paper_data.h"
 
 using nlohmann::json;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +49,17 @@ std::string PrecisionDiffersText(const RatioSummary& s) {
   std::string t = std::to_string(s.precision_differs);
   if (s.precision_unknown > 0) t += " (" + std::to_string(s.precision_unknown) + " not recorded)";
   return t;
+}
+
+std::vector<std::string> RatioRowLabels(const std::vector<RatioRow>& rows) {
+  std::map<std::string, std::set<std::pair<std::string, std::string>>> configs;
+  for (const auto& r : rows) configs[r.model].insert({r.backend, r.precision});
+  std::vector<std::string> labels;
+  for (const auto& r : rows) {
+    const bool plain = configs[r.model].size() == 1 && r.backend == "eager";
+    labels.push_back(plain ? r.model : r.model + " (" + r.backend + ", " + r.precision + ")");
+  }
+  return labels;
 }
 
 std::string RatioNote(const RatioRow& r, const std::string& reference, const std::string& other) {

@@ -55,6 +55,12 @@ struct RatioRow {
 // nothing to say.
 std::string RatioNote(const RatioRow& r, const std::string& reference, const std::string& other);
 
+// Each row's label in a Figure 5 chart, on the site and in the paper kit
+// alike: "resnet50", or "resnet50 (cudagraph, tf32)" where the model has
+// rows of more than one backend or precision, or its one configuration is
+// not eager.
+std::vector<std::string> RatioRowLabels(const std::vector<RatioRow>& rows);
+
 // Per mode: the geomean of the ratios, as the paper summarizes its figures.
 struct RatioSummary {
   std::string mode;

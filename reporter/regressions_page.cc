@@ -10,8 +10,8 @@
 #include "reporter/escape.h"
 #include "reporter/format.h"
 #include "reporter/mustache_data.h"
+#include "reporter/pruned.h"
 #include "reporter/site_paths.h"
-#include "reporter/site_retention.h"
 
 namespace torchgauge::reporter {
 

@@ -18,7 +18,7 @@
 #include "core/json_io.h"
 #include "core/layout.h"
 #include "core/shell.h"
-#include "reporter/charts.h"
+#include "reporter/aggregate.h"
 #include "reporter/paper_data.h"
 #include "reporter/parallel.h"
 #include "reporter/regressions.h"
@@ -32,40 +32,13 @@
 #include "reporter/site_render.h"
 #include "reporter/site_retention.h"
 #include "reporter/site_writer.h"
+#include "reporter/vega_lite.h"
 #include "reporter/vl_convert.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace torchgauge::reporter {
-
-// ---------------------------------------------------------------- defaults
-
-namespace {
-fs::path ExeDir() {
-  std::error_code ec;
-  fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : p.parent_path();
-}
-fs::path Installed(const char* sub, const char* source_default) {
-  fs::path inst = ExeDir() / ".." / "share" / "torchgauge" / sub;
-  std::error_code ec;
-  if (fs::exists(inst, ec)) return inst.lexically_normal();
-  return source_default;
-}
-}  // namespace
-
-std::string DefaultPython() {
-  if (const char* e = std::getenv("TORCHGAUGE_PYTHON"); e && *e) return e;
-  std::string baked = TORCHGAUGE_REPORTER_PYTHON;
-  return baked.empty() ? "python3" : baked;
-}
-fs::path DefaultTemplatesDir() {
-  if (const char* e = std::getenv("TORCHGAUGE_TEMPLATES"); e && *e) return e;
-  return Installed("templates", TORCHGAUGE_REPORTER_TEMPLATES);
-}
-fs::path DefaultStaticDir() { return Installed("site", TORCHGAUGE_REPORTER_STATIC); }
-fs::path DefaultHelper() { return Installed("vl_render.py", TORCHGAUGE_REPORTER_HELPER); }
 
 // ---------------------------------------------------------------- driver
 

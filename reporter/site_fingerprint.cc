@@ -6,10 +6,10 @@
 #include "core/hash.h"
 #include "core/json_io.h"
 #include "core/version.h"
-#include "reporter/charts.h"
 #include "reporter/parallel.h"
 #include "reporter/site_history.h"
 #include "reporter/site_paths.h"
+#include "reporter/vega_lite.h"
 
 namespace fs = std::filesystem;
 

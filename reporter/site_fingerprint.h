@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "reporter/site.h"
 #include "reporter/site_load.h"
+#include "reporter/site_options.h"
 
 namespace torchgauge::reporter {
 

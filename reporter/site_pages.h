@@ -11,7 +11,7 @@
 #include "reporter/aggregate.h"
 #include "reporter/page_data.h"
 #include "reporter/regressions.h"
-#include "reporter/site.h"
+#include "reporter/site_options.h"
 #include "reporter/site_render.h"
 
 namespace torchgauge::reporter {

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "reporter/assets.h"
 #include "reporter/paper_kit.h"
 #include "reporter/site_paths.h"
 #include "reporter/site_writer.h"

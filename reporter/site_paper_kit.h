@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "reporter/aggregate.h"
-#include "reporter/site.h"
+#include "reporter/site_options.h"
 
 namespace torchgauge::reporter {
 

@@ -26,19 +26,12 @@
 #include <vector>
 
 #include "reporter/aggregate.h"
+#include "reporter/pruned.h"
 #include "reporter/regressions.h"
-#include "reporter/site.h"
 #include "reporter/site_load.h"
+#include "reporter/site_options.h"
 
 namespace torchgauge::reporter {
-
-// What the policy pruned, for the pages that list every build.
-struct Pruned {
-  std::string policy;            // "--max-builds 3 --since 2026-01-02"; empty: no policy
-  std::set<std::string> builds;  // the pruned builds' ids
-  std::string oldest, newest;    // the first and last pruned build ids (site order)
-  bool Has(const std::string& id) const { return builds.count(id) > 0; }
-};
 
 // Throws std::runtime_error naming the option when --max-builds is below 1 or
 // --since is not a calendar date written YYYY-MM-DD.

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "reporter/aggregate.h"
 #include "reporter/escape.h"
 #include "reporter/format.h"
-#include "reporter/page_data.h"
 #include "reporter/site_paths.h"
 #include "reporter/site_writer.h"
 

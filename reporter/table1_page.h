@@ -8,7 +8,6 @@
 #include "core/paper_table1.h"
 #include "reporter/aggregate.h"
 #include "reporter/mustache_fwd.h"
-#include "reporter/page_data.h"
 
 namespace torchgauge::reporter {
 
