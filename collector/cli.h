@@ -1,5 +1,5 @@
 // The torchgauge-collect command line (CLI11), shaped like the reporter's
-// (reporter/cli.h): each subcommand is added by one function that binds its
+// (reporter/site/cli.h): each subcommand is added by one function that binds its
 // options and sets a callback; main only calls RunCli. Errors travel here as
 // exceptions and leave as "error: ..." and exit code 2; `run` returns 130
 // when interrupted, `bisect` 1 when no bad revision was found.

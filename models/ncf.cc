@@ -123,7 +123,7 @@ void AddNcfModels(std::vector<ModelInfo>& out) {
   ModelInfo info;
   info.id = "ncf";
   // Not one of the paper's 84 models: the reporter's wording for models
-  // outside the paper's list (reporter/paper_tables.cc).
+  // outside the paper's list (reporter/paper/tables.cc).
   info.paper_name = "(not in the paper's list)";
   info.domain = Domain::kRecommendation;
   info.task = "recommendation";

@@ -241,7 +241,7 @@ void AddTorchrecDlrmModels(std::vector<ModelInfo>& out) {
   ModelInfo info;
   info.id = "torchrec_dlrm";
   // Not one of the paper's 84 models: the marker is the reporter's wording for
-  // models outside the paper's list (reporter/paper_tables.cc).
+  // models outside the paper's list (reporter/paper/tables.cc).
   info.paper_name = "(not in the paper's list)";
   info.domain = Domain::kRecommendation;
   info.task = "recommendation";

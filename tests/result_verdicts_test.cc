@@ -1,5 +1,5 @@
 // One verdict per file: each hostile or malformed result file of the
-// reporter's tests (reporter/load_test.cc, reporter/site_test.cc), planted
+// reporter's tests (reporter/results/load_test.cc, reporter/site/site_test.cc), planted
 // in a copy of the compare golden tree, is fed to the five readers of a
 // results tree:
 //   torchgauge-report validate, torchgauge-report build,

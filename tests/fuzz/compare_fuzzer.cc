@@ -25,7 +25,7 @@
 
 #include "core/compare.h"
 #include "core/json_io.h"
-#include "reporter/compare_report.h"
+#include "reporter/compare/report.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace core = torchgauge::core;

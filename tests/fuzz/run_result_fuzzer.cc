@@ -15,7 +15,7 @@
 #include "core/json_io.h"
 #include "core/layout.h"
 #include "core/result.h"
-#include "reporter/load.h"
+#include "reporter/results/load.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace fs = std::filesystem;

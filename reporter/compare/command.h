@@ -1,0 +1,44 @@
+// `torchgauge-report compare`: compares a new build with a baseline
+// (core/compare.h) and writes the Markdown / JSON / HTML reports
+// (reporter/compare/report.h). Exit codes for CI: 0 nothing regressed,
+// 1 a confirmed regression or a run that stopped working, 2 bad input.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/compare.h"
+
+namespace CLI {
+class App;
+}
+
+namespace torchgauge::reporter {
+
+inline constexpr int kCompareOk = 0;
+inline constexpr int kCompareRegressed = 1;
+inline constexpr int kCompareBadInput = 2;
+
+struct CompareCommandOptions {
+  std::string results = "results";
+  std::optional<std::string> base;
+  std::string new_build;
+  std::optional<std::string> platform;
+  core::CompareOptions compare;  // threshold, rules, alpha, window, persist
+  std::string site_url;
+  std::string markdown, json, html;  // output files; empty: not written
+};
+
+// Runs the comparison and writes the reports. Prints the title (and the
+// Markdown when no output file is given) to `out`, errors to `err`.
+// Returns the exit code.
+int RunCompareCommand(const CompareCommandOptions& options, std::ostream& out, std::ostream& err);
+
+// Adds the `compare` subcommand. Its callback throws CLI::RuntimeError with
+// the exit code when it is not 0, so main's usual
+// `catch (const CLI::ParseError& e) { return app.exit(e); }` returns it.
+void AddCompareCommand(CLI::App& app);
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,206 @@
+// Tests of `torchgauge-report compare`: the golden Markdown report, the
+// HTML escaping, the size limit, the JSON, and the CLI's exit codes.
+// Regenerate the golden file with TORCHGAUGE_UPDATE_GOLDEN=1.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "core/compare.h"
+#include "core/json_io.h"
+#include "reporter/compare/command.h"
+#include "reporter/compare/report.h"
+
+using namespace torchgauge;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kGolden = fs::path(TORCHGAUGE_SOURCE_DIR) / "tests/data/compare_golden";
+const std::string kBase = "2.11.0-20261121", kNew = "2.11.0-20261122";
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+reporter::CompareCommandOptions Fixture() {
+  reporter::CompareCommandOptions o;
+  o.results = (kGolden / "results").string();
+  o.new_build = kNew;
+  o.site_url = "https://torchgauge.example/site";
+  return o;
+}
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() / ("tg_compare_cmd_" + std::to_string(std::random_device{}()));
+  TempDir() { fs::create_directories(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+}  // namespace
+
+TEST_CASE("golden Markdown report") {
+  TempDir tmp;
+  auto o = Fixture();
+  o.markdown = (tmp.path / "issue.md").string();
+  std::ostringstream out, err;
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareRegressed);
+  CHECK(err.str().empty());
+  const std::string md = Slurp(o.markdown);
+  const fs::path expected = kGolden / "expected.md";
+  if (std::getenv("TORCHGAUGE_UPDATE_GOLDEN")) {
+    core::WriteFileAtomic(expected, md);
+  }
+  CHECK(md == Slurp(expected));
+  // What the golden file must show, stated outright.
+  CHECK(md.rfind("# \\[TorchGauge\\] 3 regressions, 1 broken run in 2.11.0-20261122 vs 2.11.0-20261121", 0) == 0);
+  CHECK(md.find("[resnet50](https://torchgauge.example/site/models/resnet50.html#build=2.11.0-20261122)") !=
+        std::string::npos);
+  CHECK(md.find("torchgauge-collect run --model '^resnet50$' --mode eval --precision fp32 --batch-size 8 "
+                "--device cpu") != std::string::npos);
+  CHECK(md.find("too few samples to tell") != std::string::npos);
+  CHECK(md.find("<script>") == std::string::npos);
+  CHECK(out.str().rfind("[TorchGauge] 3 regressions", 0) == 0);
+}
+
+TEST_CASE("a build against itself, and bad input") {
+  std::ostringstream out, err;
+  auto o = Fixture();
+  o.base = kNew;
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareBadInput);  // same build
+  o.base = kNew;
+  o.new_build = kBase;  // reversed: hf_bert is slower there
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareRegressed);
+  o = Fixture();
+  o.results = "/nonexistent/results";
+  err.str("");
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareBadInput);
+  CHECK(err.str().find("/nonexistent/results") != std::string::npos);
+  o = Fixture();
+  o.compare.threshold_percent = -1;
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareBadInput);
+  o = Fixture();
+  // Every change is now under the thresholds.
+  o.compare.rules = {core::ParseThresholdRule("*:.*=50"), core::ParseThresholdRule("cpu_memory:.*=50")};
+  out.str("");
+  // dlrm still stopped working: a status change is always flagged.
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareRegressed);
+  CHECK(out.str().find("0 regressions, 1 broken run") != std::string::npos);
+}
+
+TEST_CASE("JSON and HTML carry the same content, escaped") {
+  TempDir tmp;
+  auto o = Fixture();
+  o.json = (tmp.path / "c.json").string();
+  o.html = (tmp.path / "c.html").string();
+  std::ostringstream out, err;
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareRegressed);
+  auto j = core::ReadJsonFile(o.json);
+  CHECK(j["kind"] == "torchgauge.comparison");
+  CHECK(j["regressions"] == 3);  // resnet50: time, throughput, cpu_memory
+  CHECK(j["improvements"] == 2);
+  CHECK(j["has_regression"] == true);
+  int flagged = 0;
+  for (const auto& c : j["platforms"][0]["changes"]) {
+    if (c["verdict"] == "regression") {
+      CHECK(c["model"] == "resnet50");
+      ++flagged;
+    }
+  }
+  CHECK(flagged == 3);
+  const std::string html = Slurp(o.html);
+  CHECK(html.find("<script>") == std::string::npos);
+  CHECK(html.find("&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
+  CHECK(html.find("href=\"https://torchgauge.example/site/models/resnet50.html#build=2.11.0-20261122\"") !=
+        std::string::npos);
+  // A hostile site url is dropped rather than linked.
+  core::CompareRequest req{kGolden / "results", std::nullopt, kNew, std::nullopt, {}};
+  auto c = core::CompareBuilds(req);
+  auto bad = reporter::RenderCompareHtml(c, {.site_url = "javascript:alert(1)"});
+  CHECK(bad.find("javascript:") == std::string::npos);
+}
+
+TEST_CASE("the Markdown stays under the issue size limit") {
+  core::Comparison c;
+  c.new_build = "big";
+  c.base_label = "small";
+  core::PlatformComparison p;
+  p.platform_id = "cpu";
+  p.new_build = "big";
+  p.base_builds = {"small"};
+  p.streak = {"big"};
+  for (int i = 0; i < 4000; ++i) {
+    core::MetricChange m;
+    m.key = {"model_" + std::to_string(i), "train", "eager", "fp32"};
+    m.verdict = core::Verdict::kRegression;
+    m.base_value = 10;
+    m.new_value = 11 + i * 0.001;
+    m.ratio = m.new_value / m.base_value;
+    m.delta_percent = (m.ratio - 1) * 100;
+    m.p_value = 1e-4;
+    m.n_base = m.n_new = 10;
+    m.device = "cuda:0";
+    p.changes.push_back(m);
+  }
+  c.platforms = {p};
+  const std::string md = reporter::RenderCompareMarkdown(c, {.site_url = "https://x.example"});
+  CHECK(md.size() <= 65536);
+  CHECK(md.find("more rows in the [full report](https://x.example/builds/big/compare.html)") != std::string::npos);
+  // Sorted by magnitude: the largest change comes first.
+  CHECK(md.find("model\\_3999") < md.find("model\\_3998"));
+  // A fence is never left open.
+  std::size_t fences = 0;
+  for (auto at = md.find("```"); at != std::string::npos; at = md.find("```", at + 3)) ++fences;
+  CHECK(fences % 2 == 0);
+}
+
+TEST_CASE("the CLI subcommand returns the exit code through CLI11") {
+  auto run = [](std::vector<std::string> args) {
+    CLI::App app("test");
+    reporter::AddCompareCommand(app);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    try {
+      app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e);
+    }
+    return 0;
+  };
+  TempDir tmp;
+  const std::string results = (kGolden / "results").string();
+  const std::string md = (tmp.path / "x.md").string();
+  CHECK(run({"compare", "--results", results, "--new", kNew, "--markdown", md}) == 1);
+  CHECK(fs::exists(md));
+  CHECK(run({"compare", "--results", results, "--new", kNew, "--threshold-for", "*:.*=80", "--markdown", md, "--base",
+             kBase}) == 1);  // dlrm's status change
+  CHECK(run({"compare", "--results", results, "--new", kNew, "--platform", "no-such-platform", "--markdown", md}) == 2);
+  // A malformed --threshold-for is a usage error, named by the option.
+  CHECK(run({"compare", "--results", results, "--new", kNew, "--threshold-for", "speed:.*=3"}) != 0);
+  CHECK(run({"compare", "--results", results, "--new", kBase}) == 2);  // the first build: nothing before it
+}
+
+TEST_CASE("the reproduction command carries the run's settings") {
+  core::RunKey key{"resnet18", "train", "eager", "default"};
+  using reporter::ReproduceCommand;
+  CHECK(ReproduceCommand(key, 16, "cuda:0", std::nullopt) ==
+        "torchgauge-collect run --model '^resnet18$' --mode train --precision default --batch-size 16 --device cuda");
+  core::RunSettings s;
+  s.smoke = true;
+  s.warmup = 2;
+  s.repeat = 6;
+  s.processes = 5;
+  s.threads = 1;
+  CHECK(ReproduceCommand(key, 1, "cpu", s) ==
+        "torchgauge-collect run --suite smoke --model '^resnet18$' --mode train --precision default --batch-size 1 "
+        "--device cpu --warmup 2 --repeat 6 --processes 5 --threads 1");
+}

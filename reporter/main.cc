@@ -1,4 +1,0 @@
-// torchgauge-report: see cli.h.
-#include "reporter/cli.h"
-
-int main(int argc, char** argv) { return torchgauge::reporter::RunCli(argc, argv); }

@@ -1,0 +1,225 @@
+#include "reporter/pages/regressions_page.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "core/hash.h"
+#include "reporter/output/escape.h"
+#include "reporter/output/format.h"
+#include "reporter/output/mustache_data.h"
+#include "reporter/output/paths.h"
+#include "reporter/pages/pruned.h"
+#include "reporter/results/aggregate.h"
+
+namespace torchgauge::reporter {
+
+namespace {
+
+const Target kPageMd{Kind::kRegressionsPage, "", "", "md"};
+const Target kPageHtml{Kind::kRegressionsPage, "", "", "html"};
+const Target kFeed{Kind::kRegressionsPage, "", "", "atom"};
+
+core::Metric MetricOf(const FlaggedChange& f) { return core::MetricFromName(f.metric).value_or(core::Metric::kTime); }
+std::string Config(const FlaggedChange& f) { return ConfigLabel(f.mode, f.backend, f.precision, f.batch_size); }
+std::string Factor(const FlaggedChange& f) { return Num(f.ratio, "%.2f") + "\xC3\x97"; }  // "1.30×"
+std::string BeforeAfter(const FlaggedChange& f) {
+  return MetricValue(MetricOf(f), f.base_value) + " \xE2\x86\x92 " + MetricValue(MetricOf(f), f.new_value);
+}
+std::string Noise(const FlaggedChange& f) { return f.noise_percent ? Num(*f.noise_percent, "%.1f") + "%" : Dash(); }
+std::string StateText(const RegressionEvent& e) {
+  switch (e.state) {
+    case RegressionState::kOpen:
+      return "open";
+    case RegressionState::kRecovered:
+      return "recovered in " + e.state_build;
+    case RegressionState::kPersisting:
+      return "persisting (confirmed in " + e.state_build + ")";
+  }
+  return "open";
+}
+std::string Date(const std::string& started_at) { return started_at.size() >= 10 ? started_at.substr(0, 10) : Dash(); }
+
+// Newest first: by the first build's start, then the stable key.
+std::vector<const RegressionEvent*> NewestFirst(const std::vector<RegressionEvent>& events) {
+  std::vector<const RegressionEvent*> out;
+  for (const auto& e : events) out.push_back(&e);
+  std::stable_sort(out.begin(), out.end(), [](const RegressionEvent* a, const RegressionEvent* b) {
+    if (a->started_at != b->started_at) return a->started_at > b->started_at;
+    return a->Key() < b->Key();
+  });
+  return out;
+}
+
+bool IsPruned(const Pruned* pruned, const std::string& build) { return pruned && pruned->Has(build); }
+
+mu::data MarkdownRow(const RegressionEvent& e, bool pruned) {
+  const FlaggedChange& f = e.change;
+  mu::data r;
+  Set(r, "build", e.build);
+  Set(r, "pruned", pruned);
+  Set(r, "build_href", Href(kPageMd, {Kind::kComparePage, e.build, "", "md"}));
+  Set(r, "date", Date(e.started_at));
+  Set(r, "platform", f.platform);
+  Set(r, "model", f.model);
+  Set(r, "model_href", Href(kPageMd, {Kind::kModelPage, e.build, f.model, "html"}));
+  Set(r, "domain", e.domain.empty() ? Dash() : e.domain);
+  Set(r, "config", Config(f));
+  Set(r, "metric", f.metric);
+  Set(r, "factor", Factor(f));
+  Set(r, "before_after", BeforeAfter(f));
+  Set(r, "p_value", PValue(f.p_value));
+  Set(r, "noise", Noise(f));
+  Set(r, "state", StateText(e));
+  return r;
+}
+
+std::string Cell(const std::string& text) { return "<td>" + HtmlEscape(text) + "</td>"; }
+std::string LinkCell(const std::string& href, const std::string& text) {
+  return "<td><a href=\"" + HtmlEscape(href) + "\">" + HtmlEscape(text) + "</a></td>";
+}
+
+// One row of the HTML table; its data-* attributes drive the filters. A
+// pruned build's pages are gone: its cells name build and model unlinked.
+std::string HtmlRow(const RegressionEvent& e, bool pruned) {
+  const FlaggedChange& f = e.change;
+  std::string row = "<tr data-platform=\"" + HtmlEscape(f.platform) + "\" data-domain=\"" + HtmlEscape(e.domain) +
+                    "\" data-state=\"" + StateName(e.state) + "\" id=\"" + HtmlEscape(NameUuid(e.Key()).substr(9)) +
+                    "\">";
+  row += (pruned ? Cell(e.build + " (pruned)")
+                 : LinkCell(Href(kPageHtml, {Kind::kComparePage, e.build, "", "html"}), e.build)) +
+         Cell(Date(e.started_at));
+  row += Cell(f.platform) +
+         (pruned ? Cell(f.model) : LinkCell(Href(kPageHtml, {Kind::kModelPage, e.build, f.model, "html"}), f.model));
+  row += Cell(e.domain.empty() ? Dash() : e.domain) + Cell(Config(f)) + Cell(f.metric);
+  row += "<td class=\"num\">" + HtmlEscape(Factor(f)) + "</td>" + Cell(BeforeAfter(f));
+  row +=
+      "<td class=\"num\">" + HtmlEscape(PValue(f.p_value)) + "</td><td class=\"num\">" + HtmlEscape(Noise(f)) + "</td>";
+  row +=
+      "<td class=\"state state-" + std::string(StateName(e.state)) + "\">" + HtmlEscape(StateText(e)) + "</td></tr>\n";
+  return row;
+}
+
+std::string Select(const std::string& field, const std::string& label, const std::set<std::string>& values) {
+  std::string s = "<label>" + label + " <select data-filter=\"" + field + "\"><option value=\"\">all</option>";
+  for (const auto& v : values) s += "<option value=\"" + HtmlEscape(v) + "\">" + HtmlEscape(v) + "</option>";
+  return s + "</select></label>\n";
+}
+
+// The filters and the table as one raw HTML block (no blank line inside).
+std::string HtmlTable(const std::vector<const RegressionEvent*>& events, const Pruned* pruned) {
+  std::set<std::string> platforms, domains, states;
+  for (const auto* e : events) {
+    platforms.insert(e->change.platform);
+    if (!e->domain.empty()) domains.insert(e->domain);
+    states.insert(StateName(e->state));
+  }
+  std::string h = "<form class=\"filters\" data-filters-for=\"regressions\">\n";
+  h += Select("platform", "Platform", platforms) + Select("domain", "Domain", domains) +
+       Select("state", "State", states);
+  h += "<output data-shown-for=\"regressions\">" + std::to_string(events.size()) + " of " +
+       std::to_string(events.size()) + " shown</output>\n</form>\n";
+  h += "<table id=\"regressions\" class=\"filterable\">\n<thead><tr><th>Build</th><th>Date</th><th>Platform</th>"
+       "<th>Model</th><th>Domain</th><th>Configuration</th><th>Metric</th><th>Factor</th><th>Before \xE2\x86\x92 "
+       "after</th>"
+       "<th>p</th><th>Noise band</th><th>State</th></tr></thead>\n<tbody>\n";
+  for (const auto* e : events) h += HtmlRow(*e, IsPruned(pruned, e->build));
+  return h + "</tbody>\n</table>\n";
+}
+
+}  // namespace
+
+mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned) {
+  const auto sorted = NewestFirst(events);
+  mu::data d;
+  Set(d, "home", Href(kPageMd, {Kind::kIndexPage, "", "", "md"}));
+  Set(d, "feed", Href(kPageMd, kFeed));
+  Set(d, "models_href", Href(kPageMd, {Kind::kModelGridPage, "", "", "md"}));
+  Set(d, "readers_js", Href(kPageHtml, {Kind::kAsset, "", "readers.js", ""}));
+  Set(d, "compared", compared);
+  Set(d, "has_events", !sorted.empty());
+  std::map<RegressionState, int> counts;
+  mu::data rows = List();
+  for (const auto* e : sorted) {
+    counts[e->state]++;
+    Append(rows, MarkdownRow(*e, IsPruned(pruned, e->build)));
+  }
+  Set(d, "rows", std::move(rows));
+  Set(d, "total", std::to_string(sorted.size()));
+  Set(d, "open", std::to_string(counts[RegressionState::kOpen]));
+  Set(d, "recovered", std::to_string(counts[RegressionState::kRecovered]));
+  Set(d, "persisting", std::to_string(counts[RegressionState::kPersisting]));
+  Set(d, "table_html", HtmlTable(sorted, pruned));
+  return d;
+}
+
+void SetReaderLinks(mu::data& d, const Target& page, const std::string& base) {
+  const std::string ext = base.empty() ? page.ext : "html";
+  Set(d, "regressions_href", base + Href(page, {Kind::kRegressionsPage, "", "", ext}));
+  Set(d, "regressions_feed", base + Href(page, kFeed));
+  Set(d, "models_href", base + Href(page, {Kind::kModelGridPage, "", "", ext}));
+  Set(d, "compare_href", base + Href(page, {Kind::kCompareBuildsPage, "", "", "html"}));
+}
+
+std::string NameUuid(const std::string& name) {
+  const uint64_t hi = core::Fingerprint().Add("torchgauge uuid hi").Add(name).value();
+  const uint64_t lo = core::Fingerprint().Add("torchgauge uuid lo").Add(name).value();
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "urn:uuid:%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>((hi & 0x0fff) | 0x8000),
+                static_cast<unsigned>(((lo >> 48) & 0x3fff) | 0x8000),
+                static_cast<unsigned long long>(lo & 0xffffffffffffULL));
+  return buf;
+}
+
+namespace {
+std::string Link(const std::string& site_url, const Target& t) {
+  return site_url.empty() ? SitePath(t) : SiteUrl(site_url, t);
+}
+
+// A pruned build's entry links its row of the regressions page (the row's
+// id), since its comparison report is deleted.
+std::string Entry(const RegressionEvent& e, const std::string& site_url, const std::string& fallback_at, bool pruned) {
+  const FlaggedChange& f = e.change;
+  const std::string title = f.model + " " + Config(f) + " " + f.metric + " " + Factor(f) + " on " + f.platform +
+                            " in build " + e.build + " (" + StateName(e.state) + ")";
+  const std::string summary = "Build " + e.build + " (" + Date(e.started_at) + ") on " + f.platform + ": " + f.model +
+                              " " + Config(f) + ", " + f.metric + " " + BeforeAfter(f) + " (" + Factor(f) +
+                              ", p = " + PValue(f.p_value) + ", noise band " + Noise(f) + "). State: " + StateText(e) +
+                              ".";
+  std::string x = "  <entry>\n    <id>" + NameUuid(e.Key()) + "</id>\n";
+  x += "    <title>" + HtmlEscape(title) + "</title>\n";
+  x += "    <published>" + HtmlEscape(e.started_at.empty() ? fallback_at : e.started_at) + "</published>\n";
+  x += "    <updated>" + HtmlEscape(e.state_at.empty() ? fallback_at : e.state_at) + "</updated>\n";
+  const std::string href = pruned ? Link(site_url, kPageHtml) + "#" + NameUuid(e.Key()).substr(9)
+                                  : Link(site_url, {Kind::kComparePage, e.build, "", "html"});
+  x += "    <link rel=\"alternate\" type=\"text/html\" href=\"" + HtmlEscape(href) + "\"/>\n";
+  x += "    <category term=\"" + std::string(StateName(e.state)) + "\"/>\n";
+  x += "    <summary type=\"text\">" + HtmlEscape(summary) + "</summary>\n  </entry>\n";
+  return x;
+}
+}  // namespace
+
+std::string RegressionsAtom(const std::vector<RegressionEvent>& events, const std::string& site_url,
+                            const std::string& newest_build_at, const Pruned* pruned) {
+  const auto sorted = NewestFirst(events);
+  const std::string fallback = newest_build_at.empty() ? "1970-01-01T00:00:00Z" : newest_build_at;
+  std::string updated;
+  for (const auto* e : sorted) updated = std::max(updated, e->state_at);
+  if (updated.empty()) updated = fallback;
+  std::string x = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n";
+  x += "  <title>TorchGauge regressions</title>\n";
+  x += "  <subtitle>Changes the comparison rules of torchgauge-report compare counted as regressions, newest first"
+       "</subtitle>\n";
+  x += "  <id>" + NameUuid("torchgauge regressions feed " + site_url) + "</id>\n";
+  x += "  <updated>" + HtmlEscape(updated) + "</updated>\n";
+  x += "  <link rel=\"self\" type=\"application/atom+xml\" href=\"" + HtmlEscape(Link(site_url, kFeed)) + "\"/>\n";
+  x += "  <link rel=\"alternate\" type=\"text/html\" href=\"" + HtmlEscape(Link(site_url, kPageHtml)) + "\"/>\n";
+  x += "  <author><name>torchgauge-report</name></author>\n  <generator>torchgauge-report</generator>\n";
+  for (size_t i = 0; i < sorted.size() && i < kFeedEntries; ++i)
+    x += Entry(*sorted[i], site_url, fallback, IsPruned(pruned, sorted[i]->build));
+  return x + "</feed>\n";
+}
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,49 @@
+// The site's regressions history for readers: regressions.{md,html}, one
+// page over every build with filters by platform, domain and state that work
+// offline (site/readers.js), and regressions.atom, an Atom 1.0 feed of the
+// newest regressions for feed readers and chat apps. The events come from
+// results/regressions.h; this file only lays them out.
+//
+// The feed is byte-stable: an entry's id is a name-based UUID of its build,
+// run key and metric (RegressionEvent::Key), so a re-render never announces
+// an old regression again, and every timestamp is a build's start time,
+// never the time of rendering.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reporter/output/mustache_fwd.h"
+#include "reporter/output/paths.h"
+#include "reporter/results/regressions.h"
+
+namespace torchgauge::reporter {
+
+struct Pruned;
+
+// Entries in the feed: the newest regressions.
+inline constexpr size_t kFeedEntries = 50;
+
+// The page data for templates/regressions.md.mustache. `compared`: whether
+// any build was compared (otherwise the page says comparisons are off).
+// `pruned`: builds the retention policy pruned; their rows name the build
+// and model without links, marked "(pruned)".
+mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned = nullptr);
+
+// The Atom document. `site_url` (may be empty) makes its links absolute;
+// without it they are relative to the feed, which sits at the site root.
+// `newest_build_at`: the feed's updated time when it has no entries. An
+// entry of a pruned build links its row of the regressions page instead of
+// the deleted comparison report.
+std::string RegressionsAtom(const std::vector<RegressionEvent>& events, const std::string& site_url,
+                            const std::string& newest_build_at, const Pruned* pruned = nullptr);
+
+// Links to the regressions page, its feed and the model grid for another
+// page's data (regressions_href, regressions_feed, models_href); `base` as
+// in BuildPageData (a non-empty base links the HTML pages absolutely).
+void SetReaderLinks(mu::data& d, const Target& page, const std::string& base = "");
+
+// "urn:uuid:..." derived from `name` alone (RFC 4122 layout, version 8).
+std::string NameUuid(const std::string& name);
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,172 @@
+#include "reporter/site/cli.h"
+
+#include "core/version.h"
+#include "reporter/compare/command.h"
+#include "reporter/compare/ratio_command.h"
+#include "reporter/paper/command.h"
+
+#include <chrono>
+#include <iostream>
+
+#include "core/compare_cli.h"
+#include "core/json_io.h"
+#include "reporter/output/assets.h"
+#include "reporter/results/load.h"
+#include "reporter/site/serve.h"
+#include "reporter/site/site.h"
+
+namespace fs = std::filesystem;
+
+namespace torchgauge::reporter {
+
+namespace {
+// Runs a subcommand body, turning exceptions into a message and exit code.
+template <typename F>
+void Guard(CliState& state, F&& body) {
+  try {
+    body();
+  } catch (const StrictError& e) {
+    std::cerr << "torchgauge-report: " << e.what() << "\n";
+    state.exit_code = 1;
+  } catch (const std::exception& e) {
+    std::cerr << "torchgauge-report: error: " << e.what() << "\n";
+    state.exit_code = 2;
+  }
+}
+}  // namespace
+
+void AddBuildCommand(CLI::App& app, CliState& state) {
+  auto opts = std::make_shared<SiteOptions>();
+  auto builds = std::make_shared<std::vector<std::string>>();
+  auto no_svg = std::make_shared<bool>(false);
+  opts->templates = DefaultTemplatesDir();
+  opts->static_dir = DefaultStaticDir();
+  opts->helper = DefaultHelper();
+  opts->python = DefaultPython();
+  CLI::App* sub = app.add_subcommand("build", "Render a results tree into a static site (HTML + Markdown twins)");
+  sub->add_option("--results", opts->results, "Results tree: <build-id>/<platform-id>/{manifest.json,runs/}")
+      ->required();
+  sub->add_option("--out", opts->out, "Site output directory")->required();
+  sub->add_option("--build", *builds,
+                  "Render only these builds (repeatable); other published builds are left untouched");
+  sub->add_flag("--strict", opts->strict, "Fail on any unreadable or invalid result instead of skipping it");
+  sub->add_flag("--force", opts->force,
+                "Render every build; by default a build whose results, dependencies, templates and reporter are "
+                "unchanged since it was last rendered is skipped");
+  sub->add_option("--site-url", opts->site_url, "Public URL of the site, for absolute links in summary.md");
+  sub->add_option("--reference-platform", opts->reference_platform,
+                  "Platform the build pages compare the others with (Figure 5; default: the first platform id)");
+  sub->add_option("--templates", opts->templates, "Mustache templates directory")->capture_default_str();
+  sub->add_option("--static", opts->static_dir, "Directory with torchgauge.css and torchgauge.js")
+      ->capture_default_str();
+  sub->add_option("--python", opts->python, "Python with vl-convert-python (env TORCHGAUGE_PYTHON)")
+      ->capture_default_str();
+  sub->add_flag("--no-svg", *no_svg, "Skip SVG rendering of the figures");
+  sub->add_flag("--paper-kit", opts->paper_kit,
+                "Also write each rendered build's paper kit as builds/<id>/paper-kit-<id>.zip, linked from its page "
+                "(vl-convert renders its PDFs: seconds per build)");
+  sub->add_option("--threads", opts->threads, "Threads for loading results (0: all cores)");
+  sub->add_option("--max-builds", opts->max_builds,
+                  "Retention: keep the pages of the N newest builds only and delete the older builds' builds/<id>/; "
+                  "every build still counts in the index, trends, regressions history and model grid");
+  sub->add_option("--since", opts->since,
+                  "Retention: keep the pages of the builds started on or after DATE (YYYY-MM-DD, UTC) only; "
+                  "with --max-builds, a build must pass both. The newest build is always kept");
+  auto no_compare = std::make_shared<bool>(false);
+  sub->add_flag("--no-compare", *no_compare, "Do not compare each build with the previous one on its platform");
+  core::AddCompareOptions(*sub, opts->compare_options, {.prefix = "compare-"});
+  sub->callback([&state, opts, builds, no_svg, no_compare] {
+    Guard(state, [&] {
+      opts->builds = std::set<std::string>(builds->begin(), builds->end());
+      opts->svg = !*no_svg;
+      opts->compare = !*no_compare;
+      auto t0 = std::chrono::steady_clock::now();
+      SiteReport r = BuildSite(*opts);
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      for (const auto& p : r.problems) std::cerr << "warning: skipped " << p.ToString() << "\n";
+      for (const auto& k : r.skipped) std::cerr << "warning: not produced: " << k << "\n";
+      std::cout << "Rendered " << r.builds_rendered << " build(s) in " << s << " s";
+      if (r.builds_unchanged > 0)
+        std::cout << " (" << r.builds_unchanged << " unchanged build(s) skipped; --force renders them)";
+      if (r.builds_pruned > 0) {
+        std::cout << " (" << r.builds_pruned << " build(s) pruned by the retention policy";
+        if (r.snapshots_deleted > 0) std::cout << ", " << r.snapshots_deleted << " snapshot(s) deleted now";
+        std::cout << ")";
+      }
+      std::cout << ": " << r.files_written << " files written, " << r.files_unchanged << " unchanged, " << r.figures
+                << " figures, " << r.svg_rendered << " SVGs.\n"
+                << "Site: " << fs::absolute(r.index).lexically_normal().string() << "\n"
+                << "Preview: torchgauge-report serve " << opts->out.string() << "\n";
+    });
+  });
+}
+
+void AddValidateCommand(CLI::App& app, CliState& state) {
+  auto dir = std::make_shared<fs::path>();
+  CLI::App* sub =
+      app.add_subcommand("validate", "Check a results tree against the result contract; exit 1 on problems");
+  sub->add_option("dir", *dir, "Results tree")->required();
+  sub->callback([&state, dir] {
+    Guard(state, [&] {
+      LoadOptions lo;
+      LoadedResults loaded = LoadResults(*dir, lo);
+      size_t runs = 0, problems = loaded.problems.size();
+      for (const auto& p : loaded.problems) std::cout << p.ToString() << "\n";
+      for (const auto& b : loaded.builds) {
+        for (const auto& p : b.platforms) runs += p.runs.size();
+        for (const auto& p : b.problems) std::cout << p.ToString() << "\n";
+        problems += b.problems.size();
+      }
+      std::cout << loaded.builds.size() << " build(s), " << runs << " valid run result(s), " << problems
+                << " problem(s)\n";
+      if (problems > 0) state.exit_code = 1;
+    });
+  });
+}
+
+void AddServeCommand(CLI::App& app, CliState& state) {
+  auto dir = std::make_shared<fs::path>();
+  auto port = std::make_shared<int>(8080);
+  CLI::App* sub = app.add_subcommand("serve", "Preview a rendered site on http://127.0.0.1:PORT/");
+  sub->add_option("dir", *dir, "Site directory (the --out of build)")->required();
+  sub->add_option("--port", *port, "Port (0 picks a free one)")->capture_default_str();
+  sub->callback([&state, dir, port] {
+    Guard(state, [&] {
+      if (!fs::is_directory(*dir)) throw std::runtime_error(dir->string() + ": not a directory");
+      Serve(*dir, *port, [&](int p) {
+        std::cout << "Serving " << dir->string() << " at http://127.0.0.1:" << p << "/ (Ctrl-C to stop)" << std::endl;
+      });
+    });
+  });
+}
+
+std::unique_ptr<CLI::App> MakeApp(CliState& state) {
+  auto app = std::make_unique<CLI::App>(
+      "torchgauge-report: TorchGauge results -> static site with the paper's figures and tables", "torchgauge-report");
+  app->require_subcommand(1);
+  app->set_version_flag("--version", std::string(core::Version()) + " (" + core::GitSha() + ")");
+  AddBuildCommand(*app, state);
+  AddValidateCommand(*app, state);
+  AddServeCommand(*app, state);
+  AddCompareCommand(*app);
+  AddRatioCommand(*app);
+  AddPaperCommand(*app);
+  return app;
+}
+
+int RunCli(int argc, char** argv) {
+  CliState state;
+  auto app = MakeApp(state);
+  try {
+    app->parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    // `compare` reports its verdict (0 none, 1 regression, 2 bad input) this way.
+    return e.get_exit_code();
+  } catch (const CLI::ParseError& e) {
+    int rc = app->exit(e);
+    return rc == 0 ? 0 : 2;
+  }
+  return state.exit_code;
+}
+
+}  // namespace torchgauge::reporter

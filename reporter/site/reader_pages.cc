@@ -1,0 +1,38 @@
+// The pages over the whole history for readers: the regressions page and
+// feed (pages/regressions_page.h), the model grid (pages/model_grid.h) and the page
+// comparing any two builds (compare/browser_page.h). They are
+// assembled on every render from the per-build caches, so they need no
+// build's results.
+#include <map>
+
+#include "reporter/compare/browser_page.h"
+#include "reporter/output/mustache_data.h"
+#include "reporter/output/writer.h"
+#include "reporter/pages/model_grid.h"
+#include "reporter/pages/regressions_page.h"
+#include "reporter/site/page_writer.h"
+
+namespace torchgauge::reporter {
+
+void PageWriter::WriteReaderPages(const std::vector<BuildSummary>& history, const std::vector<BuildChanges>& changes,
+                                  const Pruned* pruned) {
+  const std::vector<RegressionEvent> events = TrackRegressions(changes);
+  mu::data d = RegressionsPageData(events, o_.compare, pruned);
+  r_.Page(w_, PageKind::kRegressions, d, {Kind::kRegressionsPage, "", "", "md"},
+          {Kind::kRegressionsPage, "", "", "html"}, "Regressions · TorchGauge");
+  const std::string newest_at = history.empty() ? "" : history.back().started_at;
+  w_.Write(SitePath({Kind::kRegressionsPage, "", "", "atom"}), RegressionsAtom(events, o_.site_url, newest_at, pruned));
+  // A model's domain as its newest build records it.
+  std::map<std::string, std::string> domains;
+  for (const auto& c : changes) {
+    for (const auto& [model, domain] : c.domains) domains[model] = domain;
+  }
+  mu::data g = ModelGridPageData(BuildModelGrid(history, domains, o_.trend_builds));
+  r_.Page(w_, PageKind::kModelGrid, g, {Kind::kModelGridPage, "", "", "md"}, {Kind::kModelGridPage, "", "", "html"},
+          "Models · TorchGauge");
+  mu::data c = ComparePageData(o_.compare_options, o_.site_url);
+  r_.HtmlPage(w_, PageKind::kCompare, c, {Kind::kCompareBuildsPage, "", "", "html"}, "Compare builds · TorchGauge",
+              nullptr, "");
+}
+
+}  // namespace torchgauge::reporter
