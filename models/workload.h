@@ -1,7 +1,8 @@
 // The contract between a benchmark model and everything that measures it.
 //
-// A model family (one file pair under models/) describes each of its variants
-// with a ModelInfo and builds a Workload for one (mode, device, batch size).
+// A model family (one file pair in a domain folder under models/) describes
+// each of its variants with a ModelInfo and builds a Workload for one (mode,
+// device, batch size).
 // A Workload owns the network, its seeded example inputs (already on the
 // device, as in the paper's setup: data loading is out of scope) and, for
 // train mode, its loss and optimizer. The collector times Step(); parity

@@ -14,9 +14,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "models/lennard_jones.h"
-#include "models/pyhpc_equation_of_state.h"
-#include "models/pyhpc_isoneutral_mixing.h"
+#include "models/other/lennard_jones.h"
+#include "models/other/pyhpc_equation_of_state.h"
+#include "models/other/pyhpc_isoneutral_mixing.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

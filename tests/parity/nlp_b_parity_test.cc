@@ -12,9 +12,9 @@
 #include <optional>
 #include <regex>
 
-#include "models/bert.h"
-#include "models/gpt2.h"
-#include "models/t5.h"
+#include "models/nlp/bert.h"
+#include "models/nlp/gpt2.h"
+#include "models/nlp/t5.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

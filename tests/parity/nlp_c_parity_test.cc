@@ -17,9 +17,9 @@
 #include <optional>
 #include <regex>
 
-#include "models/bigbird.h"
-#include "models/longformer.h"
-#include "models/xlmr.h"
+#include "models/nlp/bigbird.h"
+#include "models/nlp/longformer.h"
+#include "models/nlp/xlmr.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

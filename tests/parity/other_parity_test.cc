@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "models/maml.h"
-#include "models/moco.h"
-#include "models/pyhpc_turbulent_kinetic_energy.h"
+#include "models/other/maml.h"
+#include "models/other/moco.h"
+#include "models/other/pyhpc_turbulent_kinetic_energy.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

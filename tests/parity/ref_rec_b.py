@@ -9,7 +9,7 @@ structure of that source so that the state-dict names are the reference's:
                  EmbeddingBagCollection), configured as TorchBench's
                  torchrec_dlrm (args.py defaults), trained as DLRMTrain
                  (BCEWithLogitsLoss) with Adagrad at MLPerf DLRMv2's lr 0.005
-                 (TorchBench's 15.0 diverges; see models/torchrec_dlrm.h).
+                 (TorchBench's 15.0 diverges; see models/recommendation/torchrec_dlrm.h).
   ncf            NeuMF of mlcommons/training recommendation/pytorch/neumf.py
                  with MLPerf v0.5's configuration (-f 64, --layers 256 256
                  128 64), BCEWithLogitsLoss, Adam(lr=0.0005).

@@ -1,5 +1,5 @@
 """Reference for the torchvision classifiers resnet18, resnet50, resnext50_32x4d,
-vgg16, alexnet and squeezenet1_1 (models/resnet.cc, vgg.cc, alexnet.cc,
+vgg16, alexnet and squeezenet1_1 (models/vision/classification/resnet.cc, vgg.cc, alexnet.cc,
 squeezenet.cc): randomly initialised torchvision 0.26 models, nothing downloaded.
 
 Training mirrors TorchBench: Adam with its defaults and CrossEntropyLoss

@@ -1,5 +1,5 @@
 """Reference for the torchvision classifiers mobilenet_v2, mobilenet_v3_large,
-densenet121 and shufflenet_v2_x1_0 (models/mobilenet_v2.cc, mobilenet_v3.cc,
+densenet121 and shufflenet_v2_x1_0 (models/vision/classification/mobilenet_v2.cc, mobilenet_v3.cc,
 densenet.cc, shufflenet_v2.cc): randomly initialised torchvision 0.26 models,
 nothing downloaded.
 

@@ -1,5 +1,5 @@
 """Reference for the torchvision classifiers resnet152 and mnasnet1_0
-(models/resnet.cc, models/mnasnet.cc): randomly initialised torchvision 0.26
+(models/vision/classification/resnet.cc, models/vision/classification/mnasnet.cc): randomly initialised torchvision 0.26
 models, nothing downloaded.
 
 Training mirrors TorchBench's torchvision harness: Adam with its defaults and

@@ -95,7 +95,7 @@ def build(model_id):
         model = XLMRobertaForMaskedLM(config)
         inputs = {
             # Ids avoid the padding index 1 (FAMBench's random ids hit it with
-            # probability 4e-6 per token; see models/xlmr.h).
+            # probability 4e-6 per token; see models/nlp/xlmr.h).
             "input_ids": torch.randint(2, config.vocab_size, (BATCH, SEQ)),
             "y_true": torch.rand(BATCH, SEQ, config.hidden_size),
         }

@@ -8,7 +8,7 @@
 #include <iostream>
 #include <string>
 
-#include "models/shufflenet_v2.h"
+#include "models/vision/classification/shufflenet_v2.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

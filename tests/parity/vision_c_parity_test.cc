@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "models/quantized_qat.h"
-#include "models/resnet.h"
+#include "models/vision/classification/quantized_qat.h"
+#include "models/vision/classification/resnet.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;
