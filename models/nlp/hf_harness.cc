@@ -37,7 +37,7 @@ constexpr int64_t kSmokeSeqLen = 32;
 // transformers' ignore index for labels (also torch's default).
 constexpr int64_t kIgnoreIndex = -100;
 
-class LanguageModelWorkload : public Workload {
+class LanguageModelWorkload : public LossWorkload {
  public:
   LanguageModelWorkload(const WorkloadOptions& opt, std::shared_ptr<const LanguageModelSpec> spec, LanguageModel model)
       : spec_(std::move(spec)), net_(std::move(model.net)), forward_(std::move(model.forward)) {
@@ -80,20 +80,6 @@ class LanguageModelWorkload : public Workload {
     return forward_(inputs_.at("input_ids"), decoder_ids);
   }
 
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, spec_->id, ": workload was not built for training");
-    auto loss = Loss(RunForward(), inputs_.at("labels"));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    if (!optimizer_) return std::nullopt;
-    return TrainParts{[this] { return Loss(Forward(), inputs_.at("labels")); }, optimizer_.get()};
-  }
-
  private:
   int64_t SmokeSeqLen(bool train) const {
     const int64_t stated = train ? spec_->smoke_train_seq_len : spec_->smoke_eval_seq_len;
@@ -102,8 +88,9 @@ class LanguageModelWorkload : public Workload {
 
   // transformers' loss for the model's head: mean cross-entropy over the
   // label positions.
-  torch::Tensor Loss(const torch::Tensor& logits, const torch::Tensor& labels) const {
+  torch::Tensor Loss(const torch::Tensor& logits) override {
     namespace F = torch::nn::functional;
+    const torch::Tensor& labels = inputs_.at("labels");
     const auto options = F::CrossEntropyFuncOptions().ignore_index(kIgnoreIndex);
     if (spec_->objective != LmObjective::kCausalLm) {
       return F::cross_entropy(logits.view({-1, logits.size(-1)}), labels.view(-1), options);
@@ -118,7 +105,6 @@ class LanguageModelWorkload : public Workload {
   std::shared_ptr<const LanguageModelSpec> spec_;
   std::shared_ptr<torch::nn::Module> net_;
   LmForward forward_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
 };
 
 }  // namespace

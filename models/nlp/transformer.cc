@@ -207,9 +207,10 @@ constexpr int64_t kSrcLen = 32;
 constexpr int64_t kTrgLen = 32;
 constexpr int64_t kFirstWordId = 4;  // after <unk>, <blank>, <s>, </s>
 
-class TransformerWorkload : public Workload {
+class TransformerWorkload : public LossWorkload {
  public:
-  explicit TransformerWorkload(const WorkloadOptions& opt) : net_(Config{}) {
+  // train.py's train_epoch: zero_grad first.
+  explicit TransformerWorkload(const WorkloadOptions& opt) : LossWorkload(ZeroGradAt::kBeforeForward), net_(Config{}) {
     TORCH_CHECK(opt.batch_size > 0, "attention_is_all_you_need_pytorch: batch size must be positive");
     net_->to(opt.device);
     net_->train(opt.mode == Mode::kTrain);
@@ -234,29 +235,14 @@ class TransformerWorkload : public Workload {
 
   torch::Tensor Forward() override { return net_->forward(inputs_.at("src_seq"), inputs_.at("trg_seq")); }
 
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "attention_is_all_you_need_pytorch: workload was not built for training");
-    optimizer_->zero_grad();
-    auto loss = Loss(RunForward());
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    if (!optimizer_) return std::nullopt;
-    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
-  }
-
  private:
-  torch::Tensor Loss(const torch::Tensor& pred) const {
+  torch::Tensor Loss(const torch::Tensor& pred) override {
     return torch::nn::functional::cross_entropy(
         pred, inputs_.at("gold"),
         torch::nn::functional::CrossEntropyFuncOptions().ignore_index(Config{}.pad_idx).reduction(torch::kSum));
   }
 
   Transformer net_;
-  std::unique_ptr<HookedAdam> optimizer_;
   int64_t step_ = 0;
 };
 

@@ -242,9 +242,11 @@ struct XlmrForMaskedLMImpl : torch::nn::Module {
 };
 TORCH_MODULE(XlmrForMaskedLM);
 
-class FambenchXlmrWorkload : public Workload {
+class FambenchXlmrWorkload : public LossWorkload {
  public:
-  FambenchXlmrWorkload(const WorkloadOptions& opt, const XlmrConfig& config) : net_(config) {
+  // FAMBench's loop: forward, loss, backward, step, then zero_grad.
+  FambenchXlmrWorkload(const WorkloadOptions& opt, const XlmrConfig& config)
+      : LossWorkload(ZeroGradAt::kAfterStep), net_(config) {
     TORCH_CHECK(opt.batch_size > 0, "fambench_xlmr: batch size must be positive");
     net_->to(opt.device);
     const bool train = opt.mode == Mode::kTrain;
@@ -265,29 +267,14 @@ class FambenchXlmrWorkload : public Workload {
 
   torch::Tensor Forward() override { return net_->ExtractFeatures(inputs_.at("input_ids")); }
 
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "fambench_xlmr: workload was not built for training");
-    // F.cross_entropy(y_pred, y_true): class dimension 1 (the sequence), the
-    // float target taken as probabilities, mean over batch and features.
-    auto loss = Loss(RunForward());
-    loss.backward();
-    optimizer_->step();
-    optimizer_->zero_grad();
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    if (!optimizer_) return std::nullopt;
-    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
-  }
-
-  torch::Tensor Loss(const torch::Tensor& y_pred) {
+  // F.cross_entropy(y_pred, y_true): class dimension 1 (the sequence), the
+  // float target taken as probabilities, mean over batch and features.
+  torch::Tensor Loss(const torch::Tensor& y_pred) override {
     return torch::nn::functional::cross_entropy(y_pred, inputs_.at("y_true"));
   }
 
  private:
   XlmrForMaskedLM net_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;
 };
 
 ModelInfo MakeInfo(XlmrConfig config) {

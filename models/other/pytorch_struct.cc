@@ -153,9 +153,10 @@ torch::Tensor CfgLogPartition(const torch::Tensor& terms, const torch::Tensor& r
 
 namespace {
 
-class PytorchStructWorkload : public Workload {
+class PytorchStructWorkload : public LossWorkload {
  public:
-  explicit PytorchStructWorkload(const WorkloadOptions& opt) : net_(kVocab, kT, kNT, kH) {
+  explicit PytorchStructWorkload(const WorkloadOptions& opt)
+      : LossWorkload(ZeroGradAt::kBeforeForward), net_(kVocab, kT, kNT, kH) {
     TORCH_CHECK(opt.batch_size >= 1, "pytorch_struct: batch size must be positive, got ", opt.batch_size);
     net_->to(opt.device);
     MakeSentences(opt.batch_size, opt.smoke ? kSmokeMaxLen : kMaxLen, opt.device);
@@ -177,26 +178,14 @@ class PytorchStructWorkload : public Workload {
     return CfgLogPartition(net_->Terms(words), net_->Rules(b), net_->Roots(b), inputs_.at("lengths"));
   }
 
-  // TorchBench's _train: loss = partition.mean(); (-loss).backward();
-  // clip_grad_norm_(3.0); Adam step. Returns loss (the mean log-likelihood).
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "pytorch_struct: TrainStep needs a workload built in train mode");
-    optimizer_->zero_grad();
-    auto negated = Loss(RunForward());
-    negated.backward();
-    optimizer_->step();
-    return (-negated).detach();
-  }
-
-  // The loss the step differentiates: -partition.mean().
-  std::optional<TrainParts> SplitTrainStep() override {
-    if (!optimizer_) return std::nullopt;
-    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
-  }
+  // TorchBench's _train: zero_grad; loss = partition.mean();
+  // (-loss).backward(); clip_grad_norm_(3.0) (the optimizer's hook); Adam
+  // step. The loss the step differentiates is -partition.mean(); TrainStep()
+  // returns TorchBench's loss, the mean log-likelihood.
+  torch::Tensor Loss(const torch::Tensor& partition) override { return -partition.mean(); }
+  torch::Tensor Reported(const torch::Tensor& negated) override { return -negated; }
 
  private:
-  static torch::Tensor Loss(const torch::Tensor& partition) { return -partition.mean(); }
-
   // Seeded stand-ins for one TokenBucket batch of UDPOS sentences: lengths
   // uniform in 6..max_len (29: the data filter), word ids uniform over the
   // vocabulary without its specials, <pad> after each sentence's end; padded
@@ -212,7 +201,6 @@ class PytorchStructWorkload : public Workload {
   }
 
   NeuralCfg net_;
-  std::unique_ptr<HookedAdam> optimizer_;
 };
 
 }  // namespace

@@ -90,7 +90,7 @@ std::vector<int64_t> VocabFor(bool smoke) {
   return v;
 }
 
-class DeepFmWorkload : public Workload {
+class DeepFmWorkload : public LossWorkload {
  public:
   explicit DeepFmWorkload(const WorkloadOptions& opt)
       : batch_(opt.batch_size), vocab_(VocabFor(opt.smoke)), net_(nullptr) {
@@ -114,21 +114,7 @@ class DeepFmWorkload : public Workload {
 
   torch::Tensor Forward() override { return net_->forward(inputs_["dense"], inputs_["sparse"]); }
 
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "deepfm: TrainStep needs a workload built in train mode");
-    auto loss = Loss(RunForward());
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    if (!optimizer_) return std::nullopt;
-    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
-  }
-
-  torch::Tensor Loss(const torch::Tensor& prob) {
+  torch::Tensor Loss(const torch::Tensor& prob) override {
     return torch::binary_cross_entropy(prob, inputs_["label"].to(prob.scalar_type()));
   }
 
@@ -148,7 +134,6 @@ class DeepFmWorkload : public Workload {
   int64_t batch_;
   std::vector<int64_t> vocab_;
   DeepFm net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
 };
 
 }  // namespace

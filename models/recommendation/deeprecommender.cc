@@ -57,10 +57,13 @@ struct AutoEncoderImpl : torch::nn::Module {
 };
 TORCH_MODULE(AutoEncoder);
 
-class DeepRecommenderWorkload : public Workload {
+class DeepRecommenderWorkload : public LossWorkload {
  public:
   explicit DeepRecommenderWorkload(const WorkloadOptions& opt)
-      : batch_(opt.batch_size), items_(opt.smoke ? kSmokeItems : kItems), net_(items_) {
+      : LossWorkload(ZeroGradAt::kBeforeForward),
+        batch_(opt.batch_size),
+        items_(opt.smoke ? kSmokeItems : kItems),
+        net_(items_) {
     TORCH_CHECK(opt.batch_size >= 1, "nvidia_deeprecommender: batch size must be >= 1");
     net_->to(opt.device);
     auto dev = torch::TensorOptions().device(opt.device);
@@ -78,24 +81,10 @@ class DeepRecommenderWorkload : public Workload {
 
   torch::Tensor Forward() override { return net_->forward(inputs_["ratings"]); }
 
-  // nvtrain.py's toy-mode train(): the autoencoder reconstructs its input;
-  // the loss only counts rated items.
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "nvidia_deeprecommender: TrainStep needs a workload built in train mode");
-    optimizer_->zero_grad();
-    auto loss = Loss(RunForward());
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    if (!optimizer_) return std::nullopt;
-    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
-  }
-
-  // The masked MSE over the rated items (DeepRecommender's MSEloss).
-  torch::Tensor Loss(const torch::Tensor& outputs) {
+  // nvtrain.py's toy-mode train() (zero_grad first): the autoencoder
+  // reconstructs its input; the loss, DeepRecommender's MSEloss, is the MSE
+  // over the rated items only.
+  torch::Tensor Loss(const torch::Tensor& outputs) override {
     const auto& targets = inputs_["ratings"];
     auto mask = (targets != 0).to(outputs.scalar_type());
     return torch::mse_loss(outputs * mask, targets, at::Reduction::Sum) / mask.sum();
@@ -113,7 +102,6 @@ class DeepRecommenderWorkload : public Workload {
   int64_t batch_;
   int64_t items_;
   AutoEncoder net_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;
 };
 
 }  // namespace

@@ -92,7 +92,7 @@ struct DlrmNetImpl : torch::nn::Module {
 };
 TORCH_MODULE(DlrmNet);
 
-class DlrmWorkload : public Workload {
+class DlrmWorkload : public LossWorkload {
  public:
   explicit DlrmWorkload(const WorkloadOptions& opt)
       : batch_(opt.batch_size), table_rows_(opt.smoke ? kSmokeTableRows : kTableRows), net_(table_rows_) {
@@ -114,15 +114,7 @@ class DlrmWorkload : public Workload {
 
   torch::Tensor Forward() override { return net_->forward(inputs_["dense_x"], inputs_["lS_o"], inputs_["lS_i"]); }
 
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "dlrm: TrainStep needs a workload built in train mode");
-    auto out = RunForward();
-    auto loss = torch::mse_loss(out, inputs_["target"]);
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
+  torch::Tensor Loss(const torch::Tensor& out) override { return torch::mse_loss(out, inputs_["target"]); }
 
   std::optional<TrainParts> SplitTrainStep() override { throw UnsupportedError(kSparseGradientsUnsupported); }
 
@@ -145,7 +137,6 @@ class DlrmWorkload : public Workload {
   int64_t batch_;
   int64_t table_rows_;
   DlrmNet net_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;
 };
 
 }  // namespace

@@ -49,7 +49,7 @@ struct NeuMfImpl : torch::nn::Module {
 };
 TORCH_MODULE(NeuMf);
 
-class NcfWorkload : public Workload {
+class NcfWorkload : public LossWorkload {
  public:
   explicit NcfWorkload(const WorkloadOptions& opt)
       : batch_(opt.batch_size),
@@ -84,21 +84,7 @@ class NcfWorkload : public Workload {
     return net_->forward(inputs_["user"], inputs_["item"], /*sigmoid=*/!net_->is_training());
   }
 
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "ncf: TrainStep needs a workload built in train mode");
-    auto loss = Loss(RunForward());
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    if (!optimizer_) return std::nullopt;
-    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
-  }
-
-  torch::Tensor Loss(const torch::Tensor& logits) {
+  torch::Tensor Loss(const torch::Tensor& logits) override {
     return torch::binary_cross_entropy_with_logits(logits, inputs_["label"].to(logits.scalar_type()));
   }
 
@@ -114,7 +100,6 @@ class NcfWorkload : public Workload {
   int64_t batch_;
   int64_t users_, items_;
   NeuMf net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
 };
 
 }  // namespace

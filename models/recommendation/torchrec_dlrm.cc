@@ -175,7 +175,7 @@ struct DlrmDcnImpl : torch::nn::Module {
 };
 TORCH_MODULE(DlrmDcn);
 
-class TorchrecDlrmWorkload : public Workload {
+class TorchrecDlrmWorkload : public LossWorkload {
  public:
   explicit TorchrecDlrmWorkload(const WorkloadOptions& opt)
       : batch_(opt.batch_size), rows_(opt.smoke ? kSmokeTableRows : kTableRows), net_(nullptr) {
@@ -201,14 +201,8 @@ class TorchrecDlrmWorkload : public Workload {
     return net_->forward(inputs_["dense_features"], inputs_["sparse_values"], inputs_["sparse_offsets"]);
   }
 
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "torchrec_dlrm: TrainStep needs a workload built in train mode");
-    auto logits = RunForward();
-    auto loss = torch::binary_cross_entropy_with_logits(logits, inputs_["labels"].to(logits.scalar_type()));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
+  torch::Tensor Loss(const torch::Tensor& logits) override {
+    return torch::binary_cross_entropy_with_logits(logits, inputs_["labels"].to(logits.scalar_type()));
   }
 
   std::optional<TrainParts> SplitTrainStep() override { throw UnsupportedError(kSparseGradientsUnsupported); }
@@ -232,7 +226,6 @@ class TorchrecDlrmWorkload : public Workload {
   int64_t batch_;
   int64_t rows_;
   DlrmDcn net_;
-  std::unique_ptr<torch::optim::Adagrad> optimizer_;
 };
 
 }  // namespace

@@ -260,7 +260,7 @@ torch::Tensor LabelSmoothedLoss(const torch::Tensor& logits, const torch::Tensor
   return per_token.masked_select(non_pad).sum() / static_cast<double>(words);
 }
 
-class SpeechTransformerWorkload : public Workload {
+class SpeechTransformerWorkload : public LossWorkload {
  public:
   explicit SpeechTransformerWorkload(const WorkloadOptions& opt) {
     TORCH_CHECK(opt.batch_size >= 1, "batch size must be positive");
@@ -281,8 +281,10 @@ class SpeechTransformerWorkload : public Workload {
     auto pad = torch::arange(kTargetChars, l).unsqueeze(0) >= target_lengths.unsqueeze(1);
     inputs_["padded_target"] = chars.masked_fill(pad, kIgnoreId);
     samples_per_step_ = n;
-    optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(),
-                                                      torch::optim::AdamOptions(1.0).betas({0.9, 0.98}).eps(1e-9));
+    // TransformerOptimizer: Noam learning rate, updated before every step.
+    optimizer_ = std::make_unique<HookedAdam>(
+        net_->parameters(), torch::optim::AdamOptions(1.0).betas({0.9, 0.98}).eps(1e-9),
+        [this](HookedAdam& o) { SetLearningRate(o, NoamRate(kK, kModel, kWarmup, ++step_)); });
   }
 
   torch::nn::Module& net() override { return *net_; }
@@ -291,16 +293,7 @@ class SpeechTransformerWorkload : public Workload {
     return net_->forward(inputs_["padded_input"], inputs_["input_lengths"], inputs_["padded_target"]).first;
   }
 
-  torch::Tensor TrainStep() override {
-    auto pred = RunForward();
-    auto loss = LabelSmoothedLoss(pred, Gold());
-    optimizer_->zero_grad();
-    loss.backward();
-    // TransformerOptimizer: Noam learning rate, updated before every step.
-    SetLearningRate(*optimizer_, NoamRate(kK, kModel, kWarmup, ++step_));
-    optimizer_->step();
-    return loss.detach();
-  }
+  torch::Tensor Loss(const torch::Tensor& pred) override { return LabelSmoothedLoss(pred, Gold()); }
 
   // The step also counts the correctly predicted tokens on the host
   // (cal_performance's .item(), inside the loss), which a joint package,
@@ -329,7 +322,6 @@ class SpeechTransformerWorkload : public Workload {
   static constexpr double kK = 0.2;
   static constexpr double kWarmup = 1;
   Transformer net_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
   int64_t step_ = 0;
   torch::Tensor gold_, gold_of_;
 };

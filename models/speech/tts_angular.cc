@@ -123,9 +123,10 @@ class RAdam : public torch::optim::Optimizer {
   int64_t step_ = 0;
 };
 
-class TtsAngularWorkload : public Workload {
+class TtsAngularWorkload : public LossWorkload {
  public:
-  explicit TtsAngularWorkload(const WorkloadOptions& opt) {
+  // The reference's train step clears the gradients first.
+  explicit TtsAngularWorkload(const WorkloadOptions& opt) : LossWorkload(ZeroGradAt::kBeforeForward) {
     TORCH_CHECK(opt.batch_size >= 2 && opt.batch_size % kUtterancesPerSpeaker == 0,
                 "tts_angular: batch size must be a positive multiple of ", kUtterancesPerSpeaker,
                 " (utterances per speaker), got ", opt.batch_size);
@@ -139,25 +140,12 @@ class TtsAngularWorkload : public Workload {
   torch::nn::Module& net() override { return *net_; }
   torch::Tensor Forward() override { return net_->forward(inputs_["mels"]); }
 
-  torch::Tensor TrainStep() override {
-    optimizer_->zero_grad();
-    auto loss = Loss(RunForward());
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
-  }
-
  private:
-  static torch::Tensor Loss(const torch::Tensor& embeddings) {
+  torch::Tensor Loss(const torch::Tensor& embeddings) override {
     return AngleProtoLoss(embeddings.view({-1, kUtterancesPerSpeaker, embeddings.size(1)}));
   }
 
   SpeakerEncoder net_;
-  std::unique_ptr<RAdam> optimizer_;
 };
 
 }  // namespace

@@ -143,7 +143,7 @@ constexpr int64_t kImageSide = 32;
 
 // TorchBench's phlippe_* workload: CIFAR-10-shaped random images and class
 // targets, cross-entropy, the model's own optimizer.
-class PhlippeWorkload : public Workload {
+class PhlippeWorkload : public LossWorkload {
  public:
   using MakeOptimizer = std::function<std::unique_ptr<torch::optim::Optimizer>(std::vector<torch::Tensor>)>;
 
@@ -164,28 +164,13 @@ class PhlippeWorkload : public Workload {
 
   torch::Tensor Forward() override { return forward_(inputs_.at("images")); }
 
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_ != nullptr, "TrainStep() needs a workload created in train mode");
-    auto loss = Loss(RunForward());
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    if (!optimizer_) return std::nullopt;
-    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
-  }
-
-  torch::Tensor Loss(const torch::Tensor& logits) {
+  torch::Tensor Loss(const torch::Tensor& logits) override {
     return nn::functional::cross_entropy(logits, inputs_.at("target"));
   }
 
  private:
   std::shared_ptr<nn::Module> net_;
   std::function<torch::Tensor(const torch::Tensor&)> forward_;
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };
 
 ModelInfo Base(const std::string& id) {

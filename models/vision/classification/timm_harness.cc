@@ -24,7 +24,7 @@ std::unique_ptr<torch::optim::SGD> MakeTimmSgd(torch::nn::Module& net, const std
 
 namespace {
 
-class TimmWorkload : public Workload {
+class TimmWorkload : public LossWorkload {
  public:
   TimmWorkload(const WorkloadOptions& opt, std::shared_ptr<torch::nn::Module> net,
                std::function<torch::Tensor(const torch::Tensor&)> forward, const TimmWorkloadConfig& config)
@@ -44,25 +44,13 @@ class TimmWorkload : public Workload {
 
   torch::Tensor Forward() override { return forward_(inputs_.at("images")); }
 
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_ != nullptr, "TrainStep() needs a workload created in train mode");
-    auto loss = torch::nn::functional::cross_entropy(RunForward(), inputs_.at("target"));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    if (!optimizer_) return std::nullopt;
-    return TrainParts{[this] { return torch::nn::functional::cross_entropy(Forward(), inputs_.at("target")); },
-                      optimizer_.get()};
+  torch::Tensor Loss(const torch::Tensor& logits) override {
+    return torch::nn::functional::cross_entropy(logits, inputs_.at("target"));
   }
 
  private:
   std::shared_ptr<torch::nn::Module> net_;
   std::function<torch::Tensor(const torch::Tensor&)> forward_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;
 };
 
 }  // namespace

@@ -7,7 +7,7 @@ namespace torchgauge::models {
 
 namespace {
 
-class TorchvisionWorkload : public Workload {
+class TorchvisionWorkload : public LossWorkload {
  public:
   TorchvisionWorkload(const WorkloadOptions& opt, std::shared_ptr<torch::nn::Module> net,
                       std::function<torch::Tensor(const torch::Tensor&)> forward, int64_t num_classes,
@@ -32,28 +32,13 @@ class TorchvisionWorkload : public Workload {
 
   torch::Tensor Forward() override { return forward_(inputs_.at("images")); }
 
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_ != nullptr, "TrainStep() needs a workload created in train mode");
-    auto loss = Loss(RunForward());
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    if (!optimizer_) return std::nullopt;
-    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
-  }
-
  private:
-  torch::Tensor Loss(const torch::Tensor& logits) {
+  torch::Tensor Loss(const torch::Tensor& logits) override {
     return torch::nn::functional::cross_entropy(logits, inputs_.at("target"));
   }
 
   std::shared_ptr<torch::nn::Module> net_;
   std::function<torch::Tensor(const torch::Tensor&)> forward_;
-  std::unique_ptr<torch::optim::Adam> optimizer_;
 };
 
 }  // namespace

@@ -149,7 +149,7 @@ struct VisionTransformerImpl : torch::nn::Module {
 };
 TORCH_MODULE(VisionTransformer);
 
-class VitWorkload : public Workload {
+class VitWorkload : public LossWorkload {
  public:
   VitWorkload(const WorkloadOptions& opt, const VitConfig& config) : config_(config), net_(config) {
     TORCH_CHECK(opt.batch_size >= 1, "batch size must be positive");
@@ -183,18 +183,6 @@ class VitWorkload : public Workload {
   torch::nn::Module& net() override { return *net_; }
   torch::Tensor Forward() override { return net_->forward(inputs_["images"]); }
 
-  torch::Tensor TrainStep() override {
-    auto loss = Loss(RunForward());
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
-  }
-
   std::optional<double> AnalyticFlops(Mode mode) const override {
     const double h = config_.hidden_dim, mlp = config_.mlp_dim;
     const double patches = std::pow(config_.image_size / config_.patch_size, 2), n = patches + 1;
@@ -207,13 +195,12 @@ class VitWorkload : public Workload {
   }
 
  private:
-  torch::Tensor Loss(const torch::Tensor& logits) const {
+  torch::Tensor Loss(const torch::Tensor& logits) override {
     return torch::nn::functional::cross_entropy(logits, inputs_.at("target"));
   }
 
   VitConfig config_;
   VisionTransformer net_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;
 };
 
 }  // namespace

@@ -230,7 +230,7 @@ void RandomWords(int64_t batch, torch::Device device, std::map<std::string, torc
   inputs["target_lengths"] = lengths;
 }
 
-class DoctrRecoWorkload : public Workload {
+class DoctrRecoWorkload : public LossWorkload {
  public:
   explicit DoctrRecoWorkload(const WorkloadOptions& opt) : train_(opt.mode == Mode::kTrain) {
     TORCH_CHECK(opt.batch_size >= 1, "doctr_reco_predictor: batch size must be positive, got ", opt.batch_size);
@@ -264,22 +264,9 @@ class DoctrRecoWorkload : public Workload {
 
   // CRNN.compute_loss: CTC over log_softmax of the T x N x C logits, input
   // lengths T, blank len(vocab), mean reduction, zero_infinity; then
-  // fit_one_epoch: zero_grad, backward, clip_grad_norm_(5), Adam step.
-  torch::Tensor TrainStep() override {
-    TORCH_CHECK(optimizer_, "doctr_reco_predictor: TrainStep needs a workload built in train mode");
-    auto loss = Loss(RunForward());
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();  // clips, then updates
-    return loss.detach();
-  }
-
-  std::optional<TrainParts> SplitTrainStep() override {
-    if (!optimizer_) return std::nullopt;
-    return TrainParts{[this] { return Loss(Forward()); }, optimizer_.get()};
-  }
-
-  torch::Tensor Loss(const torch::Tensor& logits) {
+  // fit_one_epoch: zero_grad, backward, clip_grad_norm_(5) (the optimizer's
+  // hook), Adam step.
+  torch::Tensor Loss(const torch::Tensor& logits) override {
     const int64_t n = logits.size(0), t = logits.size(1);
     auto input_lengths = torch::full({n}, t, torch::TensorOptions(logits.device()).dtype(torch::kInt));
     auto log_probs = torch::log_softmax(logits.permute({1, 0, 2}), -1);
@@ -307,7 +294,6 @@ class DoctrRecoWorkload : public Workload {
   bool train_;
   Crnn net_;
   torch::Tensor mean_, std_;
-  std::unique_ptr<HookedAdam> optimizer_;
 };
 
 ModelInfo DetInfo() {

@@ -116,7 +116,7 @@ torch::Tensor MulticlassDiceLoss(const torch::Tensor& probs, const torch::Tensor
   return 1 - dice / probs.size(1);
 }
 
-class UNetWorkload : public Workload {
+class UNetWorkload : public LossWorkload {
  public:
   UNetWorkload(const WorkloadOptions& opt, int64_t height, int64_t width) : net_(3, 2) {
     TORCH_CHECK(opt.batch_size >= 1, "batch size must be positive");
@@ -143,21 +143,15 @@ class UNetWorkload : public Workload {
         "sets_sum.item() == 0); a traced joint forward-backward package would fix one branch and drop the reads");
   }
 
-  torch::Tensor TrainStep() override {
-    auto logits = RunForward();
+  torch::Tensor Loss(const torch::Tensor& logits) override {
     const auto& masks = inputs_["masks"];
-    auto loss = F::cross_entropy(logits, masks) +
-                MulticlassDiceLoss(torch::softmax(logits, 1).to(torch::kFloat),
-                                   F::one_hot(masks, net_->n_classes).permute({0, 3, 1, 2}).to(torch::kFloat));
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
+    return F::cross_entropy(logits, masks) +
+           MulticlassDiceLoss(torch::softmax(logits, 1).to(torch::kFloat),
+                              F::one_hot(masks, net_->n_classes).permute({0, 3, 1, 2}).to(torch::kFloat));
   }
 
  private:
   UNet net_;
-  std::unique_ptr<torch::optim::RMSprop> optimizer_;
 };
 
 }  // namespace
