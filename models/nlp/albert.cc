@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "models/nlp/bert_encoder.h"
 #include "models/nlp/hf_harness.h"
 
 namespace torchgauge::models {
@@ -26,61 +27,6 @@ struct AlbertConfig {
   double initializer_range = 0.02;
   int64_t pad_token_id = 0;
 };
-
-torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps));
-}
-
-// gelu_new (transformers' NewGELUActivation), spelled out as the reference
-// does rather than the fused gelu(approximate="tanh"). One op per statement:
-// the order in which ops are created decides the order in which autograd sums
-// the gradient contributions, i.e. the rounding of the backward pass.
-torch::Tensor GeluNew(const torch::Tensor& x) {
-  auto half_x = 0.5 * x;
-  auto cube = torch::pow(x, 3.0);
-  auto inner = x + 0.044715 * cube;
-  auto t = torch::tanh(std::sqrt(2.0 / M_PI) * inner);
-  return half_x * (1.0 + t);
-}
-
-// The factorised embedding: word, position and token-type tables of width
-// embedding_size (128), LayerNorm and dropout at that width.
-struct AlbertEmbeddingsImpl : torch::nn::Module {
-  explicit AlbertEmbeddingsImpl(const AlbertConfig& c)
-      : word_embeddings(register_module(
-            "word_embeddings",
-            torch::nn::Embedding(
-                torch::nn::EmbeddingOptions(c.vocab_size, c.embedding_size).padding_idx(c.pad_token_id)))),
-        position_embeddings(
-            register_module("position_embeddings", torch::nn::Embedding(c.max_position_embeddings, c.embedding_size))),
-        token_type_embeddings(
-            register_module("token_type_embeddings", torch::nn::Embedding(c.type_vocab_size, c.embedding_size))),
-        LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.embedding_size, c.layer_norm_eps))),
-        dropout_p(c.hidden_dropout_prob) {}
-
-  torch::Tensor forward(const torch::Tensor& input_ids) {
-    const auto seq_length = input_ids.size(1);
-    TORCH_CHECK(seq_length <= position_embeddings->weight.size(0), "hf_albert: sequence length ", seq_length,
-                " exceeds max_position_embeddings");
-    // Position and token-type ids: the reference slices non-persistent
-    // buffers (not in its state dict); they are computed here instead.
-    auto position_ids = torch::arange(seq_length, input_ids.options()).unsqueeze(0);
-    auto token_type_ids = torch::zeros({1, seq_length}, input_ids.options()).expand({input_ids.size(0), seq_length});
-    // One op per statement, in the reference's order (autograd's
-    // accumulation order follows op creation).
-    auto inputs_embeds = word_embeddings(input_ids);
-    auto type_embeds = token_type_embeddings(token_type_ids);
-    auto embeddings = inputs_embeds + type_embeds;
-    embeddings += position_embeddings(position_ids);
-    embeddings = LayerNorm(embeddings);
-    return torch::dropout(embeddings, dropout_p, is_training());
-  }
-
-  torch::nn::Embedding word_embeddings, position_embeddings, token_type_embeddings;
-  torch::nn::LayerNorm LayerNorm;
-  double dropout_p;
-};
-TORCH_MODULE(AlbertEmbeddings);
 
 // AlbertSdpaAttention: projections, scaled_dot_product_attention, output
 // projection with dropout, and the residual LayerNorm inside the module.
@@ -181,10 +127,20 @@ TORCH_MODULE(AlbertTransformer);
 // AlbertModel without the pooler (AlbertForMaskedLM: add_pooling_layer=False).
 struct AlbertModelImpl : torch::nn::Module {
   explicit AlbertModelImpl(const AlbertConfig& c)
-      : embeddings(register_module("embeddings", AlbertEmbeddings(c))),
+      // The factorised embedding: BERT's tables, LayerNorm and dropout at
+      // embedding_size (128).
+      : embeddings(register_module("embeddings", BertEmbeddings(BertEmbeddingsOptions{
+                                                     .vocab_size = c.vocab_size,
+                                                     .width = c.embedding_size,
+                                                     .max_position_embeddings = c.max_position_embeddings,
+                                                     .type_vocab_size = c.type_vocab_size,
+                                                     .pad_token_id = c.pad_token_id,
+                                                     .layer_norm_eps = c.layer_norm_eps,
+                                                     .hidden_dropout_prob = c.hidden_dropout_prob,
+                                                 }))),
         encoder(register_module("encoder", AlbertTransformer(c))) {}
   torch::Tensor forward(const torch::Tensor& input_ids) { return encoder(embeddings(input_ids)); }
-  AlbertEmbeddings embeddings;
+  BertEmbeddings embeddings;
   AlbertTransformer encoder;
 };
 TORCH_MODULE(AlbertModel);
@@ -209,30 +165,13 @@ struct AlbertForMaskedLMImpl : torch::nn::Module {
   explicit AlbertForMaskedLMImpl(const AlbertConfig& c)
       : albert(register_module("albert", AlbertModel(c))),
         predictions(register_module("predictions", AlbertMLMHead(c, albert->embeddings->word_embeddings->weight))) {
-    InitWeights(c);
+    // AlbertPreTrainedModel._init_weights, and a zero MLM bias.
+    InitHfWeights(*this, c.initializer_range);
+    torch::NoGradGuard no_grad;
+    predictions->bias.zero_();
   }
 
   torch::Tensor forward(const torch::Tensor& input_ids) { return predictions(albert(input_ids)); }
-
-  // AlbertPreTrainedModel._init_weights: N(0, 0.02) linear and embedding
-  // weights (the padding row zeroed), zero biases, LayerNorm (1, 0), zero MLM
-  // bias.
-  void InitWeights(const AlbertConfig& c) {
-    torch::NoGradGuard no_grad;
-    for (auto& m : modules(/*include_self=*/false)) {
-      if (auto* linear = m->as<torch::nn::LinearImpl>()) {
-        linear->weight.normal_(0.0, c.initializer_range);
-        linear->bias.zero_();
-      } else if (auto* emb = m->as<torch::nn::EmbeddingImpl>()) {
-        emb->weight.normal_(0.0, c.initializer_range);
-        if (emb->options.padding_idx()) emb->weight[*emb->options.padding_idx()].zero_();
-      } else if (auto* ln = m->as<torch::nn::LayerNormImpl>()) {
-        ln->weight.fill_(1.0);
-        ln->bias.zero_();
-      }
-    }
-    predictions->bias.zero_();
-  }
 
   AlbertModel albert;
   AlbertMLMHead predictions;

@@ -245,31 +245,14 @@ struct BartForConditionalGenerationImpl : torch::nn::Module {
       : model(register_module("model", BartModel(c))),
         lm_head(register_module("lm_head", TiedWeights(model->shared->weight))),
         final_logits_bias(register_buffer("final_logits_bias", torch::zeros({1, c.vocab_size}))) {
-    InitWeights(c);
+    // BartPreTrainedModel._init_weights with init_std. The tied stacks'
+    // embed_tokens and lm_head read the shared table.
+    InitHfWeights(*this, c.init_std);
   }
 
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& decoder_input_ids) {
     auto logits = lm_head(model(input_ids, decoder_input_ids));
     return logits + final_logits_bias;
-  }
-
-  // BartPreTrainedModel._init_weights: N(0, init_std) linear and embedding
-  // weights (the shared table's padding row zeroed), zero biases, LayerNorm
-  // (1, 0). The tied stacks' embed_tokens and lm_head read the shared table.
-  void InitWeights(const BartConfig& c) {
-    torch::NoGradGuard no_grad;
-    for (auto& m : modules(/*include_self=*/false)) {
-      if (auto* linear = m->as<torch::nn::LinearImpl>()) {
-        linear->weight.normal_(0.0, c.init_std);
-        linear->bias.zero_();
-      } else if (auto* emb = m->as<torch::nn::EmbeddingImpl>()) {
-        emb->weight.normal_(0.0, c.init_std);
-        if (emb->options.padding_idx()) emb->weight[*emb->options.padding_idx()].zero_();
-      } else if (auto* ln = m->as<torch::nn::LayerNormImpl>()) {
-        ln->weight.fill_(1.0);
-        ln->bias.zero_();
-      }
-    }
   }
 
   BartModel model;

@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "models/nlp/bert_encoder.h"
 #include "models/nlp/hf_harness.h"
 
 namespace torchgauge::models {
@@ -29,21 +30,11 @@ struct BigBirdConfig {
   double hidden_dropout_prob = 0.1;
   double attention_probs_dropout_prob = 0.1;
   double layer_norm_eps = 1e-12;
+  double initializer_range = 0.02;
 };
 
-torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps));
-}
-
-// gelu_new (transformers' NewGELUActivation), spelled out as the reference
-// does; one op per statement so that autograd sums in the reference's order.
-torch::Tensor GeluNew(const torch::Tensor& x) {
-  auto half_x = 0.5 * x;
-  auto cube = torch::pow(x, 3.0);
-  auto inner = x + 0.044715 * cube;
-  auto t = torch::tanh(std::sqrt(2.0 / M_PI) * inner);
-  return half_x * (1.0 + t);
-}
+// The blocks BigBird shares with BERT, with its hidden_act "gelu_new".
+BertBlocksConfig Blocks(const BigBirdConfig& c) { return BertBlocksOf(c, HiddenAct::kGeluNew); }
 
 // ---------------------------------------------------------------------------
 // numpy's legacy global generator (np.random.seed / np.random.permutation).
@@ -390,21 +381,6 @@ struct BigBirdSelfAttentionImpl : torch::nn::Module {
 };
 TORCH_MODULE(BigBirdSelfAttention);
 
-// BigBirdSelfOutput and BigBirdOutput: projection, dropout, residual LayerNorm.
-struct BigBirdResidualOutputImpl : torch::nn::Module {
-  BigBirdResidualOutputImpl(int64_t in, const BigBirdConfig& c)
-      : dense(register_module("dense", torch::nn::Linear(in, c.hidden_size))),
-        LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),
-        dropout_p(c.hidden_dropout_prob) {}
-  torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& input) {
-    return LayerNorm(torch::dropout(dense(hidden), dropout_p, is_training()) + input);
-  }
-  torch::nn::Linear dense;
-  torch::nn::LayerNorm LayerNorm;
-  double dropout_p;
-};
-TORCH_MODULE(BigBirdResidualOutput);
-
 // What one forward pass of the encoder attends with: the block-sparse masks,
 // or (full attention) the additive extended mask.
 struct AttentionInputs {
@@ -416,36 +392,28 @@ struct AttentionInputs {
 struct BigBirdAttentionImpl : torch::nn::Module {
   BigBirdAttentionImpl(const BigBirdConfig& c, int64_t layer_idx)
       : self(register_module("self", BigBirdSelfAttention(c, layer_idx))),
-        output(register_module("output", BigBirdResidualOutput(c.hidden_size, c))) {}
+        output(register_module("output", BertResidualOutput(c.hidden_size, Blocks(c)))) {}
   torch::Tensor forward(const torch::Tensor& hidden, const AttentionInputs& a) {
     auto context = a.block_sparse ? self->BlockSparse(hidden, a.masks) : self->Full(hidden, a.extended_mask);
     return output(context, hidden);
   }
   BigBirdSelfAttention self;
-  BigBirdResidualOutput output;
+  BertResidualOutput output;
 };
 TORCH_MODULE(BigBirdAttention);
-
-struct BigBirdIntermediateImpl : torch::nn::Module {
-  explicit BigBirdIntermediateImpl(const BigBirdConfig& c)
-      : dense(register_module("dense", torch::nn::Linear(c.hidden_size, c.intermediate_size))) {}
-  torch::Tensor forward(const torch::Tensor& hidden) { return GeluNew(dense(hidden)); }
-  torch::nn::Linear dense;
-};
-TORCH_MODULE(BigBirdIntermediate);
 
 struct BigBirdLayerImpl : torch::nn::Module {
   BigBirdLayerImpl(const BigBirdConfig& c, int64_t layer_idx)
       : attention(register_module("attention", BigBirdAttention(c, layer_idx))),
-        intermediate(register_module("intermediate", BigBirdIntermediate(c))),
-        output(register_module("output", BigBirdResidualOutput(c.intermediate_size, c))) {}
+        intermediate(register_module("intermediate", BertIntermediate(Blocks(c)))),
+        output(register_module("output", BertResidualOutput(c.intermediate_size, Blocks(c)))) {}
   torch::Tensor forward(const torch::Tensor& hidden, const AttentionInputs& a) {
     auto attention_output = attention(hidden, a);
     return output(intermediate(attention_output), attention_output);
   }
   BigBirdAttention attention;
-  BigBirdIntermediate intermediate;
-  BigBirdResidualOutput output;
+  BertIntermediate intermediate;
+  BertResidualOutput output;
 };
 TORCH_MODULE(BigBirdLayer);
 
@@ -511,67 +479,19 @@ struct BigBirdModelImpl : torch::nn::Module {
 };
 TORCH_MODULE(BigBirdModel);
 
-struct BigBirdPredictionHeadTransformImpl : torch::nn::Module {
-  explicit BigBirdPredictionHeadTransformImpl(const BigBirdConfig& c)
-      : dense(register_module("dense", torch::nn::Linear(c.hidden_size, c.hidden_size))),
-        LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))) {}
-  torch::Tensor forward(const torch::Tensor& hidden) { return LayerNorm(GeluNew(dense(hidden))); }
-  torch::nn::Linear dense;
-  torch::nn::LayerNorm LayerNorm;
-};
-TORCH_MODULE(BigBirdPredictionHeadTransform);
-
-// The MLM decoder is tied to the word embeddings (weight) and to
-// cls.predictions.bias (bias).
-struct BigBirdLMPredictionHeadImpl : torch::nn::Module {
-  BigBirdLMPredictionHeadImpl(const BigBirdConfig& c, const torch::Tensor& word_embeddings)
-      : transform(register_module("transform", BigBirdPredictionHeadTransform(c))),
-        bias(register_parameter("bias", torch::zeros({c.vocab_size}))),
-        decoder(register_module("decoder", TiedWeights(word_embeddings, bias))) {}
-  torch::Tensor forward(const torch::Tensor& hidden) { return decoder(transform(hidden)); }
-  BigBirdPredictionHeadTransform transform;
-  torch::Tensor bias;
-  TiedWeights decoder;
-};
-TORCH_MODULE(BigBirdLMPredictionHead);
-
-struct BigBirdOnlyMLMHeadImpl : torch::nn::Module {
-  BigBirdOnlyMLMHeadImpl(const BigBirdConfig& c, const torch::Tensor& word_embeddings)
-      : predictions(register_module("predictions", BigBirdLMPredictionHead(c, word_embeddings))) {}
-  torch::Tensor forward(const torch::Tensor& hidden) { return predictions(hidden); }
-  BigBirdLMPredictionHead predictions;
-};
-TORCH_MODULE(BigBirdOnlyMLMHead);
-
 struct BigBirdForMaskedLMImpl : torch::nn::Module {
   explicit BigBirdForMaskedLMImpl(const BigBirdConfig& c)
       : bert(register_module("bert", BigBirdModel(c))),
-        cls(register_module("cls", BigBirdOnlyMLMHead(c, bert->embeddings->word_embeddings->weight))) {
-    InitWeights();
+        cls(register_module("cls",
+                            BertOnlyMLMHead(Blocks(c), c.vocab_size, bert->embeddings->word_embeddings->weight))) {
+    // BigBirdPreTrainedModel._init_weights (initializer_range 0.02).
+    InitHfWeights(*this, c.initializer_range);
   }
 
   torch::Tensor forward(const torch::Tensor& input_ids) { return cls(bert(input_ids)); }
 
-  // BigBirdPreTrainedModel._init_weights: N(0, 0.02) for linear and embedding
-  // weights, zero biases, LayerNorm (1, 0), the padding row zeroed.
-  void InitWeights() {
-    torch::NoGradGuard no_grad;
-    for (auto& m : modules(/*include_self=*/false)) {
-      if (auto* linear = m->as<torch::nn::LinearImpl>()) {
-        linear->weight.normal_(0.0, 0.02);
-        if (linear->bias.defined()) linear->bias.zero_();
-      } else if (auto* emb = m->as<torch::nn::EmbeddingImpl>()) {
-        emb->weight.normal_(0.0, 0.02);
-        if (emb->options.padding_idx()) emb->weight[*emb->options.padding_idx()].zero_();
-      } else if (auto* ln = m->as<torch::nn::LayerNormImpl>()) {
-        ln->weight.fill_(1.0);
-        ln->bias.zero_();
-      }
-    }
-  }
-
   BigBirdModel bert;
-  BigBirdOnlyMLMHead cls;
+  BertOnlyMLMHead cls;
 };
 TORCH_MODULE(BigBirdForMaskedLM);
 

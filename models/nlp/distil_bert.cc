@@ -22,10 +22,6 @@ struct DistilBertConfig {
   double layer_norm_eps = 1e-12;
 };
 
-torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps));
-}
-
 // Word and learned position embeddings (no token types), LayerNorm, dropout.
 struct EmbeddingsImpl : torch::nn::Module {
   explicit EmbeddingsImpl(const DistilBertConfig& c)
@@ -159,32 +155,16 @@ struct DistilBertForMaskedLMImpl : torch::nn::Module {
         vocab_layer_norm(register_module("vocab_layer_norm", MakeLayerNorm(c.dim, c.layer_norm_eps))),
         vocab_projector(register_module(
             "vocab_projector", VocabProjector(distilbert->embeddings->word_embeddings->weight, c.vocab_size))) {
-    InitWeights(c);
+    // DistilBertPreTrainedModel._init_weights; the tied projector keeps the
+    // embedding's values and a zero bias.
+    InitHfWeights(*this, c.initializer_range);
+    torch::NoGradGuard no_grad;
+    vocab_projector->bias.zero_();
   }
 
   torch::Tensor forward(const torch::Tensor& input_ids) {
     auto hidden = distilbert(input_ids);
     return vocab_projector(vocab_layer_norm(torch::gelu(vocab_transform(hidden))));
-  }
-
-  // DistilBertPreTrainedModel._init_weights: N(0, 0.02) linear and embedding
-  // weights (the padding row zeroed), zero biases, LayerNorm (1, 0); the
-  // tied projector keeps the embedding's values and a zero bias.
-  void InitWeights(const DistilBertConfig& c) {
-    torch::NoGradGuard no_grad;
-    for (auto& m : modules(/*include_self=*/false)) {
-      if (auto* linear = m->as<torch::nn::LinearImpl>()) {
-        linear->weight.normal_(0.0, c.initializer_range);
-        linear->bias.zero_();
-      } else if (auto* emb = m->as<torch::nn::EmbeddingImpl>()) {
-        emb->weight.normal_(0.0, c.initializer_range);
-        if (emb->options.padding_idx()) emb->weight[*emb->options.padding_idx()].zero_();
-      } else if (auto* ln = m->as<torch::nn::LayerNormImpl>()) {
-        ln->weight.fill_(1.0);
-        ln->bias.zero_();
-      }
-    }
-    vocab_projector->bias.zero_();
   }
 
   DistilBertModel distilbert;

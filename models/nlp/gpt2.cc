@@ -22,10 +22,6 @@ struct Gpt2Config {
   double initializer_range = 0.02;
 };
 
-torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps));
-}
-
 // GPT-2's Conv1D: a linear layer whose weight is stored transposed,
 // [in_features, out_features], applied with addmm.
 struct Conv1DImpl : torch::nn::Module {
@@ -85,19 +81,6 @@ struct Gpt2MlpImpl : torch::nn::Module {
       : c_fc(register_module("c_fc", Conv1D(4 * c.n_embd, c.n_embd))),
         c_proj(register_module("c_proj", Conv1D(c.n_embd, 4 * c.n_embd))),
         resid_pdrop(c.resid_pdrop) {}
-
-  // gelu_new, GPT-2's tanh approximation, spelled out as the original
-  // does rather than the fused gelu(approximate="tanh"). One op per statement:
-  // C++ leaves the evaluation order of operands unspecified, and the order in
-  // which ops are created decides the order autograd sums the three gradient
-  // contributions to x, i.e. the rounding of the backward pass.
-  static torch::Tensor GeluNew(const torch::Tensor& x) {
-    auto half_x = 0.5 * x;
-    auto cube = torch::pow(x, 3.0);
-    auto inner = x + 0.044715 * cube;
-    auto t = torch::tanh(std::sqrt(2.0 / M_PI) * inner);
-    return half_x * (1.0 + t);
-  }
 
   torch::Tensor forward(const torch::Tensor& hidden) {
     return torch::dropout(c_proj(GeluNew(c_fc(hidden))), resid_pdrop, is_training());

@@ -4,6 +4,7 @@
 #include <torch/optim/adam.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -19,6 +20,34 @@ torch::Tensor TiedWeightsImpl::forward(const torch::Tensor& hidden) {
 }
 
 torch::Tensor TiedWeightsImpl::Embed(const torch::Tensor& ids) { return torch::embedding(weight, ids); }
+
+torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps) {
+  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps));
+}
+
+torch::Tensor GeluNew(const torch::Tensor& x) {
+  auto half_x = 0.5 * x;
+  auto cube = torch::pow(x, 3.0);
+  auto inner = x + 0.044715 * cube;
+  auto t = torch::tanh(std::sqrt(2.0 / M_PI) * inner);
+  return half_x * (1.0 + t);
+}
+
+void InitHfWeights(torch::nn::Module& model, double std) {
+  torch::NoGradGuard no_grad;
+  for (auto& m : model.modules(/*include_self=*/false)) {
+    if (auto* linear = m->as<torch::nn::LinearImpl>()) {
+      linear->weight.normal_(0.0, std);
+      if (linear->bias.defined()) linear->bias.zero_();
+    } else if (auto* emb = m->as<torch::nn::EmbeddingImpl>()) {
+      emb->weight.normal_(0.0, std);
+      if (emb->options.padding_idx()) emb->weight[*emb->options.padding_idx()].zero_();
+    } else if (auto* ln = m->as<torch::nn::LayerNormImpl>()) {
+      ln->weight.fill_(1.0);
+      ln->bias.zero_();
+    }
+  }
+}
 
 torch::Tensor ShiftTokensRight(const torch::Tensor& labels, int64_t pad_token_id, int64_t decoder_start_token_id) {
   auto shifted = torch::zeros_like(labels);

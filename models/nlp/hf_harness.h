@@ -6,12 +6,14 @@
 // the workload around it: random token ids as inputs and labels, the
 // sequence length per mode, the loss, Adam with lr 1e-3 (TorchBench's
 // optim.Adam(model.parameters(), lr=0.001)), batch sizes and the
-// registration fields every such model shares. It also holds the one module
-// for weights that transformers ties across names (the LM head and the
-// embedding).
+// registration fields every such model shares. It also holds what those
+// families share from transformers itself: the one module for weights that
+// transformers ties across names (the LM head and the embedding), the
+// weight initialisation (_init_weights), gelu_new and the LayerNorm.
 #pragma once
 
 #include <torch/nn/module.h>
+#include <torch/nn/modules/normalization.h>
 #include <torch/nn/pimpl.h>
 
 #include <cstdint>
@@ -40,6 +42,26 @@ struct TiedWeightsImpl : torch::nn::Module {
   torch::Tensor weight, bias;
 };
 TORCH_MODULE(TiedWeights);
+
+// A LayerNorm over the last dimension with transformers' eps.
+torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps);
+
+// gelu_new (transformers' NewGELUActivation), spelled out as the reference
+// does rather than the fused gelu(approximate="tanh"). One op per statement:
+// C++ leaves the evaluation order of operands unspecified, and the order in
+// which ops are created decides the order in which autograd sums the
+// gradient contributions to x, i.e. the rounding of the backward pass.
+torch::Tensor GeluNew(const torch::Tensor& x);
+
+// transformers' _init_weights as most of its PreTrainedModels write it
+// (BERT, RoBERTa/XLM-R, BigBird, Longformer, ALBERT, DistilBERT, BART):
+// N(0, std) for every Linear and Embedding weight (std is the config's
+// initializer_range or init_std), zero Linear biases and padding rows,
+// LayerNorm weight 1 and bias 0. Visits `model`'s submodules in
+// registration order, as Python's apply() does, so the generator's draws
+// land on the same tensors. Biases or parameters outside these modules (an
+// MLM head's bias) are the caller's.
+void InitHfWeights(torch::nn::Module& model, double std);
 
 // What the loss compares the logits with.
 enum class LmObjective {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "models/nlp/bert_encoder.h"
 #include "models/nlp/hf_harness.h"
 
 namespace torchgauge::models {
@@ -24,20 +25,10 @@ struct LongformerConfig {
   double hidden_dropout_prob = 0.1;
   double attention_probs_dropout_prob = 0.1;
   double layer_norm_eps = 1e-5;
+  double initializer_range = 0.02;
 };
 
 constexpr float kFloatMin = std::numeric_limits<float>::lowest();  // torch.finfo(torch.float32).min
-
-torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps));
-}
-
-// RoBERTa's positions: non-padding tokens count from padding_idx + 1.
-torch::Tensor PositionIds(const torch::Tensor& input_ids, int64_t padding_idx) {
-  auto mask = input_ids.ne(padding_idx).to(torch::kInt);
-  auto incremental = torch::cumsum(mask, 1).to(torch::kInt) * mask;
-  return incremental.to(torch::kLong) + padding_idx;
-}
 
 struct LongformerEmbeddingsImpl : torch::nn::Module {
   explicit LongformerEmbeddingsImpl(const LongformerConfig& c)
@@ -58,7 +49,7 @@ struct LongformerEmbeddingsImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids) {
     TORCH_CHECK(input_ids.size(1) + padding_idx < position_embeddings->weight.size(0),
                 "hf_longformer: sequence length ", input_ids.size(1), " exceeds the position table");
-    auto position_ids = PositionIds(input_ids, padding_idx);
+    auto position_ids = RobertaPositionIds(input_ids, padding_idx);
     auto inputs_embeds = word_embeddings(input_ids);
     auto position_embeds = position_embeddings(position_ids);
     auto type_embeds = token_type_embeddings(token_type_ids);
@@ -219,54 +210,30 @@ struct LongformerSelfAttentionImpl : torch::nn::Module {
 };
 TORCH_MODULE(LongformerSelfAttention);
 
-// LongformerSelfOutput and LongformerOutput: projection, dropout, residual
-// LayerNorm.
-struct LongformerResidualOutputImpl : torch::nn::Module {
-  LongformerResidualOutputImpl(int64_t in, const LongformerConfig& c)
-      : dense(register_module("dense", torch::nn::Linear(in, c.hidden_size))),
-        LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),
-        dropout_p(c.hidden_dropout_prob) {}
-  torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& input) {
-    return LayerNorm(torch::dropout(dense(hidden), dropout_p, is_training()) + input);
-  }
-  torch::nn::Linear dense;
-  torch::nn::LayerNorm LayerNorm;
-  double dropout_p;
-};
-TORCH_MODULE(LongformerResidualOutput);
-
 struct LongformerAttentionImpl : torch::nn::Module {
   explicit LongformerAttentionImpl(const LongformerConfig& c)
       : self(register_module("self", LongformerSelfAttention(c))),
-        output(register_module("output", LongformerResidualOutput(c.hidden_size, c))) {}
+        output(register_module("output", BertResidualOutput(c.hidden_size, BertBlocksOf(c)))) {}
   torch::Tensor forward(const torch::Tensor& hidden, const LongformerMask& mask) {
     return output(self(hidden, mask), hidden);
   }
   LongformerSelfAttention self;
-  LongformerResidualOutput output;
+  BertResidualOutput output;
 };
 TORCH_MODULE(LongformerAttention);
-
-struct LongformerIntermediateImpl : torch::nn::Module {
-  explicit LongformerIntermediateImpl(const LongformerConfig& c)
-      : dense(register_module("dense", torch::nn::Linear(c.hidden_size, c.intermediate_size))) {}
-  torch::Tensor forward(const torch::Tensor& hidden) { return torch::gelu(dense(hidden)); }
-  torch::nn::Linear dense;
-};
-TORCH_MODULE(LongformerIntermediate);
 
 struct LongformerLayerImpl : torch::nn::Module {
   explicit LongformerLayerImpl(const LongformerConfig& c)
       : attention(register_module("attention", LongformerAttention(c))),
-        intermediate(register_module("intermediate", LongformerIntermediate(c))),
-        output(register_module("output", LongformerResidualOutput(c.intermediate_size, c))) {}
+        intermediate(register_module("intermediate", BertIntermediate(BertBlocksOf(c)))),
+        output(register_module("output", BertResidualOutput(c.intermediate_size, BertBlocksOf(c)))) {}
   torch::Tensor forward(const torch::Tensor& hidden, const LongformerMask& mask) {
     auto attention_output = attention(hidden, mask);
     return output(intermediate(attention_output), attention_output);
   }
   LongformerAttention attention;
-  LongformerIntermediate intermediate;
-  LongformerResidualOutput output;
+  BertIntermediate intermediate;
+  BertResidualOutput output;
 };
 TORCH_MODULE(LongformerLayer);
 
@@ -322,51 +289,19 @@ struct LongformerModelImpl : torch::nn::Module {
 };
 TORCH_MODULE(LongformerModel);
 
-// LongformerLMHead: dense, GELU, LayerNorm, decoder tied to the token
-// embedding with lm_head.bias as its bias.
-struct LongformerLMHeadImpl : torch::nn::Module {
-  LongformerLMHeadImpl(const LongformerConfig& c, const torch::Tensor& word_embeddings)
-      : dense(register_module("dense", torch::nn::Linear(c.hidden_size, c.hidden_size))),
-        layer_norm(register_module("layer_norm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),
-        bias(register_parameter("bias", torch::zeros({c.vocab_size}))),
-        decoder(register_module("decoder", TiedWeights(word_embeddings, bias))) {}
-  torch::Tensor forward(const torch::Tensor& features) { return decoder(layer_norm(torch::gelu(dense(features)))); }
-  torch::nn::Linear dense;
-  torch::nn::LayerNorm layer_norm;
-  torch::Tensor bias;
-  TiedWeights decoder;
-};
-TORCH_MODULE(LongformerLMHead);
-
 struct LongformerForMaskedLMImpl : torch::nn::Module {
   explicit LongformerForMaskedLMImpl(const LongformerConfig& c)
       : longformer(register_module("longformer", LongformerModel(c))),
-        lm_head(register_module("lm_head", LongformerLMHead(c, longformer->embeddings->word_embeddings->weight))) {
-    InitWeights();
+        lm_head(register_module(
+            "lm_head", RobertaLMHead(BertBlocksOf(c), c.vocab_size, longformer->embeddings->word_embeddings->weight))) {
+    // LongformerPreTrainedModel._init_weights (initializer_range 0.02).
+    InitHfWeights(*this, c.initializer_range);
   }
 
   torch::Tensor forward(const torch::Tensor& input_ids) { return lm_head(longformer(input_ids)); }
 
-  // LongformerPreTrainedModel._init_weights: N(0, 0.02) for linear and
-  // embedding weights, zero biases, LayerNorm (1, 0), padding rows zeroed.
-  void InitWeights() {
-    torch::NoGradGuard no_grad;
-    for (auto& m : modules(/*include_self=*/false)) {
-      if (auto* linear = m->as<torch::nn::LinearImpl>()) {
-        linear->weight.normal_(0.0, 0.02);
-        if (linear->bias.defined()) linear->bias.zero_();
-      } else if (auto* emb = m->as<torch::nn::EmbeddingImpl>()) {
-        emb->weight.normal_(0.0, 0.02);
-        if (emb->options.padding_idx()) emb->weight[*emb->options.padding_idx()].zero_();
-      } else if (auto* ln = m->as<torch::nn::LayerNormImpl>()) {
-        ln->weight.fill_(1.0);
-        ln->bias.zero_();
-      }
-    }
-  }
-
   LongformerModel longformer;
-  LongformerLMHead lm_head;
+  RobertaLMHead lm_head;
 };
 TORCH_MODULE(LongformerForMaskedLM);
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "models/unsupported_error.h"
+#include "models/vision/classification/efficientnet_blocks.h"
 #include "models/vision/detection/torchvision_ops.h"
 
 namespace torchgauge::models {
@@ -83,121 +84,28 @@ torch::Tensor Silu_(torch::Tensor x) {
   return x;
 }
 
-// timm drop_path: x.new_empty((N, 1, 1, 1)).bernoulli_(keep).div_(keep).
-torch::Tensor DropPath(const torch::Tensor& x, double rate, bool training) {
-  if (rate == 0.0 || !training) return x;
-  const double keep = 1.0 - rate;
-  auto mask = x.new_empty({x.size(0), 1, 1, 1}).bernoulli_(keep);
-  mask.div_(keep);
-  return x * mask;
-}
-
 // ------------------------------------------------------------------ backbone
 
-struct SqueezeExciteImpl : nn::Module {
-  SqueezeExciteImpl(int64_t channels, int64_t reduced)
-      : conv_reduce(register_module("conv_reduce", SameConv(channels, reduced, 1, 1, 1, true))),
-        conv_expand(register_module("conv_expand", SameConv(reduced, channels, 1, 1, 1, true))) {}
-  torch::Tensor forward(const torch::Tensor& x) {
-    auto s = conv_reduce(x.mean({2, 3}, /*keepdim=*/true));
-    return x * torch::sigmoid(conv_expand(Silu_(s)));
+// tf_efficientnet_b1's layers (efficientnet_blocks.h): TF "same" padding,
+// BatchNorm eps 1e-3, in-place SiLU.
+struct TfStyle {
+  using ConvModule = SameConv;
+  static SameConv MakeConv(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t groups, bool bias) {
+    return SameConv(in, out, k, stride, groups, bias);
   }
-  SameConv conv_reduce, conv_expand;
-};
-TORCH_MODULE(SqueezeExcite);
-
-struct BlockArgs {
-  int64_t in, out, kernel, stride, expand;
-  double drop_path;
-};
-
-struct MbBlock : nn::Module {
-  virtual torch::Tensor forward(const torch::Tensor& x) = 0;
-};
-
-// timm DepthwiseSeparableConv: dw conv, BN + SiLU, SE, pw conv, BN, skip.
-struct DepthwiseSeparableImpl : MbBlock {
-  explicit DepthwiseSeparableImpl(const BlockArgs& a) : skip(a.stride == 1 && a.in == a.out), drop(a.drop_path) {
-    conv_dw = register_module("conv_dw", SameConv(a.in, a.in, a.kernel, a.stride, a.in));
-    bn1 = register_module("bn1", Bn(a.in, kBackboneBnMomentum));
-    se = register_module("se", SqueezeExcite(a.in, static_cast<int64_t>(std::round(a.in * 0.25))));
-    conv_pw = register_module("conv_pw", SameConv(a.in, a.out, 1));
-    bn2 = register_module("bn2", Bn(a.out, kBackboneBnMomentum));
-  }
-  torch::Tensor forward(const torch::Tensor& x) override {
-    auto y = Silu_(bn1(conv_dw(x)));
-    y = bn2(conv_pw(se(y)));
-    return skip ? DropPath(y, drop, is_training()) + x : y;
-  }
-  bool skip;
-  double drop;
-  SameConv conv_dw{nullptr}, conv_pw{nullptr};
-  nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
-  SqueezeExcite se{nullptr};
-};
-
-// timm InvertedResidual: pw expand, BN + SiLU, dw, BN + SiLU, SE, pw linear, BN, skip.
-struct InvertedResidualImpl : MbBlock {
-  explicit InvertedResidualImpl(const BlockArgs& a) : skip(a.stride == 1 && a.in == a.out), drop(a.drop_path) {
-    const int64_t mid = a.in * a.expand;
-    conv_pw = register_module("conv_pw", SameConv(a.in, mid, 1));
-    bn1 = register_module("bn1", Bn(mid, kBackboneBnMomentum));
-    conv_dw = register_module("conv_dw", SameConv(mid, mid, a.kernel, a.stride, mid));
-    bn2 = register_module("bn2", Bn(mid, kBackboneBnMomentum));
-    se = register_module("se", SqueezeExcite(mid, static_cast<int64_t>(std::round(a.in * 0.25))));
-    conv_pwl = register_module("conv_pwl", SameConv(mid, a.out, 1));
-    bn3 = register_module("bn3", Bn(a.out, kBackboneBnMomentum));
-  }
-  torch::Tensor forward(const torch::Tensor& x) override {
-    auto y = Silu_(bn1(conv_pw(x)));
-    y = Silu_(bn2(conv_dw(y)));
-    y = bn3(conv_pwl(se(y)));
-    return skip ? DropPath(y, drop, is_training()) + x : y;
-  }
-  bool skip;
-  double drop;
-  SameConv conv_pw{nullptr}, conv_dw{nullptr}, conv_pwl{nullptr};
-  nn::BatchNorm2d bn1{nullptr}, bn2{nullptr}, bn3{nullptr};
-  SqueezeExcite se{nullptr};
+  static nn::BatchNorm2d MakeBn(int64_t c) { return Bn(c, kBackboneBnMomentum); }
+  static torch::Tensor Act(const torch::Tensor& x) { return Silu_(x); }
 };
 
 // timm EfficientNetFeatures for tf_efficientnet_b1 (channel multiplier 1.0,
 // depth 1.1: each stage's repeats ceil(r x 1.1)), returning stages 2, 4, 6.
 struct BackboneImpl : nn::Module {
   BackboneImpl() {
-    struct Stage {
-      int64_t repeats, kernel, stride, expand, out;
-    };
-    // efficientnet arch_def (ds_r1_k3_s1_e1_c16, ir_r2_k3_s2_e6_c24, ...) with repeats scaled by 1.1.
-    const std::vector<Stage> stages = {{2, 3, 1, 1, 16},  {3, 3, 2, 6, 24},  {3, 5, 2, 6, 40}, {4, 3, 2, 6, 80},
-                                       {4, 5, 1, 6, 112}, {5, 5, 2, 6, 192}, {2, 3, 1, 6, 320}};
-    int64_t total = 0;
-    for (const auto& s : stages) total += s.repeats;
     conv_stem = register_module("conv_stem", SameConv(3, 32, 3, 2));
     bn1 = register_module("bn1", Bn(32, kBackboneBnMomentum));
     blocks = register_module("blocks", nn::ModuleList());
-    int64_t in = 32, index = 0;
-    for (size_t si = 0; si < stages.size(); ++si) {
-      const auto& s = stages[si];
-      nn::ModuleList stage;
-      std::vector<std::shared_ptr<MbBlock>> seq;
-      for (int64_t r = 0; r < s.repeats; ++r, ++index) {
-        BlockArgs a{in,       s.out,
-                    s.kernel, r == 0 ? s.stride : 1,
-                    s.expand, kBackboneDropPath * static_cast<double>(index) / static_cast<double>(total)};
-        std::shared_ptr<MbBlock> block;
-        if (si == 0) {
-          block = std::make_shared<DepthwiseSeparableImpl>(a);
-        } else {
-          block = std::make_shared<InvertedResidualImpl>(a);
-        }
-        stage->push_back(block);
-        seq.push_back(block);
-        in = s.out;
-      }
-      blocks->push_back(stage);
-      stage_blocks.push_back(seq);
-    }
+    stage_blocks =
+        timm::BuildStages<TfStyle>(timm::EfficientNetStages(/*depth_multiplier=*/1.1), 32, kBackboneDropPath, blocks);
   }
   std::vector<torch::Tensor> forward(const torch::Tensor& images) {
     auto x = Silu_(bn1(conv_stem(images)));
@@ -211,7 +119,7 @@ struct BackboneImpl : nn::Module {
   SameConv conv_stem{nullptr};
   nn::BatchNorm2d bn1{nullptr};
   nn::ModuleList blocks{nullptr};
-  std::vector<std::vector<std::shared_ptr<MbBlock>>> stage_blocks;
+  std::vector<std::vector<std::shared_ptr<timm::MbBlock>>> stage_blocks;
 };
 TORCH_MODULE(Backbone);
 
