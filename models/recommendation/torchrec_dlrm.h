@@ -46,7 +46,7 @@
 //     dlrm_main default, tuned there for SGD). With Adagrad the first step
 //     moves every dense weight by ~lr, so at 15.0 the cross network's
 //     products overflow and the loss is NaN from the second step on (checked
-//     with the plain-torch re-statement in tests/parity/ref_rec_b.py); a
+//     with the plain-torch re-statement in tests/parity/ref_torchrec_ncf_deepfm.py); a
 //     benchmark that trains on NaNs measures a diverged run.
 //   - TorchBench shards the EmbeddingBagCollection with torchrec's
 //     shard_modules into an FBGEMM table-batched embedding whose

@@ -1,5 +1,5 @@
 // Parity of mobilenet_v2, mobilenet_v3_large, densenet121 and
-// shufflenet_v2_x1_0 with torchvision 0.26 through ref_torchvision_b.py, and a
+// shufflenet_v2_x1_0 with torchvision 0.26 through ref_mobilenet_densenet_shufflenet.py, and a
 // smoke run of each at its smoke batch sizes.
 #include <doctest/doctest.h>
 
@@ -99,10 +99,14 @@ void CheckDropoutIsSeeded(const std::string& id) {
 // The MobileNets train with classifier dropout active (p 0.2): both sides
 // reseed the CPU generator with TRAIN_SEED and dropout is the only random op
 // in the step, drawn by the same ATen kernel, so the masks are identical.
-TEST_CASE("parity mobilenet_v2") { parity::CheckModelParity("mobilenet_v2", "ref_torchvision_b.py"); }
-TEST_CASE("parity mobilenet_v3_large") { parity::CheckModelParity("mobilenet_v3_large", "ref_torchvision_b.py"); }
-TEST_CASE("parity densenet121") { parity::CheckModelParity("densenet121", "ref_torchvision_b.py"); }
-TEST_CASE("parity shufflenet_v2_x1_0") { parity::CheckModelParity("shufflenet_v2_x1_0", "ref_torchvision_b.py"); }
+TEST_CASE("parity mobilenet_v2") { parity::CheckModelParity("mobilenet_v2", "ref_mobilenet_densenet_shufflenet.py"); }
+TEST_CASE("parity mobilenet_v3_large") {
+  parity::CheckModelParity("mobilenet_v3_large", "ref_mobilenet_densenet_shufflenet.py");
+}
+TEST_CASE("parity densenet121") { parity::CheckModelParity("densenet121", "ref_mobilenet_densenet_shufflenet.py"); }
+TEST_CASE("parity shufflenet_v2_x1_0") {
+  parity::CheckModelParity("shufflenet_v2_x1_0", "ref_mobilenet_densenet_shufflenet.py");
+}
 
 TEST_CASE("parity mobilenet_v2 dropout is active and seeded") { CheckDropoutIsSeeded("mobilenet_v2"); }
 TEST_CASE("parity mobilenet_v3_large dropout is active and seeded") { CheckDropoutIsSeeded("mobilenet_v3_large"); }

@@ -1,19 +1,14 @@
-// Parity and smoke tests for the "other" group added in wave 15:
-// pyhpc_turbulent_kinetic_energy (element-wise against a NumPy re-statement
-// of the kernel, ref_pyhpc_tke.py, which also checks its tridiagonal solves
-// against the systems they solve), and the meta-learning models maml,
-// maml_omniglot (CheckModelParity's protocol against plain-torch
-// re-statements in ref_other.py: fine-tuning accuracies or eval logits, the
-// meta-loss and every parameter after one meta step), with parameter counts
-// worked out from the published layer shapes; and moco (one TorchBench train
-// iteration against a plain-torch re-statement over torchvision resnet50
-// encoders, ref_moco.py).
+// Parity and smoke tests for the "other" domain's learning procedures: the
+// meta-learning models maml and maml_omniglot (CheckModelParity's protocol
+// against plain-torch re-statements in ref_maml.py: fine-tuning accuracies
+// or eval logits, the meta-loss and every parameter after one meta step),
+// with parameter counts worked out from the published layer shapes; and
+// moco (one TorchBench train iteration against a plain-torch re-statement
+// over torchvision resnet50 encoders, ref_moco.py).
 #include <doctest/doctest.h>
 
 #include <torch/torch.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <set>
 #include <string>
@@ -21,7 +16,6 @@
 
 #include "models/other/maml.h"
 #include "models/other/moco.h"
-#include "models/other/pyhpc_turbulent_kinetic_energy.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;
@@ -29,32 +23,6 @@ using namespace torchgauge;
 namespace {
 
 constexpr double kTol = 1e-4;
-
-std::filesystem::path ParityDir() {
-  auto dir = std::filesystem::path(TORCHGAUGE_BINARY_DIR) / "parity";
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-std::string SaveInputs(const std::string& model_id, const std::map<std::string, torch::Tensor>& tensors) {
-  c10::Dict<std::string, torch::Tensor> dict;
-  for (const auto& [name, t] : tensors) dict.insert(name, t.detach().cpu().contiguous());
-  auto bytes = torch::pickle_save(c10::IValue(dict));
-  auto path = (ParityDir() / (model_id + "_inputs.pt")).string();
-  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return path;
-}
-
-// Element-wise relative error with the denominator floored at 1e-6 of the
-// array's largest magnitude (the kernel's values span many decades: divisions
-// by random grid spacings near zero), besides the normwise error.
-double ElementwiseRelError(const torch::Tensor& actual, const torch::Tensor& expected) {
-  REQUIRE(actual.sizes() == expected.sizes());
-  auto a = actual.detach().to(torch::kCPU, torch::kDouble);
-  auto b = expected.detach().to(torch::kCPU, torch::kDouble);
-  const double floor = std::max(b.abs().max().item<double>() * 1e-6, 1e-300);
-  return ((a - b).abs() / b.abs().clamp_min(floor)).max().item<double>();
-}
 
 std::unique_ptr<models::Workload> MakeWorkload(const std::string& id, models::Mode mode, int64_t batch) {
   const auto* info = models::FindModel(id);
@@ -76,58 +44,9 @@ int64_t ConvParams(int64_t out, int64_t in, int64_t k) { return out * in * k * k
 
 }  // namespace
 
-// ---------------------------------------------------------------- pyhpc TKE
-
-TEST_CASE("parity pyhpc_turbulent_kinetic_energy") {
-  const std::string id = "pyhpc_turbulent_kinetic_energy";
-  auto w = MakeWorkload(id, models::Mode::kEval, 32768);
-  CHECK(parity::ParameterCount(w->net()) == 0);  // a parameterless module, as in TorchBench
-  CHECK(w->inputs().size() == models::kTkeArgumentNames.size());
-  CHECK(w->inputs().at("tke").sizes() == torch::IntArrayRef({64, 64, 8, 3}));
-  CHECK((w->inputs().at("kbot").scalar_type() == torch::kLong));
-  CHECK(w->inputs().at("kbot").max().item<int64_t>() <= 7);
-  // Some columns are land (kbot = 0), or the masking goes untested.
-  CHECK((w->inputs().at("kbot") == 0).any().item<bool>());
-  auto path = SaveInputs(id, w->inputs());  // before the kernel updates tke/dtke
-  // The NumPy script's per-array results, under "outputs".
-  const auto expected =
-      parity::Tensors(parity::RunReferenceScript("ref_pyhpc_tke.py", id, {"--inputs", path}).at("outputs"), "outputs");
-  {
-    c10::InferenceMode guard;
-    w->Forward();
-  }
-  std::cout << "parity " << id << " (grid 64x64x8):" << std::endl;
-  for (const char* name : {"tke", "dtke", "tke_surf_corr"}) {
-    const auto& actual = w->inputs().at(name);
-    const auto& want = expected.at(name);
-    // tke_surf_corr is float32 in the reference (torch.zeros without dtype).
-    const auto want_dtype = std::string(name) == "tke_surf_corr" ? torch::kFloat : torch::kDouble;
-    CHECK((actual.scalar_type() == want_dtype));
-    const double normwise = parity::RelError(actual.to(torch::kDouble), want.to(torch::kDouble));
-    const double elementwise = ElementwiseRelError(actual, want);
-    std::cout << "  " << name << ": normwise rel err " << normwise << ", element-wise rel err " << elementwise
-              << std::endl;
-    CHECK_MESSAGE(normwise <= kTol, name);
-    CHECK_MESSAGE(elementwise <= kTol, name);
-    CHECK(torch::isfinite(actual).all().item<bool>());
-  }
-  // The surface correction is not trivially zero here, so it is compared.
-  CHECK(expected.at("tke_surf_corr").abs().max().item<double>() > 0);
-  // The comparison can fail: a 1% change of one level's spacing shows up.
-  auto inputs2 = MakeWorkload(id, models::Mode::kEval, 32768);
-  inputs2->inputs()["dzw"].index({3}).mul_(1.01);
-  {
-    c10::InferenceMode guard;
-    inputs2->Forward();
-  }
-  CHECK(ElementwiseRelError(inputs2->inputs().at("tke"), expected.at("tke")) > kTol);
-}
-
-TEST_CASE("smoke pyhpc_turbulent_kinetic_energy") { parity::SmokeCheck("pyhpc_turbulent_kinetic_energy"); }
-
 // --------------------------------------------------------------------- MAML
 
-TEST_CASE("parity maml") { parity::CheckModelParity("maml", "ref_other.py"); }
+TEST_CASE("parity maml") { parity::CheckModelParity("maml", "ref_maml.py"); }
 
 TEST_CASE("parity maml parameter count") {
   // TorchBench's Learner config: conv 1->64 3x3, 64->64 3x3 (x2), 64->64 2x2,
@@ -155,7 +74,7 @@ TEST_CASE("parity maml parameter count") {
 static void CheckOmniglotParity(const std::string& id) {
   const std::set<std::string> zero_grad = {"0.bias", "4.bias", "8.bias"};
   constexpr double kLr = 1e-3;
-  auto ref = parity::RunReference("ref_other.py", id);
+  auto ref = parity::RunReference("ref_maml.py", id);
   auto w = MakeWorkload(id, models::Mode::kTrain, ref.output.size(0));
   auto& net = w->net();
   parity::CheckSameStructure(net, ref);

@@ -1,5 +1,5 @@
-// Parity and smoke tests for NLP group C: fambench_xlmr, hf_bigbird and
-// hf_longformer against transformers (ref_transformers_c.py).
+// Parity and smoke tests for the RoBERTa-style and long-sequence encoders: fambench_xlmr, hf_bigbird and
+// hf_longformer against transformers (ref_xlmr_bigbird_longformer.py).
 //
 // fambench_xlmr is a very large configuration (560M parameters, a 250002 x
 // 1024 token table): its full model is checked for names, shapes and
@@ -26,7 +26,7 @@ using namespace torchgauge;
 
 namespace {
 
-constexpr const char* kScript = "ref_transformers_c.py";
+constexpr const char* kScript = "ref_xlmr_bigbird_longformer.py";
 
 // Attention key biases have an identically zero gradient (adding b_k to
 // every key adds the same q.b_k to a whole row of scores, which softmax

@@ -1,7 +1,8 @@
 // Parity of resnet152 and mnasnet1_0 with torchvision 0.26 through
-// ref_torchvision_c.py, of phlippe_resnet and phlippe_densenet with a plain
-// torch re-statement of TorchBench's classes through ref_phlippe.py, and a
-// smoke run of each at its smoke batch sizes.
+// ref_resnet152_mnasnet.py, of phlippe_resnet and phlippe_densenet with a plain
+// torch re-statement of TorchBench's classes through ref_phlippe.py, of the
+// quantization-aware-trained resnet50 and mobilenet_v2 through
+// ref_quantized_qat.py, and a smoke run of each at its smoke batch sizes.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -82,12 +83,12 @@ void SmokeRun(const std::string& id, int64_t published_params, int64_t num_class
 }  // namespace
 
 // resnet152 in full (all 36 blocks of stage 3) on 64x64 images, batch 2.
-TEST_CASE("parity resnet152") { parity::CheckModelParity("resnet152", "ref_torchvision_c.py"); }
+TEST_CASE("parity resnet152") { parity::CheckModelParity("resnet152", "ref_resnet152_mnasnet.py"); }
 
 // mnasnet1_0 trains with its classifier dropout active (p 0.2, in place on
 // both sides): both reseed the CPU generator with TRAIN_SEED and dropout is
 // the only random op in the step, so the masks are identical.
-TEST_CASE("parity mnasnet1_0") { parity::CheckModelParity("mnasnet1_0", "ref_torchvision_c.py"); }
+TEST_CASE("parity mnasnet1_0") { parity::CheckModelParity("mnasnet1_0", "ref_resnet152_mnasnet.py"); }
 
 // The train-step parity above is only meaningful if the dropout is active: two
 // train-mode forwards under different seeds differ, under the same seed they

@@ -1,4 +1,4 @@
-"""Parity references for the second NLP group against transformers 4.57.1.
+"""Parity references for the transformers variants, against transformers 4.57.1.
 
 hf_distil_bert, hf_albert and hf_bart, and the larger configurations of the
 BERT, T5 and GPT-2 families (hf_bert_large, hf_t5_base, hf_t5_large,

@@ -1,6 +1,6 @@
 // Parity of the torchvision classifiers (resnet18, resnet50, resnext50_32x4d,
 // vgg16, alexnet, squeezenet1_1) with torchvision 0.26 through
-// ref_torchvision_a.py, and a smoke run of each at its smoke batch sizes.
+// ref_resnet_vgg_alexnet_squeezenet.py, and a smoke run of each at its smoke batch sizes.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -61,14 +61,16 @@ void SmokeRun(const std::string& id, int64_t published_params) {
 
 }  // namespace
 
-TEST_CASE("parity resnet18") { parity::CheckModelParity("resnet18", "ref_torchvision_a.py"); }
-TEST_CASE("parity resnet50") { parity::CheckModelParity("resnet50", "ref_torchvision_a.py"); }
-TEST_CASE("parity resnext50_32x4d") { parity::CheckModelParity("resnext50_32x4d", "ref_torchvision_a.py"); }
+TEST_CASE("parity resnet18") { parity::CheckModelParity("resnet18", "ref_resnet_vgg_alexnet_squeezenet.py"); }
+TEST_CASE("parity resnet50") { parity::CheckModelParity("resnet50", "ref_resnet_vgg_alexnet_squeezenet.py"); }
+TEST_CASE("parity resnext50_32x4d") {
+  parity::CheckModelParity("resnext50_32x4d", "ref_resnet_vgg_alexnet_squeezenet.py");
+}
 // vgg16 and alexnet train with dropout active: the masks match because both
 // sides seed TRAIN_SEED and draw them with the same ATen op in the same order.
-TEST_CASE("parity vgg16") { parity::CheckModelParity("vgg16", "ref_torchvision_a.py"); }
-TEST_CASE("parity alexnet") { parity::CheckModelParity("alexnet", "ref_torchvision_a.py"); }
-TEST_CASE("parity squeezenet1_1") { parity::CheckModelParity("squeezenet1_1", "ref_torchvision_a.py"); }
+TEST_CASE("parity vgg16") { parity::CheckModelParity("vgg16", "ref_resnet_vgg_alexnet_squeezenet.py"); }
+TEST_CASE("parity alexnet") { parity::CheckModelParity("alexnet", "ref_resnet_vgg_alexnet_squeezenet.py"); }
+TEST_CASE("parity squeezenet1_1") { parity::CheckModelParity("squeezenet1_1", "ref_resnet_vgg_alexnet_squeezenet.py"); }
 
 // Published parameter counts: torchvision's weight metadata (num_params).
 TEST_CASE("smoke resnet18") { SmokeRun("resnet18", 11689512); }
@@ -84,7 +86,7 @@ TEST_CASE("smoke squeezenet1_1") { SmokeRun("squeezenet1_1", 1235496); }
 // must differ from its initial ones. (The loss is no witness: against soft
 // uniform targets it is nearly independent of small initial logits.)
 TEST_CASE("parity alexnet dropout masks and update are not vacuous") {
-  auto ref = parity::RunReference("ref_torchvision_a.py", "alexnet");
+  auto ref = parity::RunReference("ref_resnet_vgg_alexnet_squeezenet.py", "alexnet");
   models::WorkloadOptions opt;
   opt.mode = models::Mode::kTrain;
   opt.batch_size = ref.output.size(0);

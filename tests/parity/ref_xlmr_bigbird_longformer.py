@@ -1,4 +1,4 @@
-"""Parity references for NLP group C (fambench_xlmr, ...), built on parity_common.
+"""Parity references for fambench_xlmr, hf_bigbird and hf_longformer, built on parity_common.
 
 Models are built from explicit configs with random weights (nothing is
 downloaded). Dropout stays at the published values: the C++ models call the

@@ -298,7 +298,7 @@ BUILDERS = {
 
 def build(model_id):
     if model_id not in BUILDERS:
-        raise SystemExit(f"ref_rec_b.py: unknown model {model_id}")
+        raise SystemExit(f"ref_torchrec_ncf_deepfm.py: unknown model {model_id}")
     return BUILDERS[model_id]()
 
 

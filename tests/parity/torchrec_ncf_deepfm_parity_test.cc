@@ -4,7 +4,7 @@
 //   - parity: CheckModelParity's protocol (structure, weight copy, eval
 //     output, one train step's loss and every updated parameter, rel. error
 //     <= 1e-4) against a plain-torch re-statement of the published source in
-//     ref_rec_b.py, at the workload's smoke dataset dimensions (table rows;
+//     ref_torchrec_ncf_deepfm.py, at the workload's smoke dataset dimensions (table rows;
 //     the architecture is the full one) so the reference file stays small;
 //   - parameter count of the full-size model against a count derived here by
 //     hand from the published configuration (cited per model);
@@ -40,7 +40,7 @@ std::unique_ptr<models::Workload> Build(const std::string& id, models::Mode mode
 // dimensions (opt.smoke), which the reference script uses too.
 void SmokeShapedParity(const std::string& id, double tol = 1e-4, uint64_t train_seed = 1234) {
   auto t0 = std::chrono::steady_clock::now();
-  auto ref = parity::RunReference("ref_rec_b.py", id);
+  auto ref = parity::RunReference("ref_torchrec_ncf_deepfm.py", id);
   auto w = Build(id, models::Mode::kTrain, ref.output.size(0), /*smoke=*/true);
   auto& net = w->net();
   parity::CheckSameStructure(net, ref);

@@ -1,5 +1,6 @@
-// Parity and smoke tests for the second NLP group against transformers
-// (ref_transformers_b.py): hf_distil_bert, hf_albert and hf_bart at their
+// Parity and smoke tests for the transformers variants beyond hf_bert, hf_gpt2
+// and hf_t5 (nlp_parity_test.cc), against transformers
+// (ref_hf_variants.py): hf_distil_bert, hf_albert and hf_bart at their
 // published configs, and the larger configurations of the BERT, T5 and GPT-2
 // families (hf_bert_large, hf_t5_base, hf_t5_large, hf_gpt2_large): for
 // those, the exact parameter count of the full configuration against the
@@ -21,7 +22,7 @@ using namespace torchgauge;
 
 namespace {
 
-constexpr const char* kScript = "ref_transformers_b.py";
+constexpr const char* kScript = "ref_hf_variants.py";
 constexpr double kAdamLr = 1e-3;  // TorchBench's optim.Adam(lr=0.001)
 
 const models::ModelInfo& Registered(const std::string& id) {

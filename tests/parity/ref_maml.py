@@ -1,4 +1,4 @@
-"""References for the "other" group's meta-learning models (and later ones).
+"""References for the meta-learning models maml and maml_omniglot.
 
 No pip package carries these models, so each is re-stated here in plain
 torch from its TorchBench source (the training procedure is the model):
