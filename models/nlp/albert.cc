@@ -193,12 +193,7 @@ void AddAlbertModels(std::vector<ModelInfo>& out) {
       // TorchBench's Hugging Face model table (basic_configs.py, "hf_Albert"): 512 and 512.
       .train_seq_len = 512,
       .eval_seq_len = 512,
-      .build =
-          [] {
-            AlbertForMaskedLM net(AlbertConfig{});
-            auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
-            return LanguageModel{net.ptr(), forward};
-          },
+      .build = BuildFromIds<AlbertForMaskedLM>(AlbertConfig{}),
   });
   // Few parameters but BERT-base compute (12 layer applications at width
   // 768): one train step at 8 x 512 tokens is ~5 TFLOP, far over 2 s on 2 CPU

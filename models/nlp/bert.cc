@@ -68,11 +68,7 @@ ModelInfo BertInfo(LanguageModelSpec spec, const BertConfig& config) {
   // train and eval for both hf_Bert and hf_Bert_large.
   spec.train_seq_len = 512;
   spec.eval_seq_len = 512;
-  spec.build = [config] {
-    BertForMaskedLM net(config);
-    auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
-    return LanguageModel{net.ptr(), forward};
-  };
+  spec.build = BuildFromIds<BertForMaskedLM>(config);
   return LanguageModelInfo(std::move(spec));
 }
 

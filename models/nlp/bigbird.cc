@@ -508,12 +508,7 @@ ModelInfo MakeInfo(BigBirdConfig config) {
       // TorchBench's Hugging Face table: 1024 tokens for train, 4096 for eval.
       .train_seq_len = 1024,
       .eval_seq_len = 4096,
-      .build =
-          [config] {
-            BigBirdForMaskedLM net(config);
-            auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
-            return LanguageModel{net.ptr(), forward};
-          },
+      .build = BuildFromIds<BigBirdForMaskedLM>(config),
   });
   // One train step at batch 1 (1024 tokens) or an eval step at batch 1 (4096
   // tokens) already takes several seconds on 2 CPU cores; the sequence

@@ -189,12 +189,7 @@ void AddDistilBertModels(std::vector<ModelInfo>& out) {
       // TorchBench's Hugging Face model table (basic_configs.py, "hf_DistilBert"): 512 and 512.
       .train_seq_len = 512,
       .eval_seq_len = 512,
-      .build =
-          [] {
-            DistilBertForMaskedLM net(DistilBertConfig{});
-            auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
-            return LanguageModel{net.ptr(), forward};
-          },
+      .build = BuildFromIds<DistilBertForMaskedLM>(DistilBertConfig{}),
   });
   // One train step at 8 x 512 tokens is ~3.3 TFLOP, far over 2 s on 2 CPU cores.
   info.cpu_batch = BatchSizes{1, 1};

@@ -180,11 +180,7 @@ namespace {
 LanguageModelSpec Gpt2Spec(LanguageModelSpec spec, const Gpt2Config& config) {
   spec.objective = LmObjective::kCausalLm;
   spec.vocab_size = config.vocab_size;
-  spec.build = [config] {
-    Gpt2LMHeadModel net(config);
-    auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
-    return LanguageModel{net.ptr(), forward};
-  };
+  spec.build = BuildFromIds<Gpt2LMHeadModel>(config);
   return spec;
 }
 

@@ -101,6 +101,18 @@ struct LanguageModelSpec {
   std::function<LanguageModel()> build;
 };
 
+// LanguageModelSpec::build for a model whose forward reads the input ids
+// only (every objective but kSeq2Seq): builds Net(config), a TORCH_MODULE
+// holder, and forwards the ids to it.
+template <typename Net, typename Config>
+std::function<LanguageModel()> BuildFromIds(Config config) {
+  return [config] {
+    Net net(config);
+    auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
+    return LanguageModel{net.ptr(), forward};
+  };
+}
+
 // The registry entry for a language model: NLP domain, "language modeling",
 // smoke batch {1, 1}, and a factory for its workload.
 ModelInfo LanguageModelInfo(LanguageModelSpec spec);

@@ -656,11 +656,7 @@ ModelInfo ReformerInfo(const ReformerSizes& sizes) {
           "forward is random and a compiled forward cannot be checked against eager's; in training, transformers "
           "also reseeds the generators before every layer",
   };
-  spec.build = [config] {
-    ReformerForMaskedLm net(config);
-    auto forward = [net](const torch::Tensor& ids, const torch::Tensor&) mutable { return net->forward(ids); };
-    return LanguageModel{net.ptr(), forward};
-  };
+  spec.build = BuildFromIds<ReformerForMaskedLm>(config);
   auto info = LanguageModelInfo(std::move(spec));
   // 6M parameters, but 8 x 4096 tokens per train step: several seconds per
   // step on 2 CPU cores; batch 1 keeps the suite's step short.
