@@ -33,14 +33,14 @@ torch::Tensor GeluNew(const torch::Tensor& x) {
   return half_x * (1.0 + t);
 }
 
-void InitHfWeights(torch::nn::Module& model, double std) {
+void InitHfWeights(torch::nn::Module& model, double stddev) {
   torch::NoGradGuard no_grad;
   for (auto& m : model.modules(/*include_self=*/false)) {
     if (auto* linear = m->as<torch::nn::LinearImpl>()) {
-      linear->weight.normal_(0.0, std);
+      linear->weight.normal_(0.0, stddev);
       if (linear->bias.defined()) linear->bias.zero_();
     } else if (auto* emb = m->as<torch::nn::EmbeddingImpl>()) {
-      emb->weight.normal_(0.0, std);
+      emb->weight.normal_(0.0, stddev);
       if (emb->options.padding_idx()) emb->weight[*emb->options.padding_idx()].zero_();
     } else if (auto* ln = m->as<torch::nn::LayerNormImpl>()) {
       ln->weight.fill_(1.0);

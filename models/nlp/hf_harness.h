@@ -55,13 +55,13 @@ torch::Tensor GeluNew(const torch::Tensor& x);
 
 // transformers' _init_weights as most of its PreTrainedModels write it
 // (BERT, RoBERTa/XLM-R, BigBird, Longformer, ALBERT, DistilBERT, BART):
-// N(0, std) for every Linear and Embedding weight (std is the config's
+// N(0, stddev) for every Linear and Embedding weight (the config's
 // initializer_range or init_std), zero Linear biases and padding rows,
 // LayerNorm weight 1 and bias 0. Visits `model`'s submodules in
 // registration order, as Python's apply() does, so the generator's draws
 // land on the same tensors. Biases or parameters outside these modules (an
 // MLM head's bias) are the caller's.
-void InitHfWeights(torch::nn::Module& model, double std);
+void InitHfWeights(torch::nn::Module& model, double stddev);
 
 // What the loss compares the logits with.
 enum class LmObjective {

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <torch/nn/module.h>
+#include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/container/modulelist.h>
 #include <torch/nn/pimpl.h>
 #include <torch/types.h>
