@@ -38,7 +38,7 @@ TORCH_MODULE(TinyMlp);
 
 enum class Misbehaviour { kNone, kCrash, kHang, kThrow, kOom, kBreaksCompiler };
 
-class TestWorkload : public Workload {
+class TestWorkload : public LossWorkload {
  public:
   TestWorkload(const WorkloadOptions& opt, Misbehaviour how) : how_(how) {
     net_->to(opt.device);
@@ -52,16 +52,8 @@ class TestWorkload : public Workload {
     Misbehave();
     return net_->forward(inputs_["x"]);
   }
-  torch::Tensor TrainStep() override {
-    auto loss = torch::nn::functional::cross_entropy(RunForward(), inputs_["target"]);
-    optimizer_->zero_grad();
-    loss.backward();
-    optimizer_->step();
-    return loss.detach();
-  }
-  std::optional<TrainParts> SplitTrainStep() override {
-    return TrainParts{[this] { return torch::nn::functional::cross_entropy(Forward(), inputs_["target"]); },
-                      optimizer_.get()};
+  torch::Tensor Loss(const torch::Tensor& logits) override {
+    return torch::nn::functional::cross_entropy(logits, inputs_["target"]);
   }
 
  private:
@@ -91,7 +83,6 @@ class TestWorkload : public Workload {
   }
   Misbehaviour how_;
   TinyMlp net_;
-  std::unique_ptr<torch::optim::SGD> optimizer_;
 };
 
 // test_drift: test_tiny whose every step (eager or compiled) first sleeps

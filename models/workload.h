@@ -1,7 +1,8 @@
 // The contract between a benchmark model and everything that measures it.
 //
-// A model family (one file pair under models/) describes each of its variants
-// with a ModelInfo and builds a Workload for one (mode, device, batch size).
+// A model family (one file pair in a domain folder under models/) describes
+// each of its variants with a ModelInfo and builds a Workload for one (mode,
+// device, batch size).
 // A Workload owns the network, its seeded example inputs (already on the
 // device, as in the paper's setup: data loading is out of scope) and, for
 // train mode, its loss and optimizer. The collector times Step(); parity
@@ -130,6 +131,49 @@ class Workload {
  private:
   std::function<torch::Tensor()> compiled_forward_;
   std::function<torch::Tensor()> compiled_train_step_;
+};
+
+// Where a train step clears the gradients within Listing 1's segment. The
+// result is the same in each place; a family keeps its reference training
+// loop's order, so that the timed operators run in the reference's order.
+enum class ZeroGradAt {
+  kBeforeBackward,  // forward, loss, zero_grad, backward, step (Listing 1)
+  kBeforeForward,   // zero_grad, forward, loss, backward, step
+  kAfterStep,       // forward, loss, backward, step, zero_grad
+};
+
+// A workload whose train step is one forward pass, one loss and one
+// optimizer step. The family states its loss once (Loss) and owns one
+// optimizer (optimizer_, built in train mode only); the eager TrainStep() and
+// the parts a joint forward-backward compiler takes (SplitTrainStep) are both
+// built from that Loss, so the compiled step cannot differentiate another
+// loss than the eager one.
+class LossWorkload : public Workload {
+ public:
+  // Out of line: optimizer_'s type is complete in workload.cc only.
+  explicit LossWorkload(ZeroGradAt zero_grad_at = ZeroGradAt::kBeforeBackward);
+  ~LossWorkload() override;
+
+  // RunForward(), Loss, zero_grad, backward and optimizer_'s step, in
+  // zero_grad_at's order. Returns Reported(loss), detached.
+  torch::Tensor TrainStep() final;
+  // Loss(Forward()) and optimizer_; nullopt in eval mode. A family whose loss
+  // a traced package cannot hold overrides it to throw UnsupportedError.
+  std::optional<TrainParts> SplitTrainStep() override;
+
+ protected:
+  // The loss differentiated by the train step, of `output` (the network's
+  // output on inputs()).
+  virtual torch::Tensor Loss(const torch::Tensor& output) = 0;
+  // What TrainStep() returns for the differentiated loss: the loss itself,
+  // unless the family reports another quantity (a log-likelihood whose
+  // negation is the loss, say).
+  virtual torch::Tensor Reported(const torch::Tensor& loss) { return loss; }
+
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+
+ private:
+  ZeroGradAt zero_grad_at_;
 };
 
 using WorkloadFactory = std::function<std::unique_ptr<Workload>(const WorkloadOptions&)>;

@@ -320,7 +320,7 @@ TEST_CASE("bad input gets a clear error") {
 }
 
 TEST_CASE("a model whose run-time library cannot be loaded is recorded unsupported, naming the file") {
-  // vision_maskrcnn needs torchvision's operator library (models/torchvision_ops.h).
+  // vision_maskrcnn needs torchvision's operator library (models/vision/detection/torchvision_ops.h).
   auto root = FreshDir("missing-library");
   auto out = Run("TORCHGAUGE_TORCHVISION_OPS=/nonexistent/torchvision/_C.so " + kCollect +
                  " run --suite ci --model '^vision_maskrcnn$' --device cpu --no-probe --out " + root.string() +

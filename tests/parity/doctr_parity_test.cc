@@ -1,4 +1,4 @@
-// Parity and smoke tests for the docTR pair (models/doctr.cc) against
+// Parity and smoke tests for the docTR pair (models/vision/detection/doctr.cc) against
 // python-doctr 1.1.0 itself (tests/parity/ref_doctr.py): the reference's
 // state dict (BatchNorm statistics calibrated on the input, see the script)
 // is loaded into the C++ models by name.

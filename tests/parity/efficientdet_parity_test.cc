@@ -16,8 +16,8 @@
 
 #include <iostream>
 
-#include "models/efficientdet.h"
-#include "models/torchvision_ops.h"
+#include "models/vision/detection/efficientdet.h"
+#include "models/vision/detection/torchvision_ops.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

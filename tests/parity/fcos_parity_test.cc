@@ -1,4 +1,4 @@
-// Parity of detectron2_fcos_r_50_fpn (models/fcos.h) with torchvision's FCOS
+// Parity of detectron2_fcos_r_50_fpn (models/vision/detection/fcos.h) with torchvision's FCOS
 // ResNet-50-FPN carrying detectron2's config (tests/parity/ref_fcos.py):
 // torchvision's weights loaded by name, the reference's two tiny images and
 // targets, then the eval outputs (the head's cls_logits, bbox_regression and
@@ -10,7 +10,7 @@
 
 #include <iostream>
 
-#include "models/fcos.h"
+#include "models/vision/detection/fcos.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

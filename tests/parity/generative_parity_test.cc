@@ -3,7 +3,7 @@
 //
 // None has a PyPI reference. Each is checked two ways:
 //  - its parameter count against a formula written here from the published
-//    architecture (the sources are cited in models/<family>.h), independently
+//    architecture (the sources are cited in models/<domain>/<family>.h), independently
 //    of the C++ module code;
 //  - CheckModelParity's protocol, in float64 (CheckParityInDouble below),
 //    against a plain-torch re-statement of the model and of TorchBench's

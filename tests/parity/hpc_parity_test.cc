@@ -1,7 +1,10 @@
 // Parity and smoke tests for the "other" domain's scientific workloads:
 // the pyhpc kernels (pyhpc_equation_of_state, pyhpc_isoneutral_mixing),
 // checked element-wise against NumPy evaluations of the same equations
-// (ref_pyhpc.py, which also checks gsw_dHdT against its definition), and
+// (ref_pyhpc.py, which also checks gsw_dHdT against its definition);
+// pyhpc_turbulent_kinetic_energy, element-wise against a NumPy re-statement
+// of the kernel (ref_pyhpc_tke.py, which also checks its tridiagonal solves
+// against the systems they solve); and
 // lennard_jones, checked against TorchBench's model rebuilt with PyPI torch
 // (ref_lennard_jones.py), by parameter count from the published layer
 // widths, and on the physics of its Lennard-Jones target.
@@ -14,9 +17,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "models/lennard_jones.h"
-#include "models/pyhpc_equation_of_state.h"
-#include "models/pyhpc_isoneutral_mixing.h"
+#include "models/other/lennard_jones.h"
+#include "models/other/pyhpc_equation_of_state.h"
+#include "models/other/pyhpc_isoneutral_mixing.h"
+#include "models/other/pyhpc_turbulent_kinetic_energy.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;
@@ -228,3 +232,52 @@ TEST_CASE("parity lennard_jones target physics") {
 TEST_CASE("smoke pyhpc_equation_of_state") { parity::SmokeCheck("pyhpc_equation_of_state"); }
 TEST_CASE("smoke pyhpc_isoneutral_mixing") { parity::SmokeCheck("pyhpc_isoneutral_mixing"); }
 TEST_CASE("smoke lennard_jones") { parity::SmokeCheck("lennard_jones"); }
+
+// ---------------------------------------------------------------- pyhpc TKE
+
+TEST_CASE("parity pyhpc_turbulent_kinetic_energy") {
+  const std::string id = "pyhpc_turbulent_kinetic_energy";
+  auto w = MakeWorkload(id, models::Mode::kEval, 32768);
+  CHECK(parity::ParameterCount(w->net()) == 0);  // a parameterless module, as in TorchBench
+  CHECK(w->inputs().size() == models::kTkeArgumentNames.size());
+  CHECK(w->inputs().at("tke").sizes() == torch::IntArrayRef({64, 64, 8, 3}));
+  CHECK((w->inputs().at("kbot").scalar_type() == torch::kLong));
+  CHECK(w->inputs().at("kbot").max().item<int64_t>() <= 7);
+  // Some columns are land (kbot = 0), or the masking goes untested.
+  CHECK((w->inputs().at("kbot") == 0).any().item<bool>());
+  auto path = SaveInputs(id, w->inputs());  // before the kernel updates tke/dtke
+  // The NumPy script's per-array results, under "outputs".
+  const auto expected =
+      parity::Tensors(parity::RunReferenceScript("ref_pyhpc_tke.py", id, {"--inputs", path}).at("outputs"), "outputs");
+  {
+    c10::InferenceMode guard;
+    w->Forward();
+  }
+  std::cout << "parity " << id << " (grid 64x64x8):" << std::endl;
+  for (const char* name : {"tke", "dtke", "tke_surf_corr"}) {
+    const auto& actual = w->inputs().at(name);
+    const auto& want = expected.at(name);
+    // tke_surf_corr is float32 in the reference (torch.zeros without dtype).
+    const auto want_dtype = std::string(name) == "tke_surf_corr" ? torch::kFloat : torch::kDouble;
+    CHECK((actual.scalar_type() == want_dtype));
+    const double normwise = parity::RelError(actual.to(torch::kDouble), want.to(torch::kDouble));
+    const double elementwise = ElementwiseRelError(actual, want);
+    std::cout << "  " << name << ": normwise rel err " << normwise << ", element-wise rel err " << elementwise
+              << std::endl;
+    CHECK_MESSAGE(normwise <= kTol, name);
+    CHECK_MESSAGE(elementwise <= kTol, name);
+    CHECK(torch::isfinite(actual).all().item<bool>());
+  }
+  // The surface correction is not trivially zero here, so it is compared.
+  CHECK(expected.at("tke_surf_corr").abs().max().item<double>() > 0);
+  // The comparison can fail: a 1% change of one level's spacing shows up.
+  auto inputs2 = MakeWorkload(id, models::Mode::kEval, 32768);
+  inputs2->inputs()["dzw"].index({3}).mul_(1.01);
+  {
+    c10::InferenceMode guard;
+    inputs2->Forward();
+  }
+  CHECK(ElementwiseRelError(inputs2->inputs().at("tke"), expected.at("tke")) > kTol);
+}
+
+TEST_CASE("smoke pyhpc_turbulent_kinetic_energy") { parity::SmokeCheck("pyhpc_turbulent_kinetic_energy"); }

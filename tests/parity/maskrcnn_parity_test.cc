@@ -1,4 +1,4 @@
-// Parity of vision_maskrcnn (models/maskrcnn.h) with torchvision's Mask R-CNN
+// Parity of vision_maskrcnn (models/vision/detection/maskrcnn.h) with torchvision's Mask R-CNN
 // ResNet-50-FPN, built as TorchBench builds it (tests/parity/ref_maskrcnn.py):
 // torchvision's weights loaded by name, the reference's two tiny images and
 // targets, then the eval outputs (RPN proposals, box predictor outputs, and
@@ -10,7 +10,7 @@
 
 #include <iostream>
 
-#include "models/maskrcnn.h"
+#include "models/vision/detection/maskrcnn.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

@@ -1,5 +1,5 @@
 // Parity and smoke tests for opacus_cifar10 (DP-SGD with per-sample
-// gradients from layer hooks, models/opacus.h) against ref_opacus.py, which
+// gradients from layer hooks, models/other/opacus.h) against ref_opacus.py, which
 // computes the per-sample gradients by an independent method (torch.func
 // vmap(grad(...)) over torchvision's resnet18 with GroupNorm) and re-states
 // the clipping, noise and Adam step. Compared: eval logits, the loss, the
@@ -14,7 +14,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "models/opacus.h"
+#include "models/other/opacus.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

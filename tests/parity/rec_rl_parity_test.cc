@@ -1,7 +1,7 @@
 // Recommendation and RL models (dlrm, nvidia_deeprecommender,
 // soft_actor_critic, drq): none has a PyPI reference, so each is checked
 // against a parameter count computed here from the published architecture
-// (the hyperparameters cited in models/<family>.h, re-derived by hand, not
+// (the hyperparameters cited in models/<domain>/<family>.h, re-derived by hand, not
 // read from the C++ modules), against the reference's state-dict names, and
 // smoke-run at its smoke batch sizes. The CPU environments of the RL models
 // are checked for their physics (energy conservation, a hand-computed Gym
@@ -14,8 +14,8 @@
 #include <set>
 #include <vector>
 
-#include "models/rl_env.h"
-#include "models/squashed_normal.h"
+#include "models/rl/rl_env.h"
+#include "models/rl/squashed_normal.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

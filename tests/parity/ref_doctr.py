@@ -1,4 +1,4 @@
-"""Reference for the docTR pair (models/doctr.cc): python-doctr 1.1.0 itself.
+"""Reference for the docTR pair (models/vision/detection/doctr.cc): python-doctr 1.1.0 itself.
 
 doctr_det_predictor: doctr.models.detection.db_resnet50 and
 doctr_reco_predictor: doctr.models.recognition.crnn_vgg16_bn, both built with

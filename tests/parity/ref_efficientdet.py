@@ -9,7 +9,7 @@ dict, the eval output (the class and box outputs of all levels, arranged as
 effdet's _post_process arranges them and concatenated: B x anchors x 94),
 one train step (loss, class and box losses) with TorchBench's optimizer
 (timm create_optimizer "momentum", SGD momentum 0.9, weight decay 4e-5 off
-1-D parameters and biases, lr as models/efficientdet.cc states) and
+1-D parameters and biases, lr as models/vision/detection/efficientdet.cc states) and
 clip_grad_norm_(10), and the parameters after it.
 
 --model timm_efficientdet_predict: DetBenchPredict's detections (with

@@ -2,7 +2,7 @@
 
 dcgan, pytorch_cyclegan_and_pix2pix, pytorch_stargan and super_slomo have no
 PyPI package; each is re-stated here from its published code (the sources are
-cited in models/<family>.h), with TorchBench's training step.
+cited in models/<domain>/<family>.h), with TorchBench's training step.
 
 Their train steps update more than one network with more than one optimizer
 (a GAN's D and G steps), so they do not fit parity_common.main's single

@@ -1,4 +1,4 @@
-"""Reference for moco (models/moco.cc): a Python re-statement, written for
+"""Reference for moco (models/other/moco.cc): a Python re-statement, written for
 this test, of TorchBench's torchbenchmark/models/moco (MoCo from
 facebookresearch/moco moco/builder.py over torchvision 0.26 resnet50
 encoders with num_classes = dim, mlp False) at world size 1, where

@@ -1,4 +1,4 @@
-"""Reference for phlippe_resnet and phlippe_densenet (models/phlippe.cc): the
+"""Reference for phlippe_resnet and phlippe_densenet (models/vision/classification/phlippe.cc): the
 CIFAR-10 ResNet and DenseNet of Phillip Lippe's UvA deep-learning tutorial 5,
 re-stated here in plain torch as TorchBench's torchbenchmark/models/
 phlippe_resnet and phlippe_densenet define them (there is no pip package to

@@ -1,5 +1,5 @@
 """Reference for resnet50_quantized_qat and mobilenet_v2_quantized_qat
-(models/quantized_qat.cc), eval only: TorchBench's
+(models/vision/classification/quantized_qat.cc), eval only: TorchBench's
 torchbenchmark/models/<id> preparation of a randomly initialised torchvision
 0.26 resnet50 / mobilenet_v2 (the float models): prepare_qat_fx with
 get_default_qat_qconfig("fbgemm") in train mode, then convert_fx straight

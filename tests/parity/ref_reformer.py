@@ -22,7 +22,7 @@ test, so the numeric parity runs on a reduced grid and chunking: axial shape
 itself and the previous one), 8 buckets; every width, head count and layer is
 as registered. The id "hf_reformer_full" builds the registered configuration
 on torch.device("meta") and saves each state-dict tensor's shape and the
-parameter count (as ref_transformers_c.py does).
+parameter count (as ref_xlmr_bigbird_longformer.py does).
 """
 import sys
 

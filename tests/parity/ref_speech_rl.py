@@ -1,5 +1,5 @@
 """Reference for the speech and RL models of tests/parity/speech_rl_parity_test.cc
-(models/demucs.cc, models/dqn.cc, ...). None of them has a pip package in
+(models/speech/demucs.cc, models/rl/dqn.cc, ...). None of them has a pip package in
 our environment, so each network and its training step is re-stated here in
 plain torch from the published architecture and TorchBench's configuration
 (the sources are cited in the model headers). State-dict names follow the

@@ -20,7 +20,7 @@ the test:
     torchvision.ops.nms, for the --model yolov3_nms check.
 
 The network is built from the cfg text the C++ test writes (--cfg), the
-same text models/yolov3.cc builds its network from.
+same text models/vision/detection/yolov3.cc builds its network from.
 
 Writes the parity_common file layout (params, inputs, output, loss, updated).
 --double runs everything in float64.
@@ -220,7 +220,7 @@ def compute_loss(p, targets, model, gr):
 
 
 def synthetic_targets(batch):
-    """COCO-like labels (image, class, x, y, w, h), as models/yolov3.cc draws them."""
+    """COCO-like labels (image, class, x, y, w, h), as models/vision/detection/yolov3.cc draws them."""
     rows = []
     for img in range(batch):
         k = int(torch.randint(2, 13, (1,)))

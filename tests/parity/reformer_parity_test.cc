@@ -15,7 +15,7 @@
 #include <iostream>
 #include <memory>
 
-#include "models/reformer.h"
+#include "models/nlp/reformer.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

@@ -16,9 +16,9 @@
 #include <iostream>
 #include <optional>
 
-#include "models/demucs.h"
-#include "models/dqn.h"
-#include "models/learning_to_paint.h"
+#include "models/rl/dqn.h"
+#include "models/rl/learning_to_paint.h"
+#include "models/speech/demucs.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

@@ -17,7 +17,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "models/pytorch_struct.h"
+#include "models/other/pytorch_struct.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

@@ -13,8 +13,8 @@
 #include <memory>
 #include <string>
 
-#include "models/efficientnet.h"
-#include "models/vision_transformer.h"
+#include "models/vision/classification/efficientnet.h"
+#include "models/vision/classification/vision_transformer.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

@@ -11,8 +11,8 @@
 #include <ctime>
 #include <iostream>
 
-#include "models/unet.h"
-#include "models/vision_transformer.h"
+#include "models/vision/classification/vision_transformer.h"
+#include "models/vision/detection/unet.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

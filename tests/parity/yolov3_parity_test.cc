@@ -6,7 +6,7 @@
 //    cfg/yolov3-spp.cfg), and against ultralytics' model_info figure;
 //  - the whole step in float64 against a plain-torch re-statement
 //    (tests/parity/ref_yolov3.py) that builds its own Darknet from the cfg
-//    text models/yolov3.cc builds from (YoloV3SppCfg, handed over as a file)
+//    text models/vision/detection/yolov3.cc builds from (YoloV3SppCfg, handed over as a file)
 //    and restates compute_loss / build_targets and TorchBench's ni = 0 SGD
 //    step: names and shapes of every parameter and buffer, the eval output
 //    (decoded boxes of the three yolo layers), the loss and every parameter
@@ -22,7 +22,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "models/yolov3.h"
+#include "models/vision/detection/yolov3.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;
