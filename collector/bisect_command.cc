@@ -7,11 +7,11 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "core/bisect.h"
-#include "core/json_io.h"
-#include "core/layout.h"
-#include "core/run_settings.h"
-#include "core/shell.h"
+#include "core/analysis/bisect.h"
+#include "core/io/json_io.h"
+#include "core/contract/layout.h"
+#include "core/contract/run_settings.h"
+#include "core/io/shell.h"
 
 namespace torchgauge::collector {
 

@@ -1,8 +1,8 @@
 // `torchgauge-collect bisect`: finds the first bad revision in an ordered
 // candidate list. At each step it runs the user's command for a revision
 // (build or install it), measures only the affected runs with a collector,
-// and judges good or bad with core/compare.h's rules against the good
-// endpoint. The search itself is core/bisect.h.
+// and judges good or bad with core/analysis/compare.h's rules against the good
+// endpoint. The search itself is core/analysis/bisect.h.
 #pragma once
 
 #include <filesystem>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/compare.h"
+#include "core/analysis/compare.h"
 
 namespace torchgauge::collector {
 

@@ -14,11 +14,11 @@
 #include "collector/platform/probe.h"
 #include "collector/shard_command.h"
 #include "collector/worker.h"
-#include "core/compare_cli.h"
-#include "core/coverage.h"
-#include "core/run_settings.h"
-#include "core/version.h"
-#include "core/vocabulary.h"
+#include "core/analysis/compare_cli.h"
+#include "core/analysis/coverage.h"
+#include "core/contract/run_settings.h"
+#include "core/contract/version.h"
+#include "core/contract/vocabulary.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {

@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/platform/probe.h"
-#include "core/run_settings.h"
-#include "core/vocabulary.h"
+#include "core/contract/run_settings.h"
+#include "core/contract/vocabulary.h"
 
 namespace torchgauge::collector {
 

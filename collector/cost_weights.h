@@ -1,5 +1,5 @@
 // The static cost estimate of each model, for `run --shard I/N` without
-// --cost-from (core/shard.h's model_weight): the one place a model's expected
+// --cost-from (core/shard/shard.h's model_weight): the one place a model's expected
 // cost is stated. LibTorch-free data, so it is kept beside the collector
 // rather than in each model family's registration.
 //

@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "collector/cuda_support.h"
-#include "core/result.h"
-#include "core/shell.h"
+#include "core/contract/result.h"
+#include "core/io/shell.h"
 
 namespace torchgauge::collector {
 

@@ -1,10 +1,10 @@
 #include "collector/manifest_writer.h"
 
-#include "core/json_io.h"
-#include "core/peaks.h"
-#include "core/result.h"
-#include "core/system_load.h"
-#include "core/version.h"
+#include "core/io/json_io.h"
+#include "core/contract/peaks.h"
+#include "core/contract/result.h"
+#include "core/stats/system_load.h"
+#include "core/contract/version.h"
 
 namespace torchgauge::collector {
 

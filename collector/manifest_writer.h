@@ -17,7 +17,7 @@
 
 #include "collector/config.h"
 #include "collector/run_spec.h"
-#include "core/manifest.h"
+#include "core/contract/manifest.h"
 
 namespace torchgauge::collector {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/vocabulary.h"
+#include "core/contract/vocabulary.h"
 
 namespace torchgauge::collector {
 

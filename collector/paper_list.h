@@ -1,4 +1,4 @@
-// `torchgauge-collect list --paper`: the paper's Table 1 (core/paper_table1.h)
+// `torchgauge-collect list --paper`: the paper's Table 1 (core/contract/paper_table1.h)
 // with our state per model, checked against the model registry so that the
 // table and the code cannot drift apart.
 #pragma once
@@ -8,7 +8,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/paper_table1.h"
+#include "core/contract/paper_table1.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {

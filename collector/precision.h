@@ -14,7 +14,7 @@
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
 
-#include "core/result.h"
+#include "core/contract/result.h"
 
 namespace torchgauge::models {
 class Workload;

@@ -10,7 +10,7 @@
 
 #include "collector/platform/host_events.h"
 #include "collector/kineto.h"
-#include "core/gpu_breakdown.h"
+#include "core/stats/gpu_breakdown.h"
 
 namespace torchgauge::collector {
 

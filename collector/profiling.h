@@ -14,7 +14,7 @@
 
 #include <c10/core/DeviceType.h>
 
-#include "core/result.h"
+#include "core/contract/result.h"
 
 namespace torchgauge::collector {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/result.h"
+#include "core/contract/result.h"
 
 namespace torchgauge::collector {
 

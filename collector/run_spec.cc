@@ -5,7 +5,7 @@
 #include <regex>
 #include <stdexcept>
 
-#include "core/vocabulary.h"
+#include "core/contract/vocabulary.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {

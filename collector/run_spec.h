@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/config.h"
-#include "core/layout.h"
-#include "core/run_settings.h"
+#include "core/contract/layout.h"
+#include "core/contract/run_settings.h"
 
 namespace torchgauge::collector {
 

@@ -1,7 +1,7 @@
 // Scale-out in the collector (docs/cluster.md): `run --shard I/N
 // [--cost-from RESULTS]` collects one shard of the run plan into its own
 // --out, and `merge --into RESULTS SHARD_DIR...` joins the shards into one
-// platform tree. The partition is core/shard.h, the merge core/shard_merge.h;
+// platform tree. The partition is core/shard/shard.h, the merge core/shard/shard_merge.h;
 // this file binds them to the command line, the plan, the model registry
 // and the manifest.
 #pragma once
@@ -16,7 +16,7 @@
 #include "collector/cli.h"
 #include "collector/manifest_writer.h"
 #include "collector/run_spec.h"
-#include "core/manifest.h"
+#include "core/contract/manifest.h"
 
 namespace torchgauge::collector {
 

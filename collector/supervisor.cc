@@ -1,6 +1,6 @@
 #include "collector/supervisor.h"
 
-#include "core/remove_tree.h"
+#include "core/io/remove_tree.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "collector/worker.h"
-#include "core/json_io.h"
-#include "core/layout.h"
+#include "core/io/json_io.h"
+#include "core/contract/layout.h"
 
 namespace torchgauge::collector {
 
@@ -185,7 +185,7 @@ struct RunState {
   // nothing that was collected.
   bool retrying = false;
 
-  // Process p's file names (core/layout.h): its .spec.json, .result.json, .log.
+  // Process p's file names (core/contract/layout.h): its .spec.json, .result.json, .log.
   std::string PartStem(int p) const { return core::ProcessStem(spec->key(), p, processes); }
 };
 

@@ -15,7 +15,7 @@
 
 #include "collector/progress.h"
 #include "collector/run_spec.h"
-#include "core/result.h"
+#include "core/contract/result.h"
 
 namespace torchgauge::collector {
 

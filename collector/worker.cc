@@ -18,10 +18,10 @@
 #include "collector/platform/host_events.h"
 #include "collector/precision.h"
 #include "collector/profiling.h"
-#include "core/json_io.h"
-#include "core/layout.h"
-#include "core/stats.h"
-#include "core/system_load.h"
+#include "core/io/json_io.h"
+#include "core/contract/layout.h"
+#include "core/stats/stats.h"
+#include "core/stats/system_load.h"
 #include "models/unsupported_error.h"
 #include "models/workload.h"
 
@@ -231,7 +231,7 @@ std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo&
   }
   Stepper stepper{spec, *workload, mode, gpu};
   // What the machine did during the timing pass, warm-up included (a longer
-  // window reads /proc/stat's ticks more finely; core/system_load.h).
+  // window reads /proc/stat's ticks more finely; core/stats/system_load.h).
   const auto load_before = core::SampleSystem();
   TimingPass(stepper, r);
   r.system_load = core::LoadBetween(load_before, core::SampleSystem());

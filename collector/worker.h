@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "collector/run_spec.h"
-#include "core/result.h"
+#include "core/contract/result.h"
 
 namespace torchgauge::collector {
 

@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/vocabulary.h"
+#include "core/contract/vocabulary.h"
 
 namespace torch::optim {
 class Optimizer;
@@ -35,7 +35,7 @@ class Optimizer;
 
 namespace torchgauge::models {
 
-// The contract's vocabulary (core/vocabulary.h): a model's domain and the
+// The contract's vocabulary (core/contract/vocabulary.h): a model's domain and the
 // mode it runs in are the same enums the result records by name.
 using Mode = core::Mode;
 using Domain = core::Domain;

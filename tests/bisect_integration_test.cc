@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "core/shell.h"
+#include "core/io/shell.h"
 
 namespace fs = std::filesystem;
 

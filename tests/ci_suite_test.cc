@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/coverage.h"
-#include "core/json_io.h"
-#include "core/shell.h"
+#include "core/analysis/coverage.h"
+#include "core/io/json_io.h"
+#include "core/io/shell.h"
 
 namespace fs = std::filesystem;
 

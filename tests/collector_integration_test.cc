@@ -17,10 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/json_io.h"
-#include "core/layout.h"
-#include "core/result.h"
-#include "core/shell.h"
+#include "core/io/json_io.h"
+#include "core/contract/layout.h"
+#include "core/contract/result.h"
+#include "core/io/shell.h"
 
 namespace fs = std::filesystem;
 using namespace torchgauge;

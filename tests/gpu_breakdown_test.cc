@@ -26,11 +26,11 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/cuda_support.h"
-#include "core/json_io.h"
-#include "core/layout.h"
-#include "core/result.h"
-#include "core/shell.h"
-#include "core/stats.h"
+#include "core/io/json_io.h"
+#include "core/contract/layout.h"
+#include "core/contract/result.h"
+#include "core/io/shell.h"
+#include "core/stats/stats.h"
 #include "models/test_models.h"
 
 namespace fs = std::filesystem;

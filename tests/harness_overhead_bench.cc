@@ -34,11 +34,11 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/worker.h"
-#include "core/json_io.h"
-#include "core/layout.h"
-#include "core/remove_tree.h"
-#include "core/result.h"
-#include "core/stats.h"
+#include "core/io/json_io.h"
+#include "core/contract/layout.h"
+#include "core/io/remove_tree.h"
+#include "core/contract/result.h"
+#include "core/stats/stats.h"
 #include "models/workload.h"
 
 namespace fs = std::filesystem;

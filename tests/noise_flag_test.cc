@@ -21,10 +21,10 @@
 #include <string>
 #include <vector>
 
-#include "core/coverage.h"
-#include "core/result.h"
-#include "core/shell.h"
-#include "core/system_load.h"
+#include "core/analysis/coverage.h"
+#include "core/contract/result.h"
+#include "core/io/shell.h"
+#include "core/stats/system_load.h"
 
 namespace fs = std::filesystem;
 using namespace torchgauge;

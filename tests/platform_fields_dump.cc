@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/host_breakdown.h"
-#include "core/peaks.h"
-#include "core/result.h"
-#include "core/system_load.h"
+#include "core/stats/host_breakdown.h"
+#include "core/contract/peaks.h"
+#include "core/contract/result.h"
+#include "core/stats/system_load.h"
 
 using namespace torchgauge::core;
 

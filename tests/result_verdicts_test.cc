@@ -7,7 +7,7 @@
 //   core::LoadRunSet (bisect's loader, called in-process).
 // All five must accept it, or all five refuse it naming the file and the
 // field (or, for a whole-file problem, the reason). They share one reader
-// (core/results_tree.h), so this guards against a check living in only one.
+// (core/io/results_tree.h), so this guards against a check living in only one.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -19,10 +19,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/compare.h"
-#include "core/json_io.h"
-#include "core/layout.h"
-#include "core/shell.h"
+#include "core/analysis/compare.h"
+#include "core/io/json_io.h"
+#include "core/contract/layout.h"
+#include "core/io/shell.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

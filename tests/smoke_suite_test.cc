@@ -19,11 +19,11 @@
 #include <map>
 #include <memory>
 
-#include "core/coverage.h"
-#include "core/json_io.h"
-#include "core/manifest.h"
-#include "core/result.h"
-#include "core/shell.h"
+#include "core/analysis/coverage.h"
+#include "core/io/json_io.h"
+#include "core/contract/manifest.h"
+#include "core/contract/result.h"
+#include "core/io/shell.h"
 
 namespace fs = std::filesystem;
 

@@ -1,4 +1,4 @@
-// The measurements behind the noise thresholds (core/system_load.cc): a small
+// The measurements behind the noise thresholds (core/stats/system_load.cc): a small
 // single-threaded CPU loop timed N times, with core::SampleSystem around each
 // repetition, once as the machine is and once with a busy-loop process that
 // this bench starts beside it (one spinning process per CPU). Prints the CoV
@@ -15,8 +15,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "core/stats.h"
-#include "core/system_load.h"
+#include "core/stats/stats.h"
+#include "core/stats/system_load.h"
 
 using namespace torchgauge::core;
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Convert a TorchGauge results tree into an airspeed velocity (asv) project.
 
-Input layout (core/layout.h):
+Input layout (core/contract/layout.h):
     <results>/<build-id>/<platform-id>/manifest.json
     <results>/<build-id>/<platform-id>/runs/<model>.<mode>.<backend>.<precision>.json
 

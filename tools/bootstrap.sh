@@ -26,7 +26,7 @@ tg_apt_packages=(
   clang libclang-rt-dev llvm
   poppler-utils texlive-latex-base  # the paper kit: pdfinfo, pdftoppm and pdflatex check it (reporter_paper_kit_test)
   libzip-dev libssl-dev unzip  # the paper kit's zip and SHA-256 (reporter); unzip -t checks the zip in its test
-  libsimdjson-dev  # ReadJsonFile's parser (core/json_io.cc)
+  libsimdjson-dev  # ReadJsonFile's parser (core/io/json_io.cc)
   libjemalloc-dev  # the reporter's allocator (reporter/CMakeLists.txt): a cold render ~22% faster
   libpython3.11  # libpython3.11.so.1.0: torchvision's _C.so (roi_align, nms) needs its symbols (models/vision/detection/torchvision_ops.cc)
 )

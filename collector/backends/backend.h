@@ -18,7 +18,7 @@
 #include <string>
 #include <utility>
 
-#include "core/result.h"
+#include "core/contract/result.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {

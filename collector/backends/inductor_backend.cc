@@ -22,10 +22,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/hash.h"
-#include "core/json_io.h"
-#include "core/remove_tree.h"
-#include "core/shell.h"
+#include "core/io/hash.h"
+#include "core/io/json_io.h"
+#include "core/io/remove_tree.h"
+#include "core/io/shell.h"
 #include "models/unsupported_error.h"
 
 #ifndef TORCHGAUGE_DEFAULT_PYTHON

@@ -30,7 +30,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/result.h"
+#include "core/contract/result.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {

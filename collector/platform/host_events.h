@@ -1,4 +1,4 @@
-// The bridge from LibTorch's Kineto profiler to core/host_breakdown.h: the
+// The bridge from LibTorch's Kineto profiler to core/stats/host_breakdown.h: the
 // CPU operator and user-scope events of a profile as plain CpuOpEvents, the
 // host breakdown over the profile's named window(s), and the profiler's own
 // cost per recorded operator, from a null step timed with and without it.
@@ -10,7 +10,7 @@
 
 #include <torch/csrc/autograd/profiler_kineto.h>
 
-#include "core/host_breakdown.h"
+#include "core/stats/host_breakdown.h"
 
 namespace torchgauge::collector {
 

@@ -1,6 +1,6 @@
 // `torchgauge-collect probe`: the platform's measured peaks, attainable
 // through LibTorch (not hardware peak), run once per collection and stored in
-// the manifest as "peaks" (core/peaks.h):
+// the manifest as "peaks" (core/contract/peaks.h):
 //   - matmul FLOP/s: a large square torch::mm, best of k after warm-up, at
 //     fp32 and, where the device has native support, tf32 (CUDA >= 8.0),
 //     bf16 and fp16; unsupported precisions are recorded with the reason;
@@ -16,7 +16,7 @@
 #include <optional>
 #include <string>
 
-#include "core/peaks.h"
+#include "core/contract/peaks.h"
 
 namespace torchgauge::collector {
 

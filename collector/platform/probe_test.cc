@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "collector/platform/probe.h"
-#include "core/json_io.h"
+#include "core/io/json_io.h"
 
 using namespace torchgauge;
 

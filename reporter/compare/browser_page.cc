@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/version.h"
+#include "core/contract/version.h"
 #include "reporter/compare/report.h"
 #include "reporter/output/escape.h"
 #include "reporter/output/mustache_data.h"

@@ -1,6 +1,6 @@
 // Comparing any two builds in the browser (compare.html#base=<a>&new=<b>):
 // the page's data and its shell. The rules run in site/compare.js, a port of
-// core/compare.h's CompareRunSets for a baseline of one build (window 1,
+// core/analysis/compare.h's CompareRunSets for a baseline of one build (window 1,
 // persist 1, as `torchgauge-report compare --base A --new B`), and its
 // report is the one reporter/compare/report.h renders, in Markdown and as
 // HTML tables. The browser test compares the page's result and Markdown with
@@ -19,7 +19,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/compare.h"
+#include "core/analysis/compare.h"
 #include "reporter/output/mustache_fwd.h"
 #include "reporter/results/aggregate.h"
 

@@ -7,9 +7,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "core/compare.h"
-#include "core/compare_cli.h"
-#include "core/json_io.h"
+#include "core/analysis/compare.h"
+#include "core/analysis/compare_cli.h"
+#include "core/io/json_io.h"
 #include "reporter/compare/report.h"
 
 namespace torchgauge::reporter {

@@ -1,5 +1,5 @@
 // `torchgauge-report compare`: compares a new build with a baseline
-// (core/compare.h) and writes the Markdown / JSON / HTML reports
+// (core/analysis/compare.h) and writes the Markdown / JSON / HTML reports
 // (reporter/compare/report.h). Exit codes for CI: 0 nothing regressed,
 // 1 a confirmed regression or a run that stopped working, 2 bad input.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/compare.h"
+#include "core/analysis/compare.h"
 
 namespace CLI {
 class App;

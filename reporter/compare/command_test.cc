@@ -13,8 +13,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "core/compare.h"
-#include "core/json_io.h"
+#include "core/analysis/compare.h"
+#include "core/io/json_io.h"
 #include "reporter/compare/command.h"
 #include "reporter/compare/report.h"
 

@@ -1,6 +1,6 @@
 #include "reporter/compare/report.h"
 
-#include "core/version.h"
+#include "core/contract/version.h"
 #include "reporter/output/format.h"
 
 #include <algorithm>

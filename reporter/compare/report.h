@@ -1,4 +1,4 @@
-// Reports of a build comparison (core/compare.h): a Markdown body ready for
+// Reports of a build comparison (core/analysis/compare.h): a Markdown body ready for
 // a GitHub issue, a self-contained HTML page for the site, and the JSON for
 // tools (core::ToJson). Markdown and HTML are rendered from one document
 // model so they carry the same content; only the syntax differs.
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/compare.h"
+#include "core/analysis/compare.h"
 #include "reporter/output/paths.h"
 
 namespace torchgauge::reporter {

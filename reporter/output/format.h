@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "core/compare.h"
+#include "core/analysis/compare.h"
 
 namespace torchgauge::reporter {
 

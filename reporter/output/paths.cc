@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "core/layout.h"
+#include "core/contract/layout.h"
 
 namespace torchgauge::reporter {
 

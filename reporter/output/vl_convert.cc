@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/shell.h"
+#include "core/io/shell.h"
 
 namespace torchgauge::reporter {
 

@@ -4,7 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/json_io.h"
+#include "core/io/json_io.h"
 
 namespace fs = std::filesystem;
 

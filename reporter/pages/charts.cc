@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "core/vocabulary.h"
+#include "core/contract/vocabulary.h"
 
 using nlohmann::json;
 

@@ -8,7 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "core/result.h"
+#include "core/contract/result.h"
 #include "reporter/output/escape.h"
 #include "reporter/output/format.h"
 #include "reporter/output/mustache_data.h"

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/result.h"
+#include "core/contract/result.h"
 #include "reporter/output/format.h"
 #include "reporter/output/mustache_data.h"
 #include "reporter/pages/charts.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/compare.h"
+#include "core/analysis/compare.h"
 #include "reporter/output/mustache_fwd.h"
 #include "reporter/output/paths.h"
 #include "reporter/results/aggregate.h"

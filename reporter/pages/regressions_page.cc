@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "core/hash.h"
+#include "core/io/hash.h"
 #include "reporter/output/escape.h"
 #include "reporter/output/format.h"
 #include "reporter/output/mustache_data.h"

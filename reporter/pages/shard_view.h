@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/manifest.h"
+#include "core/contract/manifest.h"
 #include "reporter/output/mustache_fwd.h"
 
 namespace torchgauge::reporter {

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "core/vocabulary.h"
+#include "core/contract/vocabulary.h"
 #include "reporter/output/vega_lite.h"
 
 using nlohmann::json;

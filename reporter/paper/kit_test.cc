@@ -21,10 +21,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/layout.h"
-#include "core/manifest.h"
-#include "core/result.h"
-#include "core/shell.h"
+#include "core/contract/layout.h"
+#include "core/contract/manifest.h"
+#include "core/contract/result.h"
+#include "core/io/shell.h"
 #include "reporter/output/sha256.h"
 #include "reporter/paper/command.h"
 #include "reporter/site/cli.h"

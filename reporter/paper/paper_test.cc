@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/vocabulary.h"
+#include "core/contract/vocabulary.h"
 #include "reporter/output/sha256.h"
 #include "reporter/paper/figures.h"
 #include "reporter/paper/tables.h"

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <map>
 
-#include "core/coverage.h"
+#include "core/analysis/coverage.h"
 #include "reporter/output/escape.h"
 #include "reporter/output/format.h"
 #include "reporter/output/mustache_data.h"

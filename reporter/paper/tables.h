@@ -5,7 +5,7 @@
 //   Table 2: the breakdown by domain from the platform's BreakdownSource,
 //            beside the paper's A100 columns, labelled as the paper's GPU
 //            figures (with a host breakdown they are not comparable parts);
-//   Table 3: the platforms and their measured peaks (core/peaks.h,
+//   Table 3: the platforms and their measured peaks (core/contract/peaks.h,
 //            "attainable through LibTorch"), with the CPU frequency policy.
 // Tables 2 and 3 are a tabular; Table 1 is a longtable (84 rows do not fit a
 // page) with its caption inside.
@@ -18,13 +18,13 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/paper_table1.h"
+#include "core/contract/paper_table1.h"
 #include "reporter/paper/build_tables.h"
 #include "reporter/results/aggregate.h"
 
 namespace torchgauge::reporter {
 
-// Table 1's model list is core's (core/paper_table1.h).
+// Table 1's model list is core's (core/contract/paper_table1.h).
 using PaperModels = core::PaperTable1;
 
 // Per model id: its runs over `platforms`, how many ended ok, and its domain

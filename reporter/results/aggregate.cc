@@ -1,6 +1,6 @@
 #include "reporter/results/aggregate.h"
 
-#include "core/coverage.h"
+#include "core/analysis/coverage.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/stats.h"
-#include "core/vocabulary.h"
+#include "core/stats/stats.h"
+#include "core/contract/vocabulary.h"
 
 using nlohmann::json;
 

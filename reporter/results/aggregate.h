@@ -48,7 +48,7 @@ std::optional<double> Tflops(const core::RunResult& r);
 // Which measurement Figures 1/2 and Table 2 show for a platform. The GPU
 // breakdown (the paper's: active / data movement / idle) where any run has
 // one; otherwise the host breakdown (compute / data movement / outside
-// operators, core/host_breakdown.h). The parts keep the same three slots so
+// operators, core/stats/host_breakdown.h). The parts keep the same three slots so
 // one chart and one table serve both; BreakdownPartNames gives their labels.
 // The paper's A100 column is a GPU breakdown: beside a host breakdown it is
 // shown as the paper's GPU figures, never as comparable parts.

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/results_tree.h"
+#include "core/io/results_tree.h"
 
 namespace torchgauge::reporter {
 

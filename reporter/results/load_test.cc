@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/compare.h"
-#include "core/json_io.h"
-#include "core/layout.h"
+#include "core/analysis/compare.h"
+#include "core/io/json_io.h"
+#include "core/contract/layout.h"
 #include "reporter/testing/fixtures.h"
 
 namespace fs = std::filesystem;

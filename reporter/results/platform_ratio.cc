@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/stats.h"
+#include "core/stats/stats.h"
 #include "reporter/results/aggregate.h"
 
 using nlohmann::json;

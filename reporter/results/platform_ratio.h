@@ -19,7 +19,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/result.h"
+#include "core/contract/result.h"
 #include "reporter/results/load.h"
 
 namespace torchgauge::reporter {

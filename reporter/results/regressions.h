@@ -1,5 +1,5 @@
 // The regressions history of the whole site: every change that the
-// comparison rules (core/compare.h, the rules of `torchgauge-report compare`)
+// comparison rules (core/analysis/compare.h, the rules of `torchgauge-report compare`)
 // counted as a regression, and its state since.
 //
 // Nothing here compares samples. Each build's comparison is the one the site
@@ -28,7 +28,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/compare.h"
+#include "core/analysis/compare.h"
 #include "reporter/results/load.h"
 
 namespace torchgauge::reporter {

@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/compare.h"
-#include "core/mann_whitney.h"
+#include "core/analysis/compare.h"
+#include "core/stats/mann_whitney.h"
 #include "reporter/compare/report.h"
 #include "reporter/output/format.h"
 #include "reporter/site/site.h"

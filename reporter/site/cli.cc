@@ -1,6 +1,6 @@
 #include "reporter/site/cli.h"
 
-#include "core/version.h"
+#include "core/contract/version.h"
 #include "reporter/compare/command.h"
 #include "reporter/compare/ratio_command.h"
 #include "reporter/paper/command.h"
@@ -8,8 +8,8 @@
 #include <chrono>
 #include <iostream>
 
-#include "core/compare_cli.h"
-#include "core/json_io.h"
+#include "core/analysis/compare_cli.h"
+#include "core/io/json_io.h"
 #include "reporter/output/assets.h"
 #include "reporter/results/load.h"
 #include "reporter/site/serve.h"

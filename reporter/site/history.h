@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/compare.h"
+#include "core/analysis/compare.h"
 #include "reporter/results/build_refs.h"
 #include "reporter/results/load.h"
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <string>
 
-#include "core/compare.h"
+#include "core/analysis/compare.h"
 
 namespace torchgauge::reporter {
 

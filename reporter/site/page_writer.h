@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/compare.h"
+#include "core/analysis/compare.h"
 #include "reporter/output/render.h"
 #include "reporter/pages/page_data.h"
 #include "reporter/results/aggregate.h"

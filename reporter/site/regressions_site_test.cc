@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/compare.h"
+#include "core/analysis/compare.h"
 #include "reporter/pages/regressions_page.h"
 #include "reporter/site/site.h"
 #include "reporter/site/test_support.h"

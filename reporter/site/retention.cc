@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/json_io.h"
+#include "core/io/json_io.h"
 #include "reporter/output/paths.h"
 #include "reporter/output/writer.h"
 

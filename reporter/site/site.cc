@@ -15,9 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/json_io.h"
-#include "core/layout.h"
-#include "core/shell.h"
+#include "core/io/json_io.h"
+#include "core/contract/layout.h"
+#include "core/io/shell.h"
 #include "reporter/output/parallel.h"
 #include "reporter/output/paths.h"
 #include "reporter/output/render.h"

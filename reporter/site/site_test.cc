@@ -19,8 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/compare.h"
-#include "core/layout.h"
+#include "core/analysis/compare.h"
+#include "core/contract/layout.h"
 #include "reporter/testing/fixtures.h"
 
 namespace fs = std::filesystem;

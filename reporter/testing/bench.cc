@@ -34,7 +34,7 @@
 
 #include <unistd.h>
 
-#include "core/shell.h"
+#include "core/io/shell.h"
 #include "reporter/output/parallel.h"
 #include "reporter/site/site.h"
 #include "reporter/testing/fixtures.h"

@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/layout.h"
-#include "core/peaks.h"
-#include "core/result.h"
-#include "core/stats.h"
-#include "core/vocabulary.h"
+#include "core/contract/layout.h"
+#include "core/contract/peaks.h"
+#include "core/contract/result.h"
+#include "core/stats/stats.h"
+#include "core/contract/vocabulary.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -23,8 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/compare.h"
-#include "core/json_io.h"
+#include "core/analysis/compare.h"
+#include "core/io/json_io.h"
 #include "reporter/compare/report.h"
 #include "tests/fuzz/fuzz_util.h"
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/config.h"
-#include "core/json_io.h"
+#include "core/io/json_io.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace collector = torchgauge::collector;

@@ -18,7 +18,7 @@
 
 #include "collector/backends/backend.h"
 #include "collector/backends/inductor_backend.h"
-#include "core/remove_tree.h"
+#include "core/io/remove_tree.h"
 #include "models/workload.h"
 #include "tests/parity/parity.h"
 

@@ -13,7 +13,7 @@
 
 #include <unistd.h>
 
-#include "core/shell.h"
+#include "core/io/shell.h"
 
 namespace torchgauge::parity {
 

@@ -1,0 +1,751 @@
+#include "core/analysis/compare.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <functional>
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+#include "core/io/json_fields.h"
+#include "core/io/json_io.h"
+#include "core/stats/mann_whitney.h"
+#include "core/io/results_tree.h"
+#include "core/stats/stats.h"
+
+namespace torchgauge::core {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* MetricName(Metric m) {
+  switch (m) {
+    case Metric::kTime:
+      return "time";
+    case Metric::kThroughput:
+      return "throughput";
+    case Metric::kCpuMemory:
+      return "cpu_memory";
+    case Metric::kGpuMemory:
+      return "gpu_memory";
+  }
+  return "?";
+}
+
+std::optional<Metric> MetricFromName(const std::string& name) {
+  for (Metric m : kMetrics) {
+    if (name == MetricName(m)) return m;
+  }
+  return std::nullopt;
+}
+
+bool LowerIsBetter(Metric m) { return m != Metric::kThroughput; }
+
+const char* MetricUnit(Metric m) {
+  switch (m) {
+    case Metric::kTime:
+      return "ms";
+    case Metric::kThroughput:
+      return "samples/s";
+    default:
+      return "bytes";
+  }
+}
+
+const char* VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kRegression:
+      return "regression";
+    case Verdict::kImprovement:
+      return "improvement";
+    case Verdict::kUnchanged:
+      return "unchanged";
+    case Verdict::kNoise:
+      return "noise";
+    case Verdict::kTooFewSamples:
+      return "too_few_samples";
+    case Verdict::kNoisyRun:
+      return "noisy_run";
+  }
+  return "?";
+}
+
+double MetricChange::Magnitude() const { return ratio > 0 ? std::abs(std::log(ratio)) : 0; }
+
+namespace {
+
+// JSON, and so compare --json and the site's data, can only carry valid
+// UTF-8; a rule that is not would fail when the report is written.
+bool IsValidUtf8(const std::string& s) {
+  try {
+    (void)json(s).dump();
+    return true;
+  } catch (const json::type_error&) {
+    return false;
+  }
+}
+
+// Largest repetition count ({n}, {n,m}) a rule's regex may use, and no
+// backreferences: std::regex expands a{n} into n copies of the state, and
+// libstdc++'s regex compiler overflows a signed long on a count or a
+// backreference number of 19 digits (undefined behaviour; found by the
+// compare fuzzer). Model ids need neither.
+constexpr long kMaxRegexRepeat = 1000;
+
+bool RepeatCountsBounded(const std::string& re) {
+  for (std::size_t i = 0; i < re.size(); ++i) {
+    if (re[i] == '\\') {
+      // A backreference (\1): its number goes through the same overflowing parse.
+      if (i + 1 < re.size() && std::isdigit(static_cast<unsigned char>(re[i + 1]))) return false;
+      ++i;
+      continue;
+    }
+    if (re[i] != '{') continue;
+    std::size_t j = i + 1;
+    for (int part = 0; part < 2; ++part) {
+      const std::size_t start = j;
+      while (j < re.size() && std::isdigit(static_cast<unsigned char>(re[j]))) ++j;
+      if (j - start > 4 || (j > start && std::stol(re.substr(start, j - start)) > kMaxRegexRepeat)) return false;
+      if (part == 0 && j < re.size() && re[j] == ',') {
+        ++j;
+      } else {
+        break;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+ThresholdRule ParseThresholdRule(const std::string& spec) {
+  // Found by the compare fuzzer: an invalid UTF-8 rule was accepted, and
+  // writing the JSON report then failed with "cannot write a report".
+  if (!IsValidUtf8(spec)) throw std::invalid_argument("threshold rule is not valid UTF-8 text");
+  const auto eq = spec.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+    throw std::invalid_argument("threshold rule '" + spec + "' must look like metric:regex=percent");
+  }
+  ThresholdRule rule;
+  const std::string lhs = spec.substr(0, eq);
+  const auto colon = lhs.find(':');
+  rule.metric = colon == std::string::npos ? lhs : lhs.substr(0, colon);
+  if (colon != std::string::npos) rule.model_regex = lhs.substr(colon + 1);
+  if (rule.metric.empty()) rule.metric = "*";
+  if (rule.model_regex.empty()) rule.model_regex = ".*";
+  if (rule.metric != "*" && !MetricFromName(rule.metric)) {
+    throw std::invalid_argument("threshold rule '" + spec + "': unknown metric '" + rule.metric +
+                                "' (use time, throughput, cpu_memory, gpu_memory or *)");
+  }
+  if (!RepeatCountsBounded(rule.model_regex)) {
+    throw std::invalid_argument("threshold rule '" + spec + "': repetition counts in the regex are limited to " +
+                                std::to_string(kMaxRegexRepeat));
+  }
+  try {
+    std::regex re(rule.model_regex);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument("threshold rule '" + spec + "': bad regex: " + e.what());
+  }
+  std::size_t used = 0;
+  try {
+    rule.percent = std::stod(spec.substr(eq + 1), &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != spec.size() - eq - 1 || !(rule.percent > 0)) {
+    throw std::invalid_argument("threshold rule '" + spec + "': percent must be a positive number");
+  }
+  return rule;
+}
+
+double CompareOptions::ThresholdFor(Metric m, const std::string& model) const {
+  double t = threshold_percent;
+  for (const auto& r : rules) {
+    if ((r.metric == "*" || r.metric == MetricName(m)) && std::regex_search(model, std::regex(r.model_regex))) {
+      t = r.percent;
+    }
+  }
+  return t;
+}
+
+void CompareOptions::Validate() const {
+  if (!(threshold_percent > 0)) throw std::invalid_argument("--threshold must be a positive percentage");
+  if (!(alpha > 0 && alpha < 1)) throw std::invalid_argument("--alpha must be in (0, 1)");
+  if (window < 1) throw std::invalid_argument("--window must be >= 1");
+  if (persist < 1) throw std::invalid_argument("--persist must be >= 1");
+  if (memory_min_abs_bytes < 0) throw std::invalid_argument("memory floor must be >= 0");
+}
+
+std::size_t Comparison::CountVerdict(Verdict v, bool confirmed_only) const {
+  std::size_t n = 0;
+  for (const auto& p : platforms) {
+    for (const auto& c : p.changes) n += c.verdict == v && (!confirmed_only || c.confirmed);
+  }
+  return n;
+}
+
+std::size_t Comparison::WorseStatusCount() const {
+  std::size_t n = 0;
+  for (const auto& p : platforms) {
+    for (const auto& s : p.status_changes) n += s.worse;
+  }
+  return n;
+}
+
+bool Comparison::HasRegression() const {
+  return CountVerdict(Verdict::kRegression, true) > 0 || WorseStatusCount() > 0;
+}
+
+// ---------------------------------------------------------------- loading
+
+std::vector<std::string> ListPlatforms(const TreeBuild& build) {
+  std::vector<std::string> out;
+  for (const auto& p : build.platforms) {
+    if (p.has_manifest_file) out.push_back(p.id);
+  }
+  return out;
+}
+
+std::vector<std::string> ListPlatforms(const fs::path& results, const std::string& build_id) {
+  CheckSafeId(build_id, "build id");
+  std::error_code ec;
+  if (!fs::is_directory(results / build_id, ec)) return {};
+  return ListPlatforms(ScanBuild(results, build_id));
+}
+
+std::vector<BuildEntry> ListBuilds(const TreeScan& scan, const std::string& platform_id) {
+  std::vector<BuildEntry> out;
+  for (const auto& b : scan.builds) {
+    const TreePlatform* p = b.Find(platform_id);
+    if (p && p->has_manifest_file) out.push_back({b.id, b.started_at});
+  }
+  return out;
+}
+
+std::vector<BuildEntry> ListBuilds(const fs::path& results, const std::string& platform_id) {
+  CheckSafeId(platform_id, "platform id");
+  std::error_code ec;
+  if (!fs::is_directory(results, ec))
+    throw std::invalid_argument("results directory '" + results.string() + "' not found");
+  return ListBuilds(ScanTree(results), platform_id);
+}
+
+RunSet LoadRunSet(const TreeBuild& build, const std::string& platform_id) {
+  const TreePlatform* p = build.Find(platform_id);
+  if (!p || !p->has_manifest_file) {
+    throw std::invalid_argument("no results for build '" + build.id + "' on platform '" + platform_id + "' (" +
+                                (p ? ManifestPath(p->dir).string() : platform_id + "/manifest.json") + " not found)");
+  }
+  LoadedPlatform loaded = LoadPlatform(build, *p);
+  // A comparison reads nothing that validate refuses: any refused file fails it.
+  if (!loaded.problems.empty()) {
+    const Problem& first = loaded.problems.front();
+    std::string more;
+    if (loaded.problems.size() > 1) {
+      more =
+          " (and " + std::to_string(loaded.problems.size() - 1) + " more refused file(s) in " + p->dir.string() + ")";
+    }
+    throw FileError(first.file, first.field, first.message + more);
+  }
+  return MakeRunSet(build.id, loaded);
+}
+
+RunSet MakeRunSet(const std::string& build_id, const LoadedPlatform& platform) {
+  RunSet set;
+  set.build_id = build_id;
+  set.platform_id = platform.manifest.platform_id;
+  set.manifest = platform.manifest.present ? ToJson(platform.manifest) : json::object();
+  for (const auto& r : platform.runs) set.runs.insert_or_assign(RunKey{r.model.id, r.mode, r.backend, r.precision}, r);
+  return set;
+}
+
+RunSet LoadRunSet(const fs::path& results, const std::string& build_id, const std::string& platform_id) {
+  const fs::path dir = PlatformDir(results, build_id, platform_id);  // checks both ids
+  std::error_code ec;
+  if (!fs::exists(ManifestPath(dir), ec)) {
+    throw std::invalid_argument("no results for build '" + build_id + "' on platform '" + platform_id + "' (" +
+                                ManifestPath(dir).string() + " not found)");
+  }
+  return LoadRunSet(ScanBuild(results, build_id), platform_id);
+}
+
+// ---------------------------------------------------------------- rules
+
+namespace {
+
+int StatusRank(const std::string& s) {
+  if (s == "ok") return 0;
+  if (s == "unsupported") return 1;
+  return 2;
+}
+
+std::vector<double> MetricSamples(const RunResult& r, Metric m) {
+  switch (m) {
+    case Metric::kTime:
+      if (r.timing) return r.timing->samples_ms;
+      break;
+    case Metric::kThroughput:
+      // Only where the collector reports throughput; each timed step of
+      // samples_per_step inputs gives one throughput sample.
+      if (r.timing && r.timing->throughput_per_s) {
+        std::vector<double> out;
+        for (double ms : r.timing->samples_ms) {
+          if (ms > 0) out.push_back(1000.0 * static_cast<double>(r.timing->samples_per_step) / ms);
+        }
+        return out;
+      }
+      break;
+    case Metric::kCpuMemory:
+      if (r.memory && r.memory->cpu_peak_rss_bytes) return {static_cast<double>(*r.memory->cpu_peak_rss_bytes)};
+      break;
+    case Metric::kGpuMemory:
+      if (r.memory && r.memory->gpu_peak_allocated_bytes) {
+        return {static_cast<double>(*r.memory->gpu_peak_allocated_bytes)};
+      }
+      break;
+  }
+  return {};
+}
+
+double Median(const std::vector<double>& v) { return Quantile(v, 0.5); }
+
+// d2(n): the expected range of n standard normal samples (the SPC constant
+// behind range-based estimates of sigma), for n = 2..25.
+double ExpectedRange(std::size_t n) {
+  static constexpr double kD2[] = {1.128, 1.693, 2.059, 2.326, 2.534, 2.704, 2.847, 2.970, 3.078, 3.173, 3.258, 3.336,
+                                   3.407, 3.472, 3.532, 3.588, 3.640, 3.689, 3.735, 3.778, 3.819, 3.858, 3.895, 3.931};
+  return kD2[std::min<std::size_t>(std::max<std::size_t>(n, 2), 25) - 2];
+}
+
+// How far apart values that should agree are (one build's per-process
+// medians, or a window's per-build medians), as the log-spread five of them
+// would show: log(max/min) scaled by d2(5)/d2(n). The range of 2 or 3 values
+// understates the spread they come from; the scaling puts every count on the
+// footing of five processes.
+std::optional<double> LogBand(const std::vector<double>& v) {
+  if (v.size() < 2) return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  if (!(*lo > 0)) return std::nullopt;
+  return std::log(*hi / *lo) * ExpectedRange(5) / ExpectedRange(v.size());
+}
+
+double BandPercent(double log_band) { return std::expm1(log_band) * 100.0; }
+
+// Time and throughput come from the step samples, so the spread of medians
+// (per process, or per build of a window) bounds their noise.
+bool HasNoiseBand(Metric m) { return m == Metric::kTime || m == Metric::kThroughput; }
+
+const std::vector<double>* ProcessMedians(const RunResult& r, Metric m) {
+  if (HasNoiseBand(m) && r.timing) return &r.timing->process_medians_ms;
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<double> NoiseBandPercent(const std::vector<double>& medians) {
+  if (auto b = LogBand(medians)) return BandPercent(*b);
+  return std::nullopt;
+}
+
+namespace {
+// The compared runs of `key` that are noisy, named by build; "" when none is.
+std::string NoisyRuns(const RunResult& r, const RunSet& next, const std::vector<const RunSet*>& window,
+                      const RunKey& key) {
+  std::string out;
+  auto add = [&out](const RunResult& run, const std::string& side) {
+    const NoiseVerdict v = RunNoise(run);
+    if (v.noisy) out += (out.empty() ? "" : "; ") + side + ": " + v.reason;
+  };
+  add(r, "new build " + next.build_id);
+  for (const RunSet* b : window) {
+    auto it = b->runs.find(key);
+    if (it != b->runs.end() && it->second.status == "ok") add(it->second, "base build " + b->build_id);
+  }
+  return out;
+}
+
+// Presence and status against the newest baseline build.
+void ComparePresence(const std::vector<const RunSet*>& base_window, const RunSet& next, PlatformComparison& pc) {
+  const RunSet& base = *base_window.back();
+  for (const auto& [key, r] : base.runs) {
+    if (!next.runs.count(key)) pc.presence.push_back({key, false, r.status});
+  }
+  for (const auto& [key, r] : next.runs) {
+    auto it = base.runs.find(key);
+    if (it == base.runs.end()) {
+      bool anywhere = false;
+      for (const RunSet* b : base_window) anywhere |= b->runs.count(key) > 0;
+      if (!anywhere) pc.presence.push_back({key, true, r.status});
+      continue;
+    }
+    if (it->second.status != r.status) {
+      pc.status_changes.push_back({key, r.batch_size, r.device, r.settings, it->second.status, r.status, r.reason,
+                                   StatusRank(r.status) > StatusRank(it->second.status)});
+    }
+  }
+}
+
+// One metric of one run over the baseline window: each build's median, the
+// builds' samples pooled, and the widest log-band the data shows.
+struct Baseline {
+  std::vector<double> pooled, per_build;
+  std::optional<double> band;
+};
+
+Baseline MetricBaseline(const RunResult& r, const RunKey& key, Metric m, const std::vector<const RunSet*>& window) {
+  Baseline out;
+  auto widen = [&out](const std::vector<double>* v) {
+    if (!v) return;
+    if (auto s = LogBand(*v)) out.band = std::max(out.band.value_or(0.0), *s);
+  };
+  widen(ProcessMedians(r, m));
+  for (const RunSet* b : window) {
+    auto it = b->runs.find(key);
+    if (it == b->runs.end() || it->second.status != "ok") continue;
+    auto s = MetricSamples(it->second, m);
+    if (s.empty()) continue;
+    out.per_build.push_back(Median(s));
+    out.pooled.insert(out.pooled.end(), s.begin(), s.end());
+    widen(ProcessMedians(it->second, m));
+  }
+  if (HasNoiseBand(m) && !out.per_build.empty()) widen(&out.per_build);
+  return out;
+}
+
+// The verdict on a change over its threshold: memory needs only a large
+// enough absolute difference; times and rates need the rank test and, with
+// a band, a ratio beyond it.
+void Judge(MetricChange& c, const Baseline& base, const std::vector<double>& new_samples, bool over,
+           const CompareOptions& options) {
+  const bool worse = LowerIsBetter(c.metric) ? c.ratio > 1 : c.ratio < 1;
+  if (c.metric == Metric::kCpuMemory || c.metric == Metric::kGpuMemory) {
+    const bool big_enough = std::abs(c.new_value - c.base_value) >= static_cast<double>(options.memory_min_abs_bytes);
+    c.verdict = over && big_enough ? (worse ? Verdict::kRegression : Verdict::kImprovement) : Verdict::kUnchanged;
+    return;
+  }
+  const MannWhitneyResult t = MannWhitneyU(base.pooled, new_samples);
+  c.p_value = t.p_value;
+  c.exact = t.exact;
+  if (base.band) c.noise_percent = BandPercent(*base.band);
+  const bool beyond_band = !base.band || std::abs(std::log(c.ratio)) > *base.band;
+  if (!over) {
+    c.verdict = Verdict::kUnchanged;
+  } else if (c.noisy && !options.judge_noisy_runs) {
+    c.verdict = Verdict::kNoisyRun;
+  } else if (MinAchievablePValue(c.n_base, c.n_new) >= options.alpha) {
+    c.verdict = Verdict::kTooFewSamples;
+  } else if (t.p_value < options.alpha && beyond_band) {
+    c.verdict = worse ? Verdict::kRegression : Verdict::kImprovement;
+  } else {
+    c.verdict = Verdict::kNoise;
+  }
+}
+
+// One metric of one "ok" run against the window; unset where either side
+// has no value or the baseline is not positive (a ratio needs one).
+std::optional<MetricChange> CompareMetric(const RunResult& r, const RunKey& key, Metric m,
+                                          const std::vector<const RunSet*>& window, const std::string& noisy,
+                                          const CompareOptions& options) {
+  const std::vector<double> new_samples = MetricSamples(r, m);
+  if (new_samples.empty()) return std::nullopt;
+  const Baseline base = MetricBaseline(r, key, m, window);
+  if (base.per_build.empty()) return std::nullopt;
+  MetricChange c;
+  c.key = key;
+  c.metric = m;
+  c.batch_size = r.batch_size;
+  c.device = r.device;
+  c.settings = r.settings;
+  c.base_value = Median(base.per_build);
+  c.new_value = Median(new_samples);
+  c.n_base = base.pooled.size();
+  c.n_new = new_samples.size();
+  c.threshold_percent = options.ThresholdFor(m, key.model);
+  if (!(c.base_value > 0)) return std::nullopt;
+  c.ratio = c.new_value / c.base_value;
+  c.delta_percent = (c.ratio - 1.0) * 100.0;
+  if (!noisy.empty() && m != Metric::kCpuMemory && m != Metric::kGpuMemory) c.noisy = noisy;
+  Judge(c, base, new_samples, std::abs(c.delta_percent) >= c.threshold_percent, options);
+  return c;
+}
+
+}  // namespace
+
+PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window, const RunSet& next,
+                                  const CompareOptions& options) {
+  if (base_window.empty()) throw std::invalid_argument("empty baseline window");
+  PlatformComparison pc;
+  pc.platform_id = next.platform_id;
+  for (const RunSet* b : base_window) pc.base_builds.push_back(b->build_id);
+  pc.new_build = next.build_id;
+  pc.streak = {next.build_id};
+  pc.base_manifest = base_window.back()->manifest;
+  pc.new_manifest = next.manifest;
+  ComparePresence(base_window, next, pc);
+
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> time_ratios;
+  for (const auto& [key, r] : next.runs) {
+    if (r.status != "ok") continue;
+    const std::string noisy = NoisyRuns(r, next, base_window, key);
+    for (Metric m : kMetrics) {
+      auto c = CompareMetric(r, key, m, base_window, noisy, options);
+      if (!c) continue;
+      if (m == Metric::kTime && c->new_value > 0)
+        time_ratios[{key.mode, key.backend, key.precision}].push_back(c->ratio);
+      pc.changes.push_back(std::move(*c));
+    }
+  }
+  for (const auto& [k, ratios] : time_ratios) {
+    pc.summary.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), ratios.size(), GeoMean(ratios)});
+  }
+  return pc;
+}
+
+namespace {
+// The window [i_first, i_base] against i_new, then persistence over the
+// builds after i_base up to i_new (see the header comment).
+PlatformComparison ComparePlatform(std::size_t i_first, std::size_t i_base, std::size_t i_new,
+                                   const std::function<const RunSet&(std::size_t)>& load,
+                                   const CompareOptions& options) {
+  std::vector<const RunSet*> window;
+  for (std::size_t i = i_first; i <= i_base; ++i) window.push_back(&load(i));
+  PlatformComparison pc = CompareRunSets(window, load(i_new), options);
+  // Persistence: the builds after the baseline, ending at the new one, newest first.
+  std::vector<std::size_t> streak = {i_new};
+  for (std::size_t i = i_new; i-- > i_base + 1 && static_cast<int>(streak.size()) < options.persist;) {
+    streak.push_back(i);
+  }
+  std::vector<std::set<std::pair<RunKey, Metric>>> flagged;  // per older streak build, newest first
+  for (std::size_t s = 1; s < streak.size(); ++s) {
+    PlatformComparison older = CompareRunSets(window, load(streak[s]), options);
+    std::set<std::pair<RunKey, Metric>> f;
+    for (const auto& c : older.changes) {
+      if (c.verdict == Verdict::kRegression) f.insert({c.key, c.metric});
+    }
+    flagged.push_back(std::move(f));
+  }
+  for (auto& c : pc.changes) {
+    if (c.verdict != Verdict::kRegression) continue;
+    c.seen_in = 1;
+    for (const auto& f : flagged) {
+      if (!f.count({c.key, c.metric})) break;
+      ++c.seen_in;
+    }
+    c.confirmed = c.seen_in >= options.persist;
+  }
+  pc.streak.clear();
+  for (auto it = streak.rbegin(); it != streak.rend(); ++it) pc.streak.push_back(load(*it).build_id);
+  return pc;
+}
+}  // namespace
+
+PlatformComparison CompareWithHistory(const std::vector<const RunSet*>& history, const CompareOptions& options) {
+  options.Validate();
+  if (history.size() < 2) throw std::invalid_argument("a comparison needs a baseline build and a new build");
+  const std::size_t i_new = history.size() - 1;
+  const std::size_t persist = static_cast<std::size_t>(options.persist);
+  const std::size_t i_base = i_new > persist ? i_new - persist : 0;
+  const std::size_t window = static_cast<std::size_t>(options.window);
+  const std::size_t i_first = i_base + 1 > window ? i_base + 1 - window : 0;
+  return ComparePlatform(
+      i_first, i_base, i_new, [&](std::size_t i) -> const RunSet& { return *history[i]; }, options);
+}
+
+namespace {
+
+// The platforms to compare: --platform, or every platform of the new build.
+std::vector<std::string> PlatformsToCompare(const CompareRequest& req, const TreeScan& scan) {
+  if (req.platform) {
+    CheckSafeId(*req.platform, "--platform");
+    return {*req.platform};
+  }
+  std::vector<std::string> platforms;
+  const TreeBuild* nb = nullptr;
+  for (const auto& b : scan.builds) nb = b.id == req.new_build ? &b : nb;
+  if (nb) platforms = ListPlatforms(*nb);
+  if (platforms.empty()) {
+    throw std::invalid_argument("build '" + req.new_build + "' has no results under '" + req.results.string() + "'");
+  }
+  return platforms;
+}
+
+// The places of the baseline and the new build in one platform's build order.
+std::pair<long, long> BaseAndNew(const CompareRequest& req, const std::vector<BuildEntry>& builds,
+                                 const std::string& platform) {
+  auto index_of = [&](const std::string& id) -> long {
+    for (std::size_t i = 0; i < builds.size(); ++i) {
+      if (builds[i].build_id == id) return static_cast<long>(i);
+    }
+    return -1;
+  };
+  const long i_new = index_of(req.new_build);
+  if (i_new < 0) {
+    throw std::invalid_argument("build '" + req.new_build + "' has no results on platform '" + platform + "'");
+  }
+  if (!req.base) {
+    if (i_new == 0) {
+      throw std::invalid_argument("build '" + req.new_build + "' is the first build on platform '" + platform +
+                                  "': there is nothing to compare it with (pass --base)");
+    }
+    return {std::max(0L, i_new - req.options.persist), i_new};
+  }
+  const long i_base = index_of(*req.base);
+  if (i_base < 0) {
+    throw std::invalid_argument("build '" + *req.base + "' has no results on platform '" + platform + "'");
+  }
+  if (i_base == i_new) throw std::invalid_argument("--base and --new are the same build");
+  return {i_base, i_new};
+}
+
+PlatformComparison CompareOnePlatform(const CompareRequest& req, const TreeScan& scan, const std::string& platform) {
+  const auto builds = ListBuilds(scan, platform);
+  // A refused manifest of the new build is the error to report, before
+  // its (then unknown) place in the build order is.
+  for (const auto& b : scan.builds) {
+    const TreePlatform* tp = b.id == req.new_build ? b.Find(platform) : nullptr;
+    if (tp && tp->manifest_problem && tp->has_manifest_file) {
+      const Problem& pr = *tp->manifest_problem;
+      throw FileError(pr.file, pr.field, pr.message);
+    }
+  }
+  const auto [i_base, i_new] = BaseAndNew(req, builds, platform);
+  const long i_first = std::max(0L, i_base - req.options.window + 1);
+  std::map<std::string, RunSet> cache;
+  auto load = [&](std::size_t i) -> const RunSet& {
+    const std::string& id = builds[i].build_id;
+    auto it = cache.find(id);
+    if (it == cache.end()) {
+      const TreeBuild* tb = nullptr;
+      for (const auto& b : scan.builds) tb = b.id == id ? &b : tb;
+      it = cache.emplace(id, LoadRunSet(*tb, platform)).first;
+    }
+    return it->second;
+  };
+  return ComparePlatform(static_cast<std::size_t>(i_first), static_cast<std::size_t>(i_base),
+                         static_cast<std::size_t>(i_new), load, req.options);
+}
+
+}  // namespace
+
+Comparison CompareBuilds(const CompareRequest& req) {
+  req.options.Validate();
+  CheckSafeId(req.new_build, "--new build id");
+  if (req.base) CheckSafeId(*req.base, "--base build id");
+  Comparison out;
+  out.new_build = req.new_build;
+  out.options = req.options;
+  // The tree is listed and every manifest parsed once, here.
+  std::error_code ec;
+  if (!fs::is_directory(req.results, ec)) {
+    throw std::invalid_argument("results directory '" + req.results.string() + "' not found");
+  }
+  const TreeScan scan = ScanTree(req.results);
+  for (const auto& platform : PlatformsToCompare(req, scan)) {
+    out.platforms.push_back(CompareOnePlatform(req, scan, platform));
+  }
+  // The label names the baseline of the first platform (usually the only one).
+  const auto& bb = out.platforms.front().base_builds;
+  out.base_label = bb.size() == 1 ? bb.front() : "median of " + bb.front() + ".." + bb.back();
+  return out;
+}
+
+// ---------------------------------------------------------------- JSON
+
+namespace {
+
+json KeyJson(const RunKey& k) {
+  return {{"model", k.model}, {"mode", k.mode}, {"backend", k.backend}, {"precision", k.precision}};
+}
+
+json ChangeJson(const MetricChange& m) {
+  json mj = KeyJson(m.key);
+  mj["metric"] = MetricName(m.metric);
+  mj["unit"] = MetricUnit(m.metric);
+  mj["lower_is_better"] = LowerIsBetter(m.metric);
+  mj["batch_size"] = m.batch_size;
+  mj["device"] = m.device;
+  mj["base"] = m.base_value;
+  mj["new"] = m.new_value;
+  mj["ratio"] = m.ratio;
+  mj["delta_percent"] = m.delta_percent;
+  mj["threshold_percent"] = m.threshold_percent;
+  mj["p_value"] = Opt(m.p_value);
+  mj["noise_percent"] = Opt(m.noise_percent);
+  mj["exact_test"] = m.exact;
+  mj["n_base"] = m.n_base;
+  mj["n_new"] = m.n_new;
+  mj["verdict"] = VerdictName(m.verdict);
+  mj["noisy"] = Opt(m.noisy);
+  mj["confirmed"] = m.confirmed;
+  mj["seen_in"] = m.seen_in;
+  return mj;
+}
+
+json PlatformJson(const PlatformComparison& p) {
+  json pj;
+  pj["platform_id"] = p.platform_id;
+  pj["base_builds"] = p.base_builds;
+  pj["new_build"] = p.new_build;
+  pj["streak"] = p.streak;
+  pj["base_manifest"] = p.base_manifest;
+  pj["new_manifest"] = p.new_manifest;
+  pj["changes"] = json::array();
+  for (const auto& m : p.changes) pj["changes"].push_back(ChangeJson(m));
+  pj["status_changes"] = json::array();
+  for (const auto& s : p.status_changes) {
+    json sj = KeyJson(s.key);
+    sj["batch_size"] = s.batch_size;
+    sj["device"] = s.device;
+    sj["base_status"] = s.base_status;
+    sj["new_status"] = s.new_status;
+    sj["reason"] = Opt(s.reason);
+    sj["worse"] = s.worse;
+    pj["status_changes"].push_back(sj);
+  }
+  pj["presence"] = json::array();
+  for (const auto& s : p.presence) {
+    json sj = KeyJson(s.key);
+    sj["change"] = s.appeared ? "appeared" : "disappeared";
+    sj["status"] = s.status;
+    pj["presence"].push_back(sj);
+  }
+  pj["summary"] = json::array();
+  for (const auto& s : p.summary) {
+    pj["summary"].push_back({{"mode", s.mode},
+                             {"backend", s.backend},
+                             {"precision", s.precision},
+                             {"runs", s.runs},
+                             {"geomean_time_ratio", s.geomean_time_ratio}});
+  }
+  return pj;
+}
+
+}  // namespace
+
+json ToJson(const Comparison& c) {
+  json j;
+  j["schema_version"] = 1;
+  j["kind"] = "torchgauge.comparison";
+  j["base"] = c.base_label;
+  j["new"] = c.new_build;
+  j["options"] = {{"threshold_percent", c.options.threshold_percent},
+                  {"alpha", c.options.alpha},
+                  {"window", c.options.window},
+                  {"persist", c.options.persist},
+                  {"memory_min_abs_bytes", c.options.memory_min_abs_bytes},
+                  {"rules", json::array()}};
+  for (const auto& r : c.options.rules) {
+    j["options"]["rules"].push_back({{"metric", r.metric}, {"model_regex", r.model_regex}, {"percent", r.percent}});
+  }
+  j["regressions"] = c.CountVerdict(Verdict::kRegression, true);
+  j["unconfirmed_regressions"] = c.CountVerdict(Verdict::kRegression) - c.CountVerdict(Verdict::kRegression, true);
+  j["improvements"] = c.CountVerdict(Verdict::kImprovement);
+  j["worse_statuses"] = c.WorseStatusCount();
+  j["has_regression"] = c.HasRegression();
+  j["platforms"] = json::array();
+  for (const auto& p : c.platforms) j["platforms"].push_back(PlatformJson(p));
+  return j;
+}
+
+}  // namespace torchgauge::core

@@ -1,0 +1,113 @@
+#include "core/contract/paper_table1.h"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/io/json_fields.h"
+
+namespace torchgauge::core {
+
+extern const char* const kPaperTable1Json;  // generated from models/paper_table1.json
+
+using nlohmann::json;
+
+const char* Name(PaperModelState s) {
+  switch (s) {
+    case PaperModelState::kNative:
+      return "native";
+    case PaperModelState::kPlanned:
+      return "planned";
+    case PaperModelState::kNotPossible:
+      return "not possible here";
+  }
+  return "?";
+}
+
+int PaperTable1::CountIn(PaperModelState s) const {
+  int n = 0;
+  for (const auto& m : models) n += m.state == s ? 1 : 0;
+  return n;
+}
+
+PaperDomainCounts& PaperDomainCounts::operator+=(const PaperDomainCounts& o) {
+  paper += o.paper, native += o.native, planned += o.planned, not_possible += o.not_possible, beyond += o.beyond;
+  return *this;
+}
+
+std::map<std::string, PaperDomainCounts> CountByDomain(const PaperTable1& table) {
+  std::map<std::string, PaperDomainCounts> c;
+  for (const auto& m : table.models) {
+    PaperDomainCounts& d = c[m.domain];
+    ++d.paper;
+    if (m.state == PaperModelState::kNative) ++d.native;
+    if (m.state == PaperModelState::kPlanned) ++d.planned;
+    if (m.state == PaperModelState::kNotPossible) ++d.not_possible;
+  }
+  for (const auto& o : table.ours_only) ++c[o.domain].beyond;
+  return c;
+}
+
+namespace {
+
+// Names and the other strings an entry must give: present and not empty.
+std::string NonEmpty(const JsonFields& e, const char* key) {
+  std::string v = e.Get<std::string>(key);
+  if (v.empty()) e.Fail(key, "must not be empty");
+  return v;
+}
+
+PaperModelState ReadState(const JsonFields& e) {
+  static constexpr const char* kStates[] = {"native", "planned", "not possible here"};
+  const std::string state = e.OneOf("state", kStates);
+  if (state == "native") return PaperModelState::kNative;
+  if (state == "planned") return PaperModelState::kPlanned;
+  return PaperModelState::kNotPossible;
+}
+
+// One of the paper's models; `ours` collects our model ids, each listed once.
+PaperModel ReadPaperModel(const JsonFields& e, std::set<std::string>& ours) {
+  PaperModel m;
+  m.paper_name = NonEmpty(e, "paper_name");
+  m.domain = NonEmpty(e, "domain");
+  m.task = NonEmpty(e, "task");
+  m.state = ReadState(e);
+  if (m.state == PaperModelState::kNative) {
+    if (!e.Has("ours")) e.Fail("ours", "must name our model id when state is native");
+    m.ours = NonEmpty(e, "ours");
+    if (!ours.insert(*m.ours).second) e.Fail("ours", "'" + *m.ours + "' is listed for two paper models");
+  } else if (e.Has("ours")) {
+    e.Fail("ours", "must be null unless state is native");
+  }
+  m.reason = m.state == PaperModelState::kNotPossible ? NonEmpty(e, "reason") : e.GetOr<std::string>("reason", "");
+  m.note = e.GetOr<std::string>("note", "");
+  return m;
+}
+
+}  // namespace
+
+PaperTable1 PaperTable1FromJson(const json& j, std::string_view source) {
+  const JsonFields top(j, std::filesystem::path(source));
+  PaperTable1 t;
+  t.citation = NonEmpty(top, "citation");
+  t.note = NonEmpty(top, "note");
+  std::set<std::string> names, ours;
+  for (const JsonFields& e : top.Objects("models")) {
+    PaperModel m = ReadPaperModel(e, ours);
+    if (!names.insert(m.paper_name).second) e.Fail("paper_name", "'" + m.paper_name + "' is listed twice");
+    t.models.push_back(std::move(m));
+  }
+  for (const JsonFields& e : top.Objects("ours_only")) {
+    OursOnlyModel m{NonEmpty(e, "id"), NonEmpty(e, "domain"), NonEmpty(e, "task"), e.GetOr<std::string>("note", "")};
+    if (!ours.insert(m.id).second) e.Fail("id", "'" + m.id + "' is listed twice");
+    t.ours_only.push_back(std::move(m));
+  }
+  return t;
+}
+
+const PaperTable1& EmbeddedPaperTable1() {
+  static const PaperTable1 table = PaperTable1FromJson(json::parse(kPaperTable1Json), "models/paper_table1.json");
+  return table;
+}
+
+}  // namespace torchgauge::core

@@ -1,0 +1,77 @@
+#include "core/contract/paper_table1.h"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+using namespace torchgauge::core;
+using nlohmann::json;
+
+namespace {
+
+// Vectors, not braced json: json{x} with one element is x itself under some
+// compilers and a one-element array under others.
+json Table(const std::vector<json>& models, const std::vector<json>& ours_only = {}) {
+  json j = {{"citation", "c"}, {"note", "n"}, {"models", json::array()}, {"ours_only", json::array()}};
+  for (const auto& m : models) j["models"].push_back(m);
+  for (const auto& o : ours_only) j["ours_only"].push_back(o);
+  return j;
+}
+json Entry(const std::string& name, const std::string& state, json ours = nullptr) {
+  return {{"paper_name", name}, {"domain", "vision"}, {"task", "t"}, {"state", state}, {"ours", std::move(ours)}};
+}
+
+}  // namespace
+
+TEST_CASE("paper table 1: the three states read with their invariants") {
+  json np = Entry("pig1", "not possible here");
+  np["reason"] = "renamed";
+  const PaperTable1 t =
+      PaperTable1FromJson(Table({Entry("alexnet", "native", "alexnet"), Entry("mnasnet1_0", "planned"), np},
+                                {json{{"id", "dqn"}, {"domain", "rl"}, {"task", "rl"}}}));
+  REQUIRE(t.models.size() == 3);
+  CHECK(t.models[0].ours == "alexnet");
+  CHECK(t.models[1].state == PaperModelState::kPlanned);
+  CHECK(t.models[2].reason == "renamed");
+  CHECK(t.CountIn(PaperModelState::kNative) == 1);
+  CHECK(t.ours_only.at(0).id == "dqn");
+  CHECK(std::string(Name(PaperModelState::kNotPossible)) == "not possible here");
+}
+
+TEST_CASE("paper table 1: bad entries are refused naming the file, the entry and the field") {
+  auto fails = [](const json& j, const std::string& what) {
+    std::string message;
+    try {
+      PaperTable1FromJson(j, "t.json");
+    } catch (const std::runtime_error& e) {
+      message = e.what();
+    }
+    CHECK_MESSAGE(message.find(what) != std::string::npos, "got: '", message, "', expected: ", what);
+  };
+  fails(Table({Entry("a", "native")}), "t.json: field 'models[0].ours': must name our model id");
+  fails(Table({Entry("a", "planned", "a")}), "field 'models[0].ours': must be null unless state is native");
+  fails(Table({Entry("a", "not possible here")}), "field 'models[0].reason': missing required field");
+  fails(Table({Entry("a", "maybe")}),
+        "field 'models[0].state': value 'maybe' is not one of: native, planned, not possible here");
+  fails(Table({Entry("a", "planned"), Entry("a", "planned")}), "field 'models[1].paper_name': 'a' is listed twice");
+  fails(Table({Entry("a", "native", "x"), Entry("b", "native", "x")}), "'x' is listed for two paper models");
+  fails(Table({Entry("a", "native", "x")}, {json{{"id", "x"}, {"domain", "d"}, {"task", "t"}}}),
+        "field 'ours_only[0].id': 'x' is listed twice");
+  json bad = Entry("a", "planned");
+  bad["paper_name"] = 3;
+  fails(Table({bad}), "field 'models[0].paper_name': must be a string");
+  fails(json{{"citation", "c"}, {"note", "n"}}, "field 'models': missing required field");
+  fails(json{{"citation", "c"}, {"note", "n"}, {"models", "all"}}, "field 'models': must be an array (is a string)");
+}
+
+TEST_CASE("paper table 1: the embedded table reads and accounts for every model") {
+  const PaperTable1& t = EmbeddedPaperTable1();
+  CHECK(t.models.size() == 83);  // the names the extracted text recovers of the paper's 84
+  const int states = t.CountIn(PaperModelState::kNative) + t.CountIn(PaperModelState::kPlanned) +
+                     t.CountIn(PaperModelState::kNotPossible);
+  CHECK(states == static_cast<int>(t.models.size()));
+  for (const auto& m : t.models) {
+    const bool explained = m.state != PaperModelState::kNotPossible || !m.reason.empty();
+    CHECK_MESSAGE(explained, m.paper_name);
+  }
+}

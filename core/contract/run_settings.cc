@@ -1,0 +1,59 @@
+#include "core/contract/run_settings.h"
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/io/json_fields.h"
+
+namespace torchgauge::core {
+
+std::optional<SettingsProblem> CheckRunSettings(const RunSettings& s) {
+  if (s.warmup < 0) return SettingsProblem{"warmup", "must be >= 0"};
+  if (s.repeat < 1) return SettingsProblem{"repeat", "must be >= 1"};
+  if (s.processes < 1 || s.processes > 100) return SettingsProblem{"processes", "must be within [1, 100]"};
+  if (s.profile_iterations < 0) return SettingsProblem{"profile_iterations", "must be >= 0"};
+  if (!(s.timeout_s > 0)) return SettingsProblem{"timeout_s", "must be > 0"};
+  if (s.threads < 0) return SettingsProblem{"threads", "must be >= 0"};
+  if (std::find(std::begin(kPairings), std::end(kPairings), s.pairing) == std::end(kPairings)) {
+    std::string values;
+    for (const char* v : kPairings) values += (values.empty() ? "" : ", ") + std::string(v);
+    return SettingsProblem{"pairing", "must be one of: " + values};
+  }
+  return std::nullopt;
+}
+
+nlohmann::json ToJson(const RunSettings& s) {
+  return {{"warmup", s.warmup},
+          {"repeat", s.repeat},
+          {"seed", s.seed},
+          {"timeout_s", s.timeout_s},
+          {"profile_iterations", s.profile_iterations},
+          {"smoke", s.smoke},
+          {"processes", s.processes},
+          {"threads", s.threads},
+          {"pairing", s.pairing}};
+}
+
+RunSettings RunSettingsFromJson(const JsonFields& f) {
+  RunSettings s;
+  s.warmup = f.GetOr("warmup", s.warmup);
+  s.repeat = f.GetOr("repeat", s.repeat);
+  s.seed = f.GetOr("seed", s.seed);
+  s.timeout_s = f.GetOr("timeout_s", s.timeout_s);
+  s.profile_iterations = f.GetOr("profile_iterations", s.profile_iterations);
+  s.smoke = f.GetOr("smoke", s.smoke);
+  s.processes = f.GetOr("processes", s.processes);
+  s.threads = f.GetOr("threads", s.threads);
+  s.pairing = f.GetOr("pairing", s.pairing);
+  if (auto problem = CheckRunSettings(s)) f.Fail(problem->field, problem->message);
+  return s;
+}
+
+RunSettings RunSettingsFromJson(const nlohmann::json& j) {
+  return RunSettingsFromJson(JsonFields(j, "run spec", "settings"));
+}
+
+}  // namespace torchgauge::core

@@ -1,0 +1,38 @@
+// The paper's GPU time breakdown (section 3.1, Figures 1-2, Table 2) from a
+// list of device activity intervals taken in a profiling window:
+//   active        = union of kernel, memset and device-to-device copy intervals
+//                   across all streams;
+//   data movement = host<->device copy time not overlapped by active work;
+//   idle          = window wall time minus both.
+// The three parts sum to the wall time by construction. LibTorch-free so that
+// the interval arithmetic is unit-tested on synthetic event lists.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/stats/intervals.h"
+#include "core/contract/result.h"
+
+namespace torchgauge::core {
+
+enum class ActivityKind { kKernel, kMemset, kCopyDeviceToDevice, kCopyHostToDevice, kCopyDeviceToHost };
+
+struct DeviceActivity {
+  ActivityKind kind = ActivityKind::kKernel;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t stream = 0;
+  std::string name;
+  std::optional<int64_t> bytes;  // copies only, when the profiler reports it
+};
+
+// Breakdown over the window [window_start_ns, window_end_ns] that spans
+// `iterations` steps; milliseconds are per iteration. Activities outside the
+// window are clipped. top_n kernels by total time are kept.
+GpuBreakdown ComputeBreakdown(const std::vector<DeviceActivity>& activities, int64_t window_start_ns,
+                              int64_t window_end_ns, int iterations, size_t top_n = 10);
+
+}  // namespace torchgauge::core
