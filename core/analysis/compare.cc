@@ -185,6 +185,18 @@ std::size_t Comparison::CountVerdict(Verdict v, bool confirmed_only) const {
   return n;
 }
 
+std::size_t Comparison::CountRuns(Verdict v, bool confirmed_only) const {
+  std::size_t n = 0;
+  for (const auto& p : platforms) {
+    std::set<RunKey> runs;
+    for (const auto& c : p.changes) {
+      if (c.verdict == v && (!confirmed_only || c.confirmed)) runs.insert(c.key);
+    }
+    n += runs.size();
+  }
+  return n;
+}
+
 std::size_t Comparison::WorseStatusCount() const {
   std::size_t n = 0;
   for (const auto& p : platforms) {
@@ -349,6 +361,21 @@ std::optional<double> NoiseBandPercent(const std::vector<double>& medians) {
 }
 
 namespace {
+// Whether two results of one run key measured the same workload: the same
+// batch size, and both at smoke sizes or both not.
+bool SameConfiguration(const RunResult& a, const RunResult& b) {
+  const bool a_smoke = a.settings && a.settings->smoke, b_smoke = b.settings && b.settings->smoke;
+  return a.batch_size == b.batch_size && a_smoke == b_smoke;
+}
+
+// The window's result of `key` that a comparison may read against `r`: ok
+// and of the same configuration; nullptr otherwise.
+const RunResult* Comparable(const RunSet& build, const RunKey& key, const RunResult& r) {
+  auto it = build.runs.find(key);
+  if (it == build.runs.end() || it->second.status != "ok" || !SameConfiguration(it->second, r)) return nullptr;
+  return &it->second;
+}
+
 // The compared runs of `key` that are noisy, named by build; "" when none is.
 std::string NoisyRuns(const RunResult& r, const RunSet& next, const std::vector<const RunSet*>& window,
                       const RunKey& key) {
@@ -359,8 +386,7 @@ std::string NoisyRuns(const RunResult& r, const RunSet& next, const std::vector<
   };
   add(r, "new build " + next.build_id);
   for (const RunSet* b : window) {
-    auto it = b->runs.find(key);
-    if (it != b->runs.end() && it->second.status == "ok") add(it->second, "base build " + b->build_id);
+    if (const RunResult* base = Comparable(*b, key, r)) add(*base, "base build " + b->build_id);
   }
   return out;
 }
@@ -379,7 +405,11 @@ void ComparePresence(const std::vector<const RunSet*>& base_window, const RunSet
       if (!anywhere) pc.presence.push_back({key, true, r.status});
       continue;
     }
-    if (it->second.status != r.status) {
+    if (!SameConfiguration(it->second, r)) {
+      const bool base_smoke = it->second.settings && it->second.settings->smoke;
+      pc.config_changes.push_back({key, it->second.batch_size, r.batch_size, base_smoke, r.settings && r.settings->smoke,
+                                   it->second.status, r.status});
+    } else if (it->second.status != r.status) {
       pc.status_changes.push_back({key, r.batch_size, r.device, r.settings, it->second.status, r.status, r.reason,
                                    StatusRank(r.status) > StatusRank(it->second.status)});
     }
@@ -401,13 +431,13 @@ Baseline MetricBaseline(const RunResult& r, const RunKey& key, Metric m, const s
   };
   widen(ProcessMedians(r, m));
   for (const RunSet* b : window) {
-    auto it = b->runs.find(key);
-    if (it == b->runs.end() || it->second.status != "ok") continue;
-    auto s = MetricSamples(it->second, m);
+    const RunResult* base = Comparable(*b, key, r);
+    if (!base) continue;
+    auto s = MetricSamples(*base, m);
     if (s.empty()) continue;
     out.per_build.push_back(Median(s));
     out.pooled.insert(out.pooled.end(), s.begin(), s.end());
-    widen(ProcessMedians(it->second, m));
+    widen(ProcessMedians(*base, m));
   }
   if (HasNoiseBand(m) && !out.per_build.empty()) widen(&out.per_build);
   return out;
@@ -709,6 +739,19 @@ json PlatformJson(const PlatformComparison& p) {
     sj["change"] = s.appeared ? "appeared" : "disappeared";
     sj["status"] = s.status;
     pj["presence"].push_back(sj);
+  }
+  if (!p.config_changes.empty()) {
+    pj["config_changes"] = json::array();
+    for (const auto& s : p.config_changes) {
+      json sj = KeyJson(s.key);
+      sj["base_batch_size"] = s.base_batch_size;
+      sj["new_batch_size"] = s.new_batch_size;
+      sj["base_smoke"] = s.base_smoke;
+      sj["new_smoke"] = s.new_smoke;
+      sj["base_status"] = s.base_status;
+      sj["new_status"] = s.new_status;
+      pj["config_changes"].push_back(sj);
+    }
   }
   pj["summary"] = json::array();
   for (const auto& s : p.summary) {

@@ -158,6 +158,17 @@ struct PresenceChange {
   std::string status;     // the status on the side where it exists
 };
 
+// A run whose configuration differs between the builds (its batch size, or
+// smoke sizes against full ones): its figures measure another workload, so
+// they are not compared, and the change is reported as what it is, never as
+// a regression or an improvement.
+struct ConfigChange {
+  RunKey key;
+  int64_t base_batch_size = 1, new_batch_size = 1;
+  bool base_smoke = false, new_smoke = false;
+  std::string base_status, new_status;
+};
+
 struct SummaryRow {
   std::string mode, backend, precision;
   std::size_t runs = 0;
@@ -173,6 +184,7 @@ struct PlatformComparison {
   std::vector<MetricChange> changes;           // every compared metric, every verdict
   std::vector<StatusChange> status_changes;
   std::vector<PresenceChange> presence;
+  std::vector<ConfigChange> config_changes;
   std::vector<SummaryRow> summary;
 };
 
@@ -182,6 +194,10 @@ struct Comparison {
   CompareOptions options;
   std::vector<PlatformComparison> platforms;
   std::size_t CountVerdict(Verdict v, bool confirmed_only = false) const;
+  // Runs (a platform and a run key) with at least one metric of verdict v:
+  // one slowed run is one regression, however many of its metrics (time and
+  // the throughput computed from the same samples, memory) moved.
+  std::size_t CountRuns(Verdict v, bool confirmed_only = false) const;
   std::size_t WorseStatusCount() const;
   // What the CI exit code reads: a confirmed regression or a status that got worse.
   bool HasRegression() const;

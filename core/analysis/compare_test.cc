@@ -641,3 +641,61 @@ TEST_CASE("measured: process-level noise, false alarms and detection with and wi
     CHECK(detected_band >= judged * 7 / 10);
   }
 }
+
+// Issue 36, item 5: throughput is computed from the same samples as time, so
+// one slowed run flagged two regressions (three with its memory); the count
+// that titles an issue is by run.
+TEST_CASE("one slowed run is one regression, its metrics listed under it") {
+  auto base = MakeSet("b1"), next = MakeSet("b2");
+  Add(base, MakeRun("b1", "slow", {10, 10.1, 9.9, 10.2, 9.8, 10.05, 9.95, 10.15, 9.85, 10.01}, 200 << 20));
+  Add(next, MakeRun("b2", "slow", {11, 11.1, 10.9, 11.2, 10.8, 11.05, 10.95, 11.15, 10.85, 11.01}, 240 << 20));
+  Comparison c;
+  c.platforms.push_back(CompareRunSets({&base}, next, {}));
+  CHECK(c.CountVerdict(Verdict::kRegression) == 3);  // time, throughput, CPU memory
+  CHECK(c.CountRuns(Verdict::kRegression) == 1);
+  CHECK(c.CountRuns(Verdict::kRegression, true) == 1);
+  CHECK(c.CountRuns(Verdict::kImprovement) == 0);
+  CHECK(c.HasRegression());
+}
+
+// Issue 36, item 4: hf_t5's CPU train batch went from 8 to 2 (commit a649586),
+// which compare read as a 4x improvement, and its revert would fail the
+// nightly. A run whose batch size (or smoke sizing) changed is a
+// configuration change: reported, never compared.
+TEST_CASE("a batch-size change is a configuration change, not a regression or an improvement") {
+  auto base = MakeSet("b1"), next = MakeSet("b2");
+  RunResult big = MakeRun("b1", "hf_t5", {40, 40.2, 39.8, 40.4, 39.6, 40.1, 39.9, 40.3, 39.7, 40});
+  big.batch_size = 8;
+  RunResult small = MakeRun("b2", "hf_t5", {10, 10.1, 9.9, 10.2, 9.8, 10.05, 9.95, 10.15, 9.85, 10.01});
+  small.batch_size = 2;
+  Add(base, big);
+  Add(next, small);
+  for (bool reverted : {false, true}) {
+    CAPTURE(reverted);
+    const RunSet& from = reverted ? next : base;
+    RunSet to = reverted ? base : next;
+    to.build_id = "b3";
+    Comparison c;
+    c.platforms.push_back(CompareRunSets({&from}, to, {}));
+    const PlatformComparison& pc = c.platforms[0];
+    CHECK(pc.changes.empty());
+    CHECK(pc.status_changes.empty());
+    REQUIRE(pc.config_changes.size() == 1);
+    CHECK(pc.config_changes[0].key.model == "hf_t5");
+    CHECK(pc.config_changes[0].base_batch_size == (reverted ? 2 : 8));
+    CHECK(pc.config_changes[0].new_batch_size == (reverted ? 8 : 2));
+    CHECK_FALSE(c.HasRegression());
+    CHECK(ToJson(c)["platforms"][0]["config_changes"].size() == 1);
+  }
+  // In a window, only the builds of the new run's configuration are its
+  // baseline: an older build at batch 2 is compared, the newest at 8 is not.
+  RunSet older = MakeSet("b0");
+  RunResult older_small = MakeRun("b0", "hf_t5", {10, 10.1, 9.9, 10.2, 9.8, 10.05, 9.95, 10.15, 9.85, 10.01});
+  older_small.batch_size = 2;
+  Add(older, older_small);
+  auto pc = CompareRunSets({&older, &base}, next, {});
+  const MetricChange* time = Find(pc, "hf_t5", Metric::kTime);
+  REQUIRE(time);
+  CHECK(time->verdict == Verdict::kUnchanged);
+  CHECK(time->base_value == doctest::Approx(10.005));
+}

@@ -205,6 +205,19 @@ std::string RulesText(const core::CompareOptions& opt) {
   return rules;
 }
 
+// "1 run (3 metrics)": a run is what a regression counts, its metrics are
+// the rows listed under it.
+std::string RunsAndMetrics(std::size_t runs, std::size_t metrics) {
+  return std::to_string(runs) + (runs == 1 ? " run" : " runs") + " (" + std::to_string(metrics) +
+         (metrics == 1 ? " metric)" : " metrics)");
+}
+
+std::size_t DistinctRuns(const std::vector<const MetricChange*>& list) {
+  std::set<core::RunKey> runs;
+  for (const auto* m : list) runs.insert(m->key);
+  return runs.size();
+}
+
 // One platform's report, section by section. `base` is the link base (LinkBase).
 class PlatformReport {
  public:
@@ -229,6 +242,7 @@ class PlatformReport {
     }
     AddChanges("Improvements", Select(p_, Verdict::kImprovement, std::nullopt), "None.");
     AddStatusChanges();
+    AddConfigChanges();
     AddPresence();
     AddNotCounted();
     AddSummary();
@@ -239,7 +253,7 @@ class PlatformReport {
   void AddChanges(const std::string& title, const std::vector<const MetricChange*>& list, const std::string& empty) {
     Section s;
     s.level = 3;
-    s.title = title + " (" + std::to_string(list.size()) + ")";
+    s.title = title + " (" + (list.empty() ? "0" : RunsAndMetrics(DistinctRuns(list), list.size())) + ")";
     if (list.empty()) {
       s.paragraphs.push_back(empty);
     } else {
@@ -268,6 +282,27 @@ class PlatformReport {
       }
     }
     d_.sections.push_back(st);
+  }
+
+  void AddConfigChanges() {
+    if (p_.config_changes.empty()) return;
+    Section s;
+    s.level = 3;
+    s.title = "Configuration changes, not compared (" + std::to_string(p_.config_changes.size()) + ")";
+    s.paragraphs.push_back(
+        "These runs measured another workload in the two builds (another batch size, or smoke sizes against full "
+        "ones), so their figures are not compared: a change here is the suite's, not the build's.");
+    s.header = {"model", "mode", "backend", "precision", "batch base → new", "status base → new"};
+    auto sized = [](int64_t batch, bool smoke) { return std::to_string(batch) + (smoke ? " (smoke)" : ""); };
+    for (const auto& c : p_.config_changes) {
+      s.rows.push_back({{c.key.model, ModelPageUrl(base_, c_.new_build, c.key.model)},
+                        {c.key.mode},
+                        {c.key.backend},
+                        {c.key.precision},
+                        {sized(c.base_batch_size, c.base_smoke) + " → " + sized(c.new_batch_size, c.new_smoke)},
+                        {c.base_status + " → " + c.new_status}});
+    }
+    d_.sections.push_back(s);
   }
 
   void AddPresence() {
@@ -379,9 +414,10 @@ Document Build(const Comparison& c, const ReportOptions& o) {
   d.title = ComparisonTitle(c);
   d.full_url = SiteUrl(base, {Kind::kComparePage, c.new_build, "", "html"});
   d.intro = {"New build " + c.new_build + " against baseline " + c.base_label + ": " +
-                 std::to_string(c.CountVerdict(Verdict::kRegression, true)) + " regression(s), " +
-                 std::to_string(c.CountVerdict(Verdict::kImprovement)) + " improvement(s), " +
-                 std::to_string(c.WorseStatusCount()) + " run(s) that stopped working.",
+                 RunsAndMetrics(c.CountRuns(Verdict::kRegression, true), c.CountVerdict(Verdict::kRegression, true)) +
+                 " regressed, " +
+                 RunsAndMetrics(c.CountRuns(Verdict::kImprovement), c.CountVerdict(Verdict::kImprovement)) +
+                 " improved, " + std::to_string(c.WorseStatusCount()) + " run(s) that stopped working.",
              RulesText(c.options)};
   for (const auto& p : c.platforms) PlatformReport(c, p, base, d).Add();
   return d;
@@ -511,7 +547,8 @@ std::string H(const std::string& s) {
 std::string ComparisonTitle(const Comparison& c) {
   std::string platforms;
   for (const auto& p : c.platforms) platforms += (platforms.empty() ? "" : ", ") + p.platform_id;
-  const std::size_t reg = c.CountVerdict(Verdict::kRegression, true), worse = c.WorseStatusCount();
+  // One regression per slowed run (CountRuns), however many metrics moved.
+  const std::size_t reg = c.CountRuns(Verdict::kRegression, true), worse = c.WorseStatusCount();
   std::string what;
   if (reg == 0 && worse == 0) {
     what = "No regressions";
