@@ -126,7 +126,9 @@ TEST_CASE("JSON and HTML carry the same content, escaped") {
   // A hostile site url is dropped rather than linked.
   core::CompareRequest req{kGolden / "results", std::nullopt, kNew, std::nullopt, {}};
   auto c = core::CompareBuilds(req);
-  auto bad = reporter::RenderCompareHtml(c, {.site_url = "javascript:alert(1)"});
+  reporter::ReportOptions hostile;
+  hostile.site_url = "javascript:alert(1)";
+  auto bad = reporter::RenderCompareHtml(c, hostile);
   CHECK(bad.find("javascript:") == std::string::npos);
 }
 
@@ -153,7 +155,9 @@ TEST_CASE("the Markdown stays under the issue size limit") {
     p.changes.push_back(m);
   }
   c.platforms = {p};
-  const std::string md = reporter::RenderCompareMarkdown(c, {.site_url = "https://x.example"});
+  reporter::ReportOptions linked;
+  linked.site_url = "https://x.example";
+  const std::string md = reporter::RenderCompareMarkdown(c, linked);
   CHECK(md.size() <= 65536);
   CHECK(md.find("more rows in the [full report](https://x.example/builds/big/compare.html)") != std::string::npos);
   // Sorted by magnitude: the largest change comes first.

@@ -19,13 +19,19 @@ std::string Build(const Target& t) {
   core::CheckSafeId(t.build, "build id");
   return "builds/" + t.build + "/";
 }
+// A long name's characters past the first 128, as an id to check: "x" takes
+// the first place, where an id may not have a separator but the tail may.
+std::string Tail(const std::string& name) {
+  std::string tail = "x";
+  tail += name.substr(128);
+  return tail;
+}
 // Figure and table names combine ids (e.g. "fig1-train.<platform>"), so they
 // may be longer than one id; the character set is the same.
 std::string Name(const Target& t, const char* what) {
   if (t.name.size() <= 128) {
     core::CheckSafeId(t.name, what);
-  } else if (t.name.size() > 255 || !core::IsSafeId(t.name.substr(0, 128)) ||
-             !core::IsSafeId("x" + t.name.substr(128))) {
+  } else if (t.name.size() > 255 || !core::IsSafeId(t.name.substr(0, 128)) || !core::IsSafeId(Tail(t.name))) {
     throw std::invalid_argument(std::string(what) + " '" + t.name + "' is not safe");
   }
   return t.name;

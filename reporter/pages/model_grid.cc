@@ -105,7 +105,8 @@ std::string Sparkline(const std::vector<double>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
     const double x = kPad + (kW - 2 * kPad) * static_cast<double>(i) / static_cast<double>(values.size() - 1);
     const double y = span > 0 ? kPad + (kH - 2 * kPad) * (1.0 - (values[i] - *lo) / span) : kH / 2;
-    points += (i ? " " : "") + Num(x, "%.1f") + "," + Num(y, "%.1f");
+    if (i) points += ' ';
+    points += Num(x, "%.1f") + "," + Num(y, "%.1f");
   }
   return "<svg class=\"spark\" width=\"80\" height=\"18\" viewBox=\"0 0 80 18\" role=\"img\" aria-label=\"history of " +
          std::to_string(values.size()) +
@@ -160,7 +161,8 @@ mu::data ModelGridPageData(const ModelGrid& g) {
   if (!g.build.empty()) Set(d, "build_href", Href(kGridMd, {Kind::kBuildPage, g.build, "", "html"}));
   std::string header = "| Model | Domain |", rule = "|---|---|";
   for (const auto& p : g.platforms) {
-    header += " " + MarkdownEscape(p) + " |";
+    header += ' ';
+    header += MarkdownEscape(p) + " |";
     rule += "--:|";
   }
   Set(d, "header", header);
@@ -172,9 +174,13 @@ mu::data ModelGridPageData(const ModelGrid& g) {
     for (const auto& p : g.platforms) {
       auto it = row.cells.find(p);
       const std::string href = Href(kGridMd, {Kind::kModelPage, g.build, row.model, "html"});
-      line += it == row.cells.end() ? " " + Dash() + " |"
-                                    : " [" + Ms(it->second.median_ms) + " ms](" + href + ") " +
-                                          MarkdownEscape(Change(it->second.change)) + " |";
+      line += ' ';
+      if (it == row.cells.end()) {
+        line += Dash() + " |";
+      } else {
+        line += '[';
+        line += Ms(it->second.median_ms) + " ms](" + href + ") " + MarkdownEscape(Change(it->second.change)) + " |";
+      }
     }
     mu::data r;
     Set(r, "line", line);

@@ -2,16 +2,25 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
 using namespace torchgauge;
 
 TEST_CASE("shard view: the critical path is the slowest shard; a shard that left nothing has no wall time") {
   core::Manifest m;
   CHECK(!reporter::ComputeShardingView(m));
-  core::ShardSummary a, b, c;
-  a.index = 0, a.host = "n1", a.wall_s = 100, a.runs_assigned = a.runs_present = 4;
-  b.index = 1, b.host = "n2", b.wall_s = 130, b.runs_assigned = b.runs_present = 3;
-  c.index = 2, c.host = "n1", c.wall_s = 90, c.runs_assigned = c.runs_present = 5;
-  m.shards = std::vector<core::ShardSummary>{a, b, c};
+  auto shard = [](int index, std::string host, double wall_s, int64_t runs) {
+    core::ShardSummary s;
+    s.index = index;
+    s.host = std::move(host);
+    s.wall_s = wall_s;
+    s.runs_assigned = s.runs_present = runs;
+    return s;
+  };
+  m.shards = std::vector<core::ShardSummary>{shard(0, "n1", 100, 4), shard(1, "n2", 130, 3), shard(2, "n1", 90, 5)};
   auto v = reporter::ComputeShardingView(m);
   REQUIRE(v);
   CHECK(v->critical == 1);

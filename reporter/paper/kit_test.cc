@@ -220,8 +220,18 @@ TEST_CASE("paper kit from a host breakdown and measured peaks: host captions, Ta
       [](core::Manifest& m) {
         core::ProbeResult p;
         p.threads = 2;
-        p.matmul.push_back({.precision = "fp32", .n = 2048, .repeats = 3, .best_ms = 40, .tflops = 0.43});
-        p.triad = core::TriadPeak{.elements = 1 << 24, .best_ms = 12, .gb_per_s = 16.8};
+        core::MatmulPeak fp32;
+        fp32.precision = "fp32";
+        fp32.n = 2048;
+        fp32.repeats = 3;
+        fp32.best_ms = 40;
+        fp32.tflops = 0.43;
+        p.matmul.push_back(fp32);
+        core::TriadPeak triad;
+        triad.elements = 1 << 24;
+        triad.best_ms = 12;
+        triad.gb_per_s = 16.8;
+        p.triad = triad;
         m.peaks = p;
       },
       [](core::RunResult& r) {

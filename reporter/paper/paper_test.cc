@@ -62,11 +62,26 @@ BuildResults CpuBuild(bool peaks) {
   if (peaks) {
     core::ProbeResult pr;
     pr.threads = 2;
-    pr.matmul.push_back({.precision = "fp32", .n = 2048, .repeats = 5, .best_ms = 20, .tflops = 0.859});
-    pr.matmul.push_back({.precision = "bf16", .status = "unsupported", .reason = "no bf16 matmul on this CPU"});
-    pr.triad = core::TriadPeak{.elements = 1 << 24, .best_ms = 10, .gb_per_s = 20.1};
+    core::MatmulPeak fp32, bf16;
+    fp32.precision = "fp32";
+    fp32.n = 2048;
+    fp32.repeats = 5;
+    fp32.best_ms = 20;
+    fp32.tflops = 0.859;
+    bf16.precision = "bf16";
+    bf16.status = "unsupported";
+    bf16.reason = "no bf16 matmul on this CPU";
+    pr.matmul = {fp32, bf16};
+    core::TriadPeak triad;
+    triad.elements = 1 << 24;
+    triad.best_ms = 10;
+    triad.gb_per_s = 20.1;
+    pr.triad = triad;
     p.manifest.peaks = pr;
-    p.manifest.cpu_frequency = core::CpuFrequencyPolicy{.governor = "performance", .turbo = false};
+    core::CpuFrequencyPolicy frequency;
+    frequency.governor = "performance";
+    frequency.turbo = false;
+    p.manifest.cpu_frequency = frequency;
   }
   p.runs = {HostRun("resnet50", "vision", "train", 0.7, 0.1), HostRun("resnet50", "vision", "eval", 0.8, 0.05),
             HostRun("hf_bert", "nlp", "train", 0.9, 0.02), HostRun("my_model", "test", "eval", 0.5, 0.1)};
@@ -124,13 +139,14 @@ TEST_CASE("the publication theme: column widths, serif 8-9 pt, no tooltips or ac
 }
 
 TEST_CASE("paper figures: log ratio axes, shapes as well as colours, parts named by the breakdown source") {
-  BackendRatio r{.model = "resnet50",
-                 .mode = "train",
-                 .precision = "fp32",
-                 .backend = "torchscript",
-                 .eager_ms = 10,
-                 .backend_ms = 8,
-                 .ratio = 0.8};
+  BackendRatio r;
+  r.model = "resnet50";
+  r.mode = "train";
+  r.precision = "fp32";
+  r.backend = "torchscript";
+  r.eager_ms = 10;
+  r.backend_ms = 8;
+  r.ratio = 0.8;
   r.cpu_memory_ratio = 0.5;
   const json f3 = PaperCompilerFigure({r}, PaperWidth::kSingle);
   CHECK(f3["layer"][0]["encoding"]["x"]["scale"]["type"] == "log");

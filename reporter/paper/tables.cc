@@ -255,7 +255,8 @@ CsvTex PaperTable3(const std::vector<const PlatformView*>& platforms) {
     const std::vector<std::string> c = Table3Cells(*p);
     std::string csv, tex;
     for (size_t i = 0; i < c.size(); ++i) {
-      csv += (csv.empty() ? "" : ",") + CsvField(c[i]);
+      if (!csv.empty()) csv += ',';
+      csv += CsvField(c[i]);
       if (i == 8) continue;  // the probe's threads: CSV only
       tex += (tex.empty() ? "" : " & ") + (i < 2 ? TexEscape(c[i]) : TexCell(c[i]));
     }

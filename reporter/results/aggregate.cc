@@ -331,13 +331,14 @@ std::vector<BackendRatio> BackendRatios(const std::vector<const core::RunResult*
     const auto* found = eager.Find(*r);
     if (!found) continue;
     const auto& e = *found;
-    BackendRatio br{r->model.id,
-                    r->mode,
-                    r->precision,
-                    r->backend,
-                    e.timing->median_ms,
-                    r->timing->median_ms,
-                    r->timing->median_ms / e.timing->median_ms};
+    BackendRatio br;
+    br.model = r->model.id;
+    br.mode = r->mode;
+    br.precision = r->precision;
+    br.backend = r->backend;
+    br.eager_ms = e.timing->median_ms;
+    br.backend_ms = r->timing->median_ms;
+    br.ratio = r->timing->median_ms / e.timing->median_ms;
     br.cpu_memory_ratio = MemoryRatio(*r, e, &core::Memory::cpu_peak_rss_bytes);
     br.gpu_memory_ratio = MemoryRatio(*r, e, &core::Memory::gpu_peak_allocated_bytes);
     br.backend_setup_ms = r->timing->backend_setup_ms;
@@ -367,7 +368,12 @@ std::vector<BackendSummary> SummarizeBackends(const std::vector<BackendRatio>& r
   std::vector<BackendSummary> out;
   for (const auto& [key, a] : acc) {
     if (a.time.empty()) continue;
-    BackendSummary s{key.first, key.second, static_cast<int>(a.time.size()), a.noisy, core::GeoMean(a.time)};
+    BackendSummary s;
+    s.backend = key.first;
+    s.mode = key.second;
+    s.pairs = static_cast<int>(a.time.size());
+    s.noisy = a.noisy;
+    s.time_geomean = core::GeoMean(a.time);
     if (!a.cpu.empty()) s.cpu_memory_geomean = core::GeoMean(a.cpu);
     if (!a.gpu.empty()) s.gpu_memory_geomean = core::GeoMean(a.gpu);
     out.push_back(std::move(s));

@@ -243,7 +243,9 @@ TEST_CASE("% of peak summaries: per domain and the suite, median and best over o
                                        Run("c", "nlp", "train", 10), Run("d", "nlp", "train", 10)};
   const double rates[] = {0.02, 0.06, 0.1, 0};
   for (size_t i = 0; i < runs.size(); ++i) {
-    if (rates[i] > 0) runs[i].flops = core::Flops{.achieved_tflops_analytic = rates[i]};
+    if (rates[i] <= 0) continue;
+    runs[i].flops = core::Flops{};
+    runs[i].flops->achieved_tflops_analytic = rates[i];
   }
   runs[2].status = "oom";  // not ok: left out
   std::vector<const core::RunResult*> ptrs;
@@ -313,7 +315,11 @@ TEST_CASE("HudCompilerMetrics: pass rate, geomean speedup, compile latency, comp
   };
   runs[5].status = runs[7].status = "unsupported";
   runs[5].reason = runs[7].reason = "inductor: the export or compile failed: boom\nTraceback...";
-  runs[1].compile = core::CompileInfo{.trace_ms = 1000, .convert_ms = 2000, .compile_ms = 6000, .load_ms = 1000};
+  runs[1].compile = core::CompileInfo{};
+  runs[1].compile->trace_ms = 1000;
+  runs[1].compile->convert_ms = 2000;
+  runs[1].compile->compile_ms = 6000;
+  runs[1].compile->load_ms = 1000;
   runs[3].timing->backend_setup_ms = 2000;
   core::PairedTiming paired;
   paired.speedup = 0.9;

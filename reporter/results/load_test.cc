@@ -61,7 +61,9 @@ TEST_CASE("LoadResults orders builds and skips bad files with file and field") {
   CHECK(saw_truncated);
   CHECK(saw_field);
   CHECK(r.problems.size() == 1);
-  CHECK_THROWS_AS(LoadResults(root, {.strict = true}), StrictError);
+  LoadOptions strict;
+  strict.strict = true;
+  CHECK_THROWS_AS(LoadResults(root, strict), StrictError);
 }
 
 TEST_CASE("LoadRunFile checks that a file sits in its own build and platform") {

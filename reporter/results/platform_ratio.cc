@@ -86,7 +86,14 @@ using Key = std::tuple<std::string, std::string, std::string, std::string, int64
 Key KeyOf(const core::RunResult& r) { return {r.model.id, r.mode, r.backend, r.precision, r.batch_size}; }
 
 RatioRow Pair(const core::RunResult& ref, const core::RunResult& other) {
-  RatioRow row{ref.model.id, ref.mode, ref.backend, ref.precision, ref.batch_size, ref.status, other.status};
+  RatioRow row;
+  row.model = ref.model.id;
+  row.mode = ref.mode;
+  row.backend = ref.backend;
+  row.precision = ref.precision;
+  row.batch_size = ref.batch_size;
+  row.reference_status = ref.status;
+  row.other_status = other.status;
   row.noisy = NoisySides(ref, ref.platform_id, other, other.platform_id);
   if (Timed(ref)) row.reference_ms = ref.timing->median_ms;
   if (Timed(other)) row.other_ms = other.timing->median_ms;

@@ -47,7 +47,10 @@ void CheckRetention(const SiteOptions& o) {
 std::string RetentionPolicy(const SiteOptions& o) {
   std::string p;
   if (o.max_builds) p = "--max-builds " + std::to_string(*o.max_builds);
-  if (o.since) p += (p.empty() ? "" : " ") + std::string("--since ") + *o.since;
+  if (o.since) {
+    if (!p.empty()) p += ' ';
+    p += "--since " + *o.since;
+  }
   return p;
 }
 
@@ -81,7 +84,7 @@ std::string UtcDate(const std::string& started_at) {
   const std::time_t utc = timegm(&tm) - offset;
   std::tm out{};
   gmtime_r(&utc, &out);
-  char buf[16];
+  char buf[48];  // room for any int in each field, so no output can be cut (-Wformat-truncation)
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02d", out.tm_year + 1900, out.tm_mon + 1, out.tm_mday);
   return buf;
 }

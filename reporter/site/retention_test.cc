@@ -9,7 +9,11 @@ using namespace torchgauge::reporter;
 namespace {
 std::vector<BuildRef> Refs(const std::vector<std::string>& starts) {
   std::vector<BuildRef> refs;
-  for (size_t i = 0; i < starts.size(); ++i) refs.push_back({"b" + std::to_string(i), starts[i], {}});
+  for (size_t i = 0; i < starts.size(); ++i) {
+    std::string id = "b";
+    id += std::to_string(i);
+    refs.push_back({id, starts[i], {}});
+  }
   return refs;
 }
 }  // namespace

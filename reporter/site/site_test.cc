@@ -28,6 +28,14 @@ using namespace torchgauge;
 using namespace torchgauge::reporter;
 
 namespace {
+// Joins its parts by appending: GCC 12's -Wrestrict misreads `"x" + s` as an
+// overlapping copy, so the tests build long strings this way.
+template <typename... Parts>
+std::string Cat(const Parts&... parts) {
+  std::string s;
+  (s += ... += parts);
+  return s;
+}
 fs::path Tmp(const std::string& name) {
   fs::path p = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / name;
   fs::remove_all(p);
@@ -119,7 +127,6 @@ TEST_CASE("golden: a small fixture tree renders byte-for-byte as tests/data/gold
   for (const auto& entry : got) {
     // Not a structured binding: clang 14 cannot capture one in INFO's lambda.
     const std::string& rel = entry.first;
-    const auto& text = entry.second;
     if (rel.starts_with("assets/vega-bundle")) continue;
     INFO("unexpected file: " << rel);
     CHECK(want.count(rel));
@@ -344,7 +351,7 @@ TEST_CASE("hostile strings are escaped in every context and ids cannot escape th
       CHECK(text.find("\n# heading") == std::string::npos);
     }
     if (rel.ends_with(".vl.json") || rel.ends_with(".json")) {
-      CHECK_NOTHROW((void)nlohmann::json::parse(text));
+      CHECK(nlohmann::json::accept(text));
     }
   }
   CHECK(!fs::exists(root / "pwned.html"));
@@ -386,7 +393,7 @@ TEST_CASE("no input crashes the reporter: garbage files of every kind") {
                           "{\"schema_version\": 1, \"kind\": \"torchgauge.run\", \"model\": 3}",
                           "\xFF\xFE garbage"};
   int i = 0;
-  for (const char* b : bodies) Write(dir / "runs" / ("g" + std::to_string(i++) + ".json"), b);
+  for (const char* b : bodies) Write(dir / "runs" / Cat("g", std::to_string(i++), ".json"), b);
   Write(core::ManifestPath(dir), "{\"schema_version\": 1}");
   SiteReport r;
   CHECK_NOTHROW(r = BuildSite(Options(root / "results", root / "site")));
@@ -466,7 +473,7 @@ namespace {
 // resnet50 train gets 50% slower in build `last` on both platforms (the
 // CPU platform's runs were measured in two processes each).
 void PlantSlowdown(const fs::path& results, const std::string& last, const std::string& gpu) {
-  for (const std::string platform : {gpu, std::string("cpu-x86_64-2c")}) {
+  for (const std::string& platform : {gpu, std::string("cpu-x86_64-2c")}) {
     fs::path f = core::RunPath(core::PlatformDir(results, last, platform), {"resnet50", "train", "eager", "fp32"});
     auto j = nlohmann::json::parse(Read(f));
     auto& t = j["timing"];
@@ -493,13 +500,18 @@ void CheckAgreesWithCompare(const fs::path& results, const std::string& last, co
   for (const auto& p : c.platforms) {
     for (const auto& ch : p.changes) {
       if (ch.verdict != core::Verdict::kRegression && ch.verdict != core::Verdict::kImprovement) continue;
-      auto esc = [](std::string s) {
-        for (size_t pos = 0; (pos = s.find('_', pos)) != std::string::npos; pos += 2) s.insert(pos, "\\");
-        return s;
+      // A backslash before each '_': MarkdownEscape's only change to these ids.
+      auto esc = [](const std::string& s) {
+        std::string out;
+        for (char letter : s) {
+          if (letter == '_') out += '\\';
+          out += letter;
+        }
+        return out;
       };
-      std::string want = "| " + esc(p.platform_id) + " | [" + esc(ch.key.model) + "](../../models/" + ch.key.model +
-                         ".html#build=" + last + ") | " + ch.key.mode + "/" + ch.key.backend + "/" + ch.key.precision +
-                         " | " + esc(core::MetricName(ch.metric)) + " |";
+      const std::string want = Cat("| ", esc(p.platform_id), " | [", esc(ch.key.model), "](../../models/", ch.key.model,
+                                   ".html#build=", last, ") | ", ch.key.mode, "/", ch.key.backend, "/",
+                                   ch.key.precision, " | ", esc(core::MetricName(ch.metric)), " |");
       INFO(want);
       size_t at = page.find(want);
       REQUIRE(at != std::string::npos);

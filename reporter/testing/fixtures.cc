@@ -130,7 +130,7 @@ std::string Date(int day_offset, int hour) {
   using namespace std::chrono;
   sys_days d = sys_days(year{2026} / January / 1) + days(day_offset);
   year_month_day ymd{d};
-  char buf[32];
+  char buf[64];  // room for any int in each field, so no output can be cut (-Wformat-truncation)
   std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:00:00Z", static_cast<int>(ymd.year()),
                 static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), hour);
   return buf;
