@@ -8,9 +8,9 @@
 #include <stdexcept>
 
 #include "core/analysis/bisect.h"
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
 #include "core/contract/run_settings.h"
+#include "core/io/json_io.h"
 #include "core/io/shell.h"
 
 namespace torchgauge::collector {

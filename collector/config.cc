@@ -5,9 +5,9 @@
 #include <stdexcept>
 
 #include "collector/embedded_suites.h"
+#include "core/contract/vocabulary.h"
 #include "core/io/json_fields.h"
 #include "core/io/json_io.h"
-#include "core/contract/vocabulary.h"
 
 namespace torchgauge::collector {
 

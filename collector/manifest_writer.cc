@@ -1,10 +1,10 @@
 #include "collector/manifest_writer.h"
 
-#include "core/io/json_io.h"
 #include "core/contract/peaks.h"
 #include "core/contract/result.h"
-#include "core/stats/system_load.h"
 #include "core/contract/version.h"
+#include "core/io/json_io.h"
+#include "core/stats/system_load.h"
 
 namespace torchgauge::collector {
 

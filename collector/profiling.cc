@@ -8,8 +8,8 @@
 #include <mutex>
 #include <regex>
 
-#include "collector/platform/host_events.h"
 #include "collector/kineto.h"
+#include "collector/platform/host_events.h"
 #include "core/stats/gpu_breakdown.h"
 
 namespace torchgauge::collector {

@@ -19,11 +19,11 @@
 #include "collector/run_spec.h"
 #include "collector/shard_command.h"
 #include "collector/supervisor.h"
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
 #include "core/contract/result.h"
 #include "core/contract/run_settings.h"
 #include "core/contract/vocabulary.h"
+#include "core/io/json_io.h"
 
 namespace torchgauge::collector {
 

@@ -8,11 +8,11 @@
 
 #include "collector/backends/backend.h"
 #include "collector/cost_weights.h"
+#include "core/contract/vocabulary.h"
 #include "core/io/json_io.h"
 #include "core/io/results_tree.h"
 #include "core/shard/shard.h"
 #include "core/shard/shard_merge.h"
-#include "core/contract/vocabulary.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {

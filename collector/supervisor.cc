@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "collector/worker.h"
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
+#include "core/io/json_io.h"
 
 namespace torchgauge::collector {
 

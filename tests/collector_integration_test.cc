@@ -17,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
 #include "core/contract/result.h"
+#include "core/io/json_io.h"
 #include "core/io/shell.h"
 
 namespace fs = std::filesystem;

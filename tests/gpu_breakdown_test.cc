@@ -26,9 +26,9 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/cuda_support.h"
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
 #include "core/contract/result.h"
+#include "core/io/json_io.h"
 #include "core/io/shell.h"
 #include "core/stats/stats.h"
 #include "models/test_models.h"

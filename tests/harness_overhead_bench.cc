@@ -34,10 +34,10 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/worker.h"
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
-#include "core/io/remove_tree.h"
 #include "core/contract/result.h"
+#include "core/io/json_io.h"
+#include "core/io/remove_tree.h"
 #include "core/stats/stats.h"
 #include "models/workload.h"
 

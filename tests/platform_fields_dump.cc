@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/stats/host_breakdown.h"
 #include "core/contract/peaks.h"
 #include "core/contract/result.h"
+#include "core/stats/host_breakdown.h"
 #include "core/stats/system_load.h"
 
 using namespace torchgauge::core;

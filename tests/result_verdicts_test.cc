@@ -20,8 +20,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/compare.h"
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
+#include "core/io/json_io.h"
 #include "core/io/shell.h"
 
 namespace fs = std::filesystem;

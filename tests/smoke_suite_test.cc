@@ -20,9 +20,9 @@
 #include <memory>
 
 #include "core/analysis/coverage.h"
-#include "core/io/json_io.h"
 #include "core/contract/manifest.h"
 #include "core/contract/result.h"
+#include "core/io/json_io.h"
 #include "core/io/shell.h"
 
 namespace fs = std::filesystem;

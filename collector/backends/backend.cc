@@ -72,6 +72,40 @@ std::optional<std::string> BackendUnsupported(const std::string& backend, const 
   return "backend '" + backend + "' is not implemented in this collector version (eager, torchscript and inductor run)";
 }
 
+namespace {
+// The eval check of a compiled forward: its output against eager's from the
+// same inputs, recorded in `compile`; a mismatch throws CompiledResultMismatch.
+void CheckCompiledForward(const std::string& backend, models::Workload& workload,
+                          const std::function<torch::Tensor()>& compiled, std::optional<core::CompileInfo>* compile) {
+  // Both sides from the same inputs: a forward may update its inputs in
+  // place (pyhpc_turbulent_kinetic_energy integrates tke on), so they are
+  // put back, in place, between eager's forward and the compiled one.
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> before;  // (input, its values)
+  for (auto& [name, t] : workload.inputs()) {
+    if (t.defined()) before.emplace_back(t, t.clone());
+  }
+  const torch::Tensor want = workload.Forward().clone();
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& [t, values] : before) t.copy_(values);
+  }
+  const torch::Tensor got = compiled();
+  const auto [diff, scale] = Difference(got, want);
+  const bool half = want.scalar_type() == torch::kHalf || want.scalar_type() == torch::kBFloat16;
+  const double tolerance = (half ? 1e-2 : 1e-4) * std::max(scale, 1.0);
+  if (compile && *compile) {
+    (*compile)->check = "output";
+    (*compile)->check_error = diff / std::max(scale, 1.0);
+  }
+  if (!(diff <= tolerance)) {
+    std::ostringstream msg;
+    msg << backend << ": the compiled forward's output differs from eager by " << diff << " (tolerance " << tolerance
+        << ")";
+    throw CompiledResultMismatch(msg.str());
+  }
+}
+}  // namespace
+
 std::optional<std::string> InstallBackend(const std::string& backend, models::Workload& workload, models::Mode mode,
                                           std::optional<core::CompileInfo>* compile) {
   if (backend == "eager") return std::nullopt;
@@ -115,34 +149,7 @@ std::optional<std::string> InstallBackend(const std::string& backend, models::Wo
     workload.Forward();
     throw std::runtime_error(backend + ": the compiler failed on this model (eager runs it): " + e.what());
   }
-  if (eval) {
-    // Both sides from the same inputs: a forward may update its inputs in
-    // place (pyhpc_turbulent_kinetic_energy integrates tke on), so they are
-    // put back, in place, between eager's forward and the compiled one.
-    std::vector<std::pair<torch::Tensor, torch::Tensor>> before;  // (input, its values)
-    for (auto& [name, t] : workload.inputs()) {
-      if (t.defined()) before.emplace_back(t, t.clone());
-    }
-    const torch::Tensor want = workload.Forward().clone();
-    {
-      torch::NoGradGuard no_grad;
-      for (auto& [t, values] : before) t.copy_(values);
-    }
-    const torch::Tensor got = compiled();
-    const auto [diff, scale] = Difference(got, want);
-    const bool half = want.scalar_type() == torch::kHalf || want.scalar_type() == torch::kBFloat16;
-    const double tolerance = (half ? 1e-2 : 1e-4) * std::max(scale, 1.0);
-    if (compile && *compile) {
-      (*compile)->check = "output";
-      (*compile)->check_error = diff / std::max(scale, 1.0);
-    }
-    if (!(diff <= tolerance)) {
-      std::ostringstream msg;
-      msg << backend << ": the compiled forward's output differs from eager by " << diff << " (tolerance " << tolerance
-          << ")";
-      throw CompiledResultMismatch(msg.str());
-    }
-  }
+  if (eval) CheckCompiledForward(backend, workload, compiled, compile);
   // The graph executor profiles the first calls and then optimises (and, for
   // train, builds the differentiated graph); do that here, outside the timed
   // steps, as a user's warm-up would. Train passes also run backward; their

@@ -13,8 +13,8 @@
 #include <chrono>
 #include <cmath>
 
-#include "collector/platform/host_events.h"
 #include "collector/kineto.h"
+#include "collector/platform/host_events.h"
 
 using namespace torchgauge;
 namespace prof = torch::autograd::profiler;

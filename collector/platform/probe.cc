@@ -16,8 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_io.h"
 #include "core/contract/result.h"
+#include "core/io/json_io.h"
 
 #ifdef TORCHGAUGE_HAVE_PROBE_KERNELS
 #include "collector/platform/probe_kernels.h"

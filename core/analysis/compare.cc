@@ -10,8 +10,8 @@
 
 #include "core/io/json_fields.h"
 #include "core/io/json_io.h"
-#include "core/stats/mann_whitney.h"
 #include "core/io/results_tree.h"
+#include "core/stats/mann_whitney.h"
 #include "core/stats/stats.h"
 
 namespace torchgauge::core {
@@ -407,8 +407,8 @@ void ComparePresence(const std::vector<const RunSet*>& base_window, const RunSet
     }
     if (!SameConfiguration(it->second, r)) {
       const bool base_smoke = it->second.settings && it->second.settings->smoke;
-      pc.config_changes.push_back({key, it->second.batch_size, r.batch_size, base_smoke, r.settings && r.settings->smoke,
-                                   it->second.status, r.status});
+      pc.config_changes.push_back({key, it->second.batch_size, r.batch_size, base_smoke,
+                                   r.settings && r.settings->smoke, it->second.status, r.status});
     } else if (it->second.status != r.status) {
       pc.status_changes.push_back({key, r.batch_size, r.device, r.settings, it->second.status, r.status, r.reason,
                                    StatusRank(r.status) > StatusRank(it->second.status)});

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/compare.h"
-#include "core/io/json_io.h"
 #include "core/contract/manifest.h"
+#include "core/io/json_io.h"
 #include "core/stats/mann_whitney.h"
 #include "core/stats/stats.h"
 

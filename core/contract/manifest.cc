@@ -1,9 +1,9 @@
 #include "core/contract/manifest.h"
 
-#include "core/io/json_fields.h"
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
 #include "core/contract/result.h"
+#include "core/io/json_fields.h"
+#include "core/io/json_io.h"
 
 namespace torchgauge::core {
 

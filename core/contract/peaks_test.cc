@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_io.h"
 #include "core/contract/peaks.h"
+#include "core/io/json_io.h"
 
 using namespace torchgauge::core;
 

@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_fields.h"
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
 #include "core/contract/result_migration.h"
+#include "core/io/json_fields.h"
+#include "core/io/json_io.h"
 #include "core/stats/stats.h"
 
 namespace torchgauge::core {

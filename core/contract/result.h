@@ -16,10 +16,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "core/stats/host_breakdown.h"
 #include "core/contract/run_settings.h"
-#include "core/stats/system_load.h"
 #include "core/contract/vocabulary.h"
+#include "core/stats/host_breakdown.h"
+#include "core/stats/system_load.h"
 
 namespace torchgauge::core {
 

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_io.h"
 #include "core/contract/result.h"
 #include "core/contract/result_migration.h"
+#include "core/io/json_io.h"
 
 using namespace torchgauge::core;
 using nlohmann::json;

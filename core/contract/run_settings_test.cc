@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_fields.h"
 #include "core/contract/run_settings.h"
+#include "core/io/json_fields.h"
 
 using namespace torchgauge::core;
 

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
+#include "core/io/json_io.h"
 
 namespace torchgauge::core {
 

@@ -22,9 +22,9 @@
 #include <string>
 #include <vector>
 
-#include "core/io/json_io.h"
 #include "core/contract/manifest.h"
 #include "core/contract/result.h"
+#include "core/io/json_io.h"
 
 namespace torchgauge::core {
 

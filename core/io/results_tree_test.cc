@@ -9,8 +9,8 @@
 
 #include "core/analysis/compare.h"
 #include "core/analysis/coverage.h"
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
+#include "core/io/json_io.h"
 
 namespace fs = std::filesystem;
 using namespace torchgauge::core;

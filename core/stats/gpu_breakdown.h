@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "core/stats/intervals.h"
 #include "core/contract/result.h"
+#include "core/stats/intervals.h"
 
 namespace torchgauge::core {
 

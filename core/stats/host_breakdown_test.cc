@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "core/stats/host_breakdown.h"
 #include "core/io/json_io.h"
+#include "core/stats/host_breakdown.h"
 
 using namespace torchgauge::core;
 

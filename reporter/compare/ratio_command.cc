@@ -10,8 +10,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
+#include "core/io/json_io.h"
 #include "reporter/output/escape.h"
 #include "reporter/output/format.h"
 #include "reporter/results/load.h"

@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
 #include "core/contract/run_settings.h"
 #include "core/contract/version.h"
+#include "core/io/json_io.h"
 #include "reporter/output/escape.h"
 #include "reporter/output/format.h"
 #include "reporter/output/sha256.h"

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/stats/stats.h"
 #include "core/contract/vocabulary.h"
+#include "core/stats/stats.h"
 
 using nlohmann::json;
 

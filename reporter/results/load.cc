@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/contract/layout.h"
 #include "core/io/hash.h"
 #include "core/io/json_io.h"
-#include "core/contract/layout.h"
 #include "reporter/output/parallel.h"
 
 namespace fs = std::filesystem;

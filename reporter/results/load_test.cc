@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/compare.h"
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
+#include "core/io/json_io.h"
 #include "reporter/testing/fixtures.h"
 
 namespace fs = std::filesystem;

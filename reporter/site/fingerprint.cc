@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <fstream>
 
+#include "core/contract/version.h"
 #include "core/io/hash.h"
 #include "core/io/json_io.h"
-#include "core/contract/version.h"
 #include "reporter/output/parallel.h"
 #include "reporter/output/paths.h"
 #include "reporter/output/vega_lite.h"

@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
+#include "core/io/json_io.h"
 #include "core/io/shell.h"
 #include "reporter/output/parallel.h"
 #include "reporter/output/paths.h"

@@ -13,8 +13,8 @@
 #include "core/contract/layout.h"
 #include "core/contract/peaks.h"
 #include "core/contract/result.h"
-#include "core/stats/stats.h"
 #include "core/contract/vocabulary.h"
+#include "core/stats/stats.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_io.h"
 #include "core/contract/manifest.h"
+#include "core/io/json_io.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace core = torchgauge::core;

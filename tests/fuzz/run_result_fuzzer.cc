@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/io/json_io.h"
 #include "core/contract/layout.h"
 #include "core/contract/result.h"
+#include "core/io/json_io.h"
 #include "reporter/results/load.h"
 #include "tests/fuzz/fuzz_util.h"
 
