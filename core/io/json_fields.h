@@ -111,8 +111,9 @@ T As(const nlohmann::json& v, const std::filesystem::path& file, const Name& nam
   } else if constexpr (IsStringMap<T>::value) {
     if (!v.is_object()) WrongType(file, name(), "an object", v);
     T out;
-    for (const auto& [key, item] : v.items()) {
-      out.emplace(key, As<typename T::mapped_type>(item, file, [&] { return name() + "." + key; }));
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string& key = it.key();  // not a structured binding: clang < 16 cannot capture one
+      out.emplace(key, As<typename T::mapped_type>(*it, file, [&] { return name() + "." + key; }));
     }
     return out;
   } else {
