@@ -41,8 +41,8 @@ torch::nn::LayerNorm MakeLayerNorm(int64_t dim) { return torch::nn::LayerNorm(to
 // table (an alias buffer, as TiedWeights keeps tied tensors), with the
 // padding row's gradient masked as nn.Embedding(padding_idx) does.
 struct ScaledTiedEmbeddingImpl : torch::nn::Module {
-  ScaledTiedEmbeddingImpl(const torch::Tensor& shared, int64_t padding_idx, double embed_scale)
-      : weight(register_buffer("weight", shared)), padding_idx(padding_idx), embed_scale(embed_scale) {}
+  ScaledTiedEmbeddingImpl(const torch::Tensor& shared, int64_t padding_idx_arg, double embed_scale_arg)
+      : weight(register_buffer("weight", shared)), padding_idx(padding_idx_arg), embed_scale(embed_scale_arg) {}
   torch::Tensor forward(const torch::Tensor& ids) { return torch::embedding(weight, ids, padding_idx) * embed_scale; }
   torch::Tensor weight;
   int64_t padding_idx;
@@ -52,17 +52,17 @@ TORCH_MODULE(ScaledTiedEmbedding);
 
 // BART's multi-head attention (self, causal self, or cross) on the SDPA path.
 struct BartAttentionImpl : torch::nn::Module {
-  BartAttentionImpl(int64_t embed_dim, int64_t num_heads, double dropout, bool is_causal)
+  BartAttentionImpl(int64_t embed_dim, int64_t num_heads_arg, double dropout, bool is_causal_arg)
       : k_proj(register_module("k_proj", torch::nn::Linear(embed_dim, embed_dim))),
         v_proj(register_module("v_proj", torch::nn::Linear(embed_dim, embed_dim))),
         q_proj(register_module("q_proj", torch::nn::Linear(embed_dim, embed_dim))),
         out_proj(register_module("out_proj", torch::nn::Linear(embed_dim, embed_dim))),
-        num_heads(num_heads),
-        head_dim(embed_dim / num_heads),
+        num_heads(num_heads_arg),
+        head_dim(embed_dim / num_heads_arg),
         dropout_p(dropout),
-        is_causal(is_causal) {
-    TORCH_CHECK(head_dim * num_heads == embed_dim, "hf_bart: embed_dim ", embed_dim, " not divisible by ", num_heads,
-                " heads");
+        is_causal(is_causal_arg) {
+    TORCH_CHECK(head_dim * num_heads_arg == embed_dim, "hf_bart: embed_dim ", embed_dim, " not divisible by ",
+                num_heads_arg, " heads");
   }
 
   // key_value: the encoder output for cross-attention, undefined for
@@ -170,7 +170,7 @@ TORCH_MODULE(BartDecoderLayer);
 // One stack: tied token embedding plus learned positions, LayerNorm on the
 // embeddings, dropout, then the layers (with LayerDrop's draw in training).
 struct BartStackImpl : torch::nn::Module {
-  BartStackImpl(const BartConfig& c, bool is_decoder, const torch::Tensor& shared)
+  BartStackImpl(const BartConfig& c, bool is_decoder_arg, const torch::Tensor& shared)
       : embed_tokens(register_module(
             "embed_tokens", ScaledTiedEmbedding(shared, c.pad_token_id,
                                                 c.scale_embedding ? std::sqrt(static_cast<double>(c.d_model)) : 1.0))),
@@ -178,12 +178,12 @@ struct BartStackImpl : torch::nn::Module {
                                         torch::nn::Embedding(c.max_position_embeddings + kPositionOffset, c.d_model))),
         layers(register_module("layers", torch::nn::ModuleList())),
         layernorm_embedding(register_module("layernorm_embedding", MakeLayerNorm(c.d_model))),
-        is_decoder(is_decoder),
+        is_decoder(is_decoder_arg),
         dropout(c.dropout),
-        layerdrop(is_decoder ? c.decoder_layerdrop : c.encoder_layerdrop) {
-    const int64_t n = is_decoder ? c.decoder_layers : c.encoder_layers;
+        layerdrop(is_decoder_arg ? c.decoder_layerdrop : c.encoder_layerdrop) {
+    const int64_t n = is_decoder_arg ? c.decoder_layers : c.encoder_layers;
     for (int64_t i = 0; i < n; ++i) {
-      if (is_decoder) {
+      if (is_decoder_arg) {
         layers->push_back(BartDecoderLayer(c));
       } else {
         layers->push_back(BartEncoderLayer(c));

@@ -35,10 +35,10 @@ constexpr double kWarmupSteps = 10000;
 
 // model/utils/layer_norm.py: scale and shift around the unbiased std.
 struct BertLayerNormImpl : torch::nn::Module {
-  explicit BertLayerNormImpl(int64_t features, double eps = 1e-6)
+  explicit BertLayerNormImpl(int64_t features, double eps_arg = 1e-6)
       : a_2(register_parameter("a_2", torch::ones({features}))),
         b_2(register_parameter("b_2", torch::zeros({features}))),
-        eps(eps) {}
+        eps(eps_arg) {}
   // One op per statement, in the reference's evaluation order (it decides
   // the order autograd accumulates gradients, i.e. their rounding).
   torch::Tensor forward(const torch::Tensor& x) {
@@ -58,12 +58,12 @@ TORCH_MODULE(BertLayerNorm);
 // model/embedding/position.py: the fixed sinusoidal table, a buffer.
 struct PositionalEmbeddingImpl : torch::nn::Module {
   PositionalEmbeddingImpl(int64_t d_model, int64_t max_len) {
-    auto pe = torch::zeros({max_len, d_model});
+    auto table = torch::zeros({max_len, d_model});
     auto position = torch::arange(0, max_len).to(torch::kFloat).unsqueeze(1);
     auto div_term = (torch::arange(0, d_model, 2).to(torch::kFloat) * -(std::log(10000.0) / d_model)).exp();
-    pe.slice(1, 0, c10::nullopt, 2).copy_(torch::sin(position * div_term));
-    pe.slice(1, 1, c10::nullopt, 2).copy_(torch::cos(position * div_term));
-    this->pe = register_buffer("pe", pe.unsqueeze(0));
+    table.slice(1, 0, c10::nullopt, 2).copy_(torch::sin(position * div_term));
+    table.slice(1, 1, c10::nullopt, 2).copy_(torch::cos(position * div_term));
+    pe = register_buffer("pe", table.unsqueeze(0));
   }
   torch::Tensor forward(const torch::Tensor& x) { return pe.slice(1, 0, x.size(1)); }
   torch::Tensor pe;
@@ -93,12 +93,12 @@ TORCH_MODULE(BertEmbedding);
 
 // model/attention/multi_head.py and single.py.
 struct MultiHeadedAttentionImpl : torch::nn::Module {
-  MultiHeadedAttentionImpl(int64_t h, int64_t d_model)
+  MultiHeadedAttentionImpl(int64_t h_arg, int64_t d_model)
       : linear_layers(register_module("linear_layers", torch::nn::ModuleList())),
         output_linear(register_module("output_linear", torch::nn::Linear(d_model, d_model))),
-        h(h),
-        d_k(d_model / h) {
-    TORCH_CHECK(d_model % h == 0, "bert_pytorch: d_model not divisible by the number of heads");
+        h(h_arg),
+        d_k(d_model / h_arg) {
+    TORCH_CHECK(d_model % h_arg == 0, "bert_pytorch: d_model not divisible by the number of heads");
     for (int i = 0; i < 3; ++i) linear_layers->push_back(torch::nn::Linear(d_model, d_model));
   }
 

@@ -237,12 +237,12 @@ torch::Tensor GatherB2(const torch::Tensor& params, const torch::Tensor& indices
 }
 
 struct BigBirdSelfAttentionImpl : torch::nn::Module {
-  BigBirdSelfAttentionImpl(const BigBirdConfig& c, int64_t layer_idx)
+  BigBirdSelfAttentionImpl(const BigBirdConfig& c, int64_t layer_idx_arg)
       : query(register_module("query", torch::nn::Linear(c.hidden_size, c.hidden_size))),
         key(register_module("key", torch::nn::Linear(c.hidden_size, c.hidden_size))),
         value(register_module("value", torch::nn::Linear(c.hidden_size, c.hidden_size))),
         config(c),
-        layer_idx(layer_idx),
+        layer_idx(layer_idx_arg),
         num_heads(c.num_attention_heads),
         head_size(c.hidden_size / c.num_attention_heads) {
     TORCH_CHECK(c.hidden_size % c.num_attention_heads == 0, "hf_bigbird: hidden size not divisible by heads");

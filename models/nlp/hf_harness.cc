@@ -10,9 +10,9 @@
 
 namespace torchgauge::models {
 
-TiedWeightsImpl::TiedWeightsImpl(const torch::Tensor& weight, const torch::Tensor& bias)
-    : weight(register_buffer("weight", weight)) {
-  if (bias.defined()) this->bias = register_buffer("bias", bias);
+TiedWeightsImpl::TiedWeightsImpl(const torch::Tensor& weight_arg, const torch::Tensor& bias_arg)
+    : weight(register_buffer("weight", weight_arg)) {
+  if (bias_arg.defined()) this->bias = register_buffer("bias", bias_arg);
 }
 
 torch::Tensor TiedWeightsImpl::forward(const torch::Tensor& hidden) {

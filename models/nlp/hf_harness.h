@@ -79,6 +79,9 @@ struct LanguageModel {
   LmForward forward;
 };
 
+// Families fill it with designated initializers; every field a family may
+// leave out has a default member initializer (= {} for the strings and the
+// function), so -Wmissing-field-initializers holds its peace.
 struct LanguageModelSpec {
   std::string id, paper_name, reference;
   BatchSizes default_batch;  // the model's TorchBench DEFAULT_TRAIN_BSIZE / DEFAULT_EVAL_BSIZE
@@ -95,10 +98,10 @@ struct LanguageModelSpec {
   int64_t pad_token_id = 0, decoder_start_token_id = 0;
   // Why a compiled forward (torchscript, inductor) cannot stand for the
   // model's forward, in both modes; empty when it can.
-  std::string compiled_forward_unsupported;
+  std::string compiled_forward_unsupported = {};
   // Builds the initialised network on the CPU. It draws from the seeded
   // generator before the inputs do, so the order is fixed here.
-  std::function<LanguageModel()> build;
+  std::function<LanguageModel()> build = {};
 };
 
 // LanguageModelSpec::build for a model whose forward reads the input ids

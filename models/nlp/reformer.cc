@@ -135,10 +135,12 @@ struct SelfAttentionImpl : torch::nn::Module {
 // LSHSelfAttention: shared query/key projection, hashed into buckets,
 // sorted, chunked attention over the previous chunk.
 struct LshSelfAttentionImpl : SelfAttentionImpl {
-  explicit LshSelfAttentionImpl(const ReformerConfig& c)
-      : c(c),
-        query_key(register_module("query_key", NoBias(c.hidden_size, c.num_attention_heads * c.attention_head_size))),
-        value(register_module("value", NoBias(c.hidden_size, c.num_attention_heads * c.attention_head_size))) {}
+  explicit LshSelfAttentionImpl(const ReformerConfig& c_arg)
+      : c(c_arg),
+        query_key(register_module("query_key",
+                                  NoBias(c_arg.hidden_size, c_arg.num_attention_heads * c_arg.attention_head_size))),
+        value(register_module("value",
+                              NoBias(c_arg.hidden_size, c_arg.num_attention_heads * c_arg.attention_head_size))) {}
 
   torch::Tensor forward(const torch::Tensor& hidden, torch::Tensor& buckets) override {
     const int64_t seq = hidden.size(1), heads = c.num_attention_heads, d = c.attention_head_size;
@@ -209,10 +211,10 @@ struct LshSelfAttentionImpl : SelfAttentionImpl {
   // _attend on chunks: scores against the chunk and the one before, the
   // self mask, logsumexp softmax, dropout. Returns outputs and logsumexps
   // flattened back to [B, H, rounds * S, ...] in sorted order.
-  std::pair<torch::Tensor, torch::Tensor> Attend(const torch::Tensor& query, torch::Tensor key, torch::Tensor value,
+  std::pair<torch::Tensor, torch::Tensor> Attend(const torch::Tensor& query, torch::Tensor key, torch::Tensor value_arg,
                                                  const torch::Tensor& sorted_per_hash) {
     key = LookAdjacent(key, c.lsh_num_chunks_before, c.lsh_num_chunks_after);
-    value = LookAdjacent(value, c.lsh_num_chunks_before, c.lsh_num_chunks_after);
+    value_arg = LookAdjacent(value_arg, c.lsh_num_chunks_before, c.lsh_num_chunks_after);
     auto dots = torch::matmul(query, key.transpose(-1, -2));
     auto query_idx = SplitSeq(sorted_per_hash, -1, c.lsh_attn_chunk_length, c.num_attention_heads);
     auto key_idx = LookAdjacent(query_idx, c.lsh_num_chunks_before, c.lsh_num_chunks_after);
@@ -222,7 +224,7 @@ struct LshSelfAttentionImpl : SelfAttentionImpl {
     dots = torch::where(self_mask, dots, self_mask_value.For(dots));
     auto [probs, logits] = LogsumexpSoftmax(dots);
     probs = torch::dropout(probs, c.lsh_attention_probs_dropout_prob, is_training());
-    auto out = torch::matmul(probs, value);
+    auto out = torch::matmul(probs, value_arg);
     return {out.flatten(2, 3), logits.flatten(2, 3).squeeze(-1)};
   }
 
@@ -234,11 +236,13 @@ struct LshSelfAttentionImpl : SelfAttentionImpl {
 // LocalSelfAttention: separate projections, keys scaled by 1/sqrt(head
 // size), chunked attention over the previous chunk, no mask in the encoder.
 struct LocalSelfAttentionImpl : SelfAttentionImpl {
-  explicit LocalSelfAttentionImpl(const ReformerConfig& c)
-      : c(c),
-        query(register_module("query", NoBias(c.hidden_size, c.num_attention_heads * c.attention_head_size))),
-        key(register_module("key", NoBias(c.hidden_size, c.num_attention_heads * c.attention_head_size))),
-        value(register_module("value", NoBias(c.hidden_size, c.num_attention_heads * c.attention_head_size))) {}
+  explicit LocalSelfAttentionImpl(const ReformerConfig& c_arg)
+      : c(c_arg),
+        query(
+            register_module("query", NoBias(c_arg.hidden_size, c_arg.num_attention_heads * c_arg.attention_head_size))),
+        key(register_module("key", NoBias(c_arg.hidden_size, c_arg.num_attention_heads * c_arg.attention_head_size))),
+        value(register_module("value",
+                              NoBias(c_arg.hidden_size, c_arg.num_attention_heads * c_arg.attention_head_size))) {}
 
   torch::Tensor forward(const torch::Tensor& hidden, torch::Tensor& /*buckets: none*/) override {
     const int64_t batch = hidden.size(0), seq = hidden.size(1), heads = c.num_attention_heads;
@@ -302,8 +306,8 @@ TORCH_MODULE(ReformerAttention);
 // ReformerFeedForwardDense / ReformerFeedForwardOutput: one Linear named
 // `dense` each; dropout comes before the activation.
 struct ReformerDenseImpl : torch::nn::Module {
-  ReformerDenseImpl(int64_t in, int64_t out, double dropout_p, bool relu)
-      : dense(register_module("dense", torch::nn::Linear(in, out))), dropout_p(dropout_p), relu(relu) {}
+  ReformerDenseImpl(int64_t in, int64_t out, double dropout_p_arg, bool relu_arg)
+      : dense(register_module("dense", torch::nn::Linear(in, out))), dropout_p(dropout_p_arg), relu(relu_arg) {}
   torch::Tensor forward(const torch::Tensor& x) {
     auto y = torch::dropout(dense(x), dropout_p, is_training());
     return relu ? torch::relu(y) : y;
@@ -570,8 +574,8 @@ TORCH_MODULE(ReformerModel);
 // (transformers ties decoder.bias = bias), listed under both names in the
 // state dict and once among the parameters.
 struct LmDecoderImpl : torch::nn::Module {
-  LmDecoderImpl(int64_t in, int64_t vocab, const torch::Tensor& bias)
-      : weight(register_parameter("weight", torch::empty({vocab, in}))), bias(register_buffer("bias", bias)) {}
+  LmDecoderImpl(int64_t in, int64_t vocab, const torch::Tensor& bias_arg)
+      : weight(register_parameter("weight", torch::empty({vocab, in}))), bias(register_buffer("bias", bias_arg)) {}
   torch::Tensor forward(const torch::Tensor& x) { return torch::linear(x, weight, bias); }
   torch::Tensor weight, bias;
 };

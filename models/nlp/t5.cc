@@ -45,7 +45,8 @@ torch::Scalar LowestOf(torch::ScalarType dtype) {
 
 // Root-mean-square norm: scale only, statistics in fp32.
 struct T5LayerNormImpl : torch::nn::Module {
-  T5LayerNormImpl(int64_t dim, double eps) : weight(register_parameter("weight", torch::ones({dim}))), eps(eps) {}
+  T5LayerNormImpl(int64_t dim, double eps_arg)
+      : weight(register_parameter("weight", torch::ones({dim}))), eps(eps_arg) {}
   torch::Tensor forward(const torch::Tensor& hidden) {
     auto variance = hidden.to(torch::kFloat).pow(2).mean(-1, /*keepdim=*/true);
     auto out = hidden * torch::rsqrt(variance + eps);
@@ -60,12 +61,12 @@ struct T5LayerNormImpl : torch::nn::Module {
 TORCH_MODULE(T5LayerNorm);
 
 struct T5AttentionImpl : torch::nn::Module {
-  T5AttentionImpl(const T5Config& c, bool is_decoder, bool has_relative_attention_bias)
+  T5AttentionImpl(const T5Config& c, bool is_decoder_arg, bool has_relative_attention_bias)
       : q(register_module("q", NoBias(c.d_model, c.num_heads * c.d_kv))),
         k(register_module("k", NoBias(c.d_model, c.num_heads * c.d_kv))),
         v(register_module("v", NoBias(c.d_model, c.num_heads * c.d_kv))),
         o(register_module("o", NoBias(c.num_heads * c.d_kv, c.d_model))),
-        is_decoder(is_decoder),
+        is_decoder(is_decoder_arg),
         n_heads(c.num_heads),
         d_kv(c.d_kv),
         num_buckets(c.relative_attention_num_buckets),
@@ -202,14 +203,15 @@ struct T5BlockImpl : torch::nn::Module {
 TORCH_MODULE(T5Block);
 
 struct T5StackImpl : torch::nn::Module {
-  T5StackImpl(const T5Config& c, bool is_decoder, const torch::Tensor& shared)
+  T5StackImpl(const T5Config& c, bool is_decoder_arg, const torch::Tensor& shared)
       : embed_tokens(register_module("embed_tokens", TiedWeights(shared))),
         block(register_module("block", torch::nn::ModuleList())),
         final_layer_norm(register_module("final_layer_norm", T5LayerNorm(c.d_model, c.layer_norm_epsilon))),
-        is_decoder(is_decoder),
+        is_decoder(is_decoder_arg),
         dropout_p(c.dropout_rate) {
-    const int64_t n = is_decoder ? c.num_decoder_layers : c.num_layers;
-    for (int64_t i = 0; i < n; ++i) block->push_back(T5Block(c, is_decoder, /*has_relative_attention_bias=*/i == 0));
+    const int64_t n = is_decoder_arg ? c.num_decoder_layers : c.num_layers;
+    for (int64_t i = 0; i < n; ++i)
+      block->push_back(T5Block(c, is_decoder_arg, /*has_relative_attention_bias=*/i == 0));
   }
 
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& encoder_hidden) {

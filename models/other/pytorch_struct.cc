@@ -46,12 +46,12 @@ TORCH_MODULE(Res);
 
 // NeuralCFG(V, T, NT, H); parameter names as in the reference's state dict.
 struct NeuralCfgImpl : torch::nn::Module {
-  NeuralCfgImpl(int64_t V, int64_t T, int64_t NT, int64_t H) : V(V), T(T), NT(NT) {
-    word_emb = register_parameter("word_emb", torch::empty({V, H}));
-    term_emb = register_parameter("term_emb", torch::empty({T, H}));
-    nonterm_emb = register_parameter("nonterm_emb", torch::empty({NT, H}));
-    nonterm_emb_c = register_parameter("nonterm_emb_c", torch::empty({NT + T, NT + T, H}));
-    root_emb = register_parameter("root_emb", torch::empty({NT, H}));
+  NeuralCfgImpl(int64_t V_arg, int64_t T_arg, int64_t NT_arg, int64_t H) : V(V_arg), T(T_arg), NT(NT_arg) {
+    word_emb = register_parameter("word_emb", torch::empty({V_arg, H}));
+    term_emb = register_parameter("term_emb", torch::empty({T_arg, H}));
+    nonterm_emb = register_parameter("nonterm_emb", torch::empty({NT_arg, H}));
+    nonterm_emb_c = register_parameter("nonterm_emb_c", torch::empty({NT_arg + T_arg, NT_arg + T_arg, H}));
+    root_emb = register_parameter("root_emb", torch::empty({NT_arg, H}));
     s_emb = register_parameter("s_emb", torch::empty({1, H}));
     mlp1 = register_module("mlp1", Res());
     mlp2 = register_module("mlp2", Res());

@@ -21,7 +21,8 @@ constexpr int64_t kImagePool = 64, kMemorySteps = 4;
 // torch.nn.utils.weight_norm(nn.Conv2d(...)): weight = g * v / ||v|| per
 // output channel, g and v initialised from nn.Conv2d's default weight.
 struct WNConv2dImpl : nn::Module {
-  WNConv2dImpl(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t padding) : stride(stride), padding(padding) {
+  WNConv2dImpl(int64_t in, int64_t out, int64_t k, int64_t stride_arg, int64_t padding_arg)
+      : stride(stride_arg), padding(padding_arg) {
     auto v = torch::empty({out, in, k, k});
     nn::init::kaiming_uniform_(v, std::sqrt(5.0));
     const double bound = 1.0 / std::sqrt(static_cast<double>(in * k * k));

@@ -27,7 +27,7 @@ TORCH_MODULE(Transition);
 
 }  // namespace
 
-DenseLayerImpl::DenseLayerImpl(int64_t num_input_features, int64_t growth_rate, int64_t bn_size, double drop_rate)
+DenseLayerImpl::DenseLayerImpl(int64_t num_input_features, int64_t growth_rate, int64_t bn_size, double drop_rate_arg)
     : norm1(register_module("norm1", torch::nn::BatchNorm2d(num_input_features))),
       norm2(register_module("norm2", torch::nn::BatchNorm2d(bn_size * growth_rate))),
       conv1(register_module(
@@ -36,8 +36,8 @@ DenseLayerImpl::DenseLayerImpl(int64_t num_input_features, int64_t growth_rate, 
       conv2(register_module(
           "conv2",
           torch::nn::Conv2d(torch::nn::Conv2dOptions(bn_size * growth_rate, growth_rate, 3).padding(1).bias(false)))),
-      drop_rate(drop_rate) {
-  TORCH_CHECK(drop_rate >= 0 && drop_rate < 1, "drop_rate must be in [0, 1), got ", drop_rate);
+      drop_rate(drop_rate_arg) {
+  TORCH_CHECK(drop_rate_arg >= 0 && drop_rate_arg < 1, "drop_rate must be in [0, 1), got ", drop_rate_arg);
 }
 
 torch::Tensor DenseLayerImpl::forward(const std::vector<torch::Tensor>& prev_features) {

@@ -23,13 +23,13 @@ torch::Tensor GammaGelu(const torch::Tensor& x) { return torch::gelu(x).mul_(kGe
 // batch_norm over the flattened weight, eps 1e-5) with gain * fan_in^-1/2,
 // and TF SAME padding (static for stride 1, dynamic otherwise).
 struct ScaledStdConv2dImpl : nn::Module {
-  ScaledStdConv2dImpl(int64_t in, int64_t out, int64_t k, int64_t stride = 1, int64_t groups = 1)
-      : out_channels(out), kernel(k), stride(stride), groups(groups) {
-    weight = register_parameter("weight", torch::empty({out, in / groups, k, k}));
+  ScaledStdConv2dImpl(int64_t in, int64_t out, int64_t k, int64_t stride_arg = 1, int64_t groups_arg = 1)
+      : out_channels(out), kernel(k), stride(stride_arg), groups(groups_arg) {
+    weight = register_parameter("weight", torch::empty({out, in / groups_arg, k, k}));
     bias = register_parameter("bias", torch::zeros({out}));
     gain = register_parameter("gain", torch::ones({out, 1, 1, 1}));
-    scale = 1.0 / std::sqrt(static_cast<double>(in / groups * k * k));
-    static_padding = stride == 1 ? (k - 1) / 2 : 0;
+    scale = 1.0 / std::sqrt(static_cast<double>(in / groups_arg * k * k));
+    static_padding = stride_arg == 1 ? (k - 1) / 2 : 0;
     torch::NoGradGuard no_grad;
     nn::init::kaiming_normal_(weight, 0, torch::kFanIn, torch::kLinear);
   }
@@ -66,8 +66,8 @@ struct SEModuleImpl : nn::Module {
 TORCH_MODULE(SEModule);
 
 struct DownsampleAvgImpl : nn::Module {
-  DownsampleAvgImpl(int64_t in, int64_t out, int64_t stride)
-      : stride(stride), conv(register_module("conv", ScaledStdConv2d(in, out, 1))) {}
+  DownsampleAvgImpl(int64_t in, int64_t out, int64_t stride_arg)
+      : stride(stride_arg), conv(register_module("conv", ScaledStdConv2d(in, out, 1))) {}
   torch::Tensor forward(torch::Tensor x) {
     if (stride > 1) x = torch::avg_pool2d(x, 2, stride, 0, /*ceil_mode=*/true, /*count_include_pad=*/false);
     return conv(x);
@@ -80,7 +80,7 @@ TORCH_MODULE(DownsampleAvg);
 // timm NormFreeBlock as dm_nfnet configures it (reg False, extra_conv,
 // skipinit, attn_last SE).
 struct NormFreeBlockImpl : nn::Module {
-  NormFreeBlockImpl(int64_t in, int64_t out, int64_t stride, double beta) : beta(beta) {
+  NormFreeBlockImpl(int64_t in, int64_t out, int64_t stride, double beta_arg) : beta(beta_arg) {
     const int64_t group_width = 128;
     const int64_t groups = (out / 2) / group_width;
     const int64_t mid = groups * group_width;

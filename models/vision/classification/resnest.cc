@@ -25,10 +25,10 @@ int64_t MakeDivisible(double v, int64_t divisor, int64_t min_value) {
 
 // timm SplitAttn with radix r, cardinality 1.
 struct SplitAttnImpl : nn::Module {
-  SplitAttnImpl(int64_t channels, int64_t radix) : radix(radix) {
-    const int64_t mid = channels * radix;
-    const int64_t attn = MakeDivisible(channels * radix * 0.25, 8, 32);
-    conv = register_module("conv", Conv(channels, mid, 3, 1, radix));
+  SplitAttnImpl(int64_t channels, int64_t radix_arg) : radix(radix_arg) {
+    const int64_t mid = channels * radix_arg;
+    const int64_t attn = MakeDivisible(channels * radix_arg * 0.25, 8, 32);
+    conv = register_module("conv", Conv(channels, mid, 3, 1, radix_arg));
     bn0 = register_module("bn0", Bn(mid));
     fc1 = register_module("fc1", Conv(channels, attn, 1, 1, 1, true));
     bn1 = register_module("bn1", Bn(attn));
@@ -53,18 +53,18 @@ struct SplitAttnImpl : nn::Module {
 TORCH_MODULE(SplitAttn);
 
 struct ResNestBottleneckImpl : nn::Module {
-  ResNestBottleneckImpl(int64_t in, int64_t planes, int64_t stride) : stride(stride) {
+  ResNestBottleneckImpl(int64_t in, int64_t planes, int64_t stride_arg) : stride(stride_arg) {
     conv1 = register_module("conv1", Conv(in, planes, 1));
     bn1 = register_module("bn1", Bn(planes));
     conv2 = register_module("conv2", SplitAttn(planes, 2));
     conv3 = register_module("conv3", Conv(planes, planes * 4, 1));
     bn3 = register_module("bn3", Bn(planes * 4));
     downsample = nn::Sequential();
-    if (stride == 1) {
+    if (stride_arg == 1) {
       downsample->push_back(nn::Identity());
     } else {
       downsample->push_back(
-          nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(stride).ceil_mode(true).count_include_pad(false)));
+          nn::AvgPool2d(nn::AvgPool2dOptions(2).stride(stride_arg).ceil_mode(true).count_include_pad(false)));
     }
     downsample->push_back(Conv(in, planes * 4, 1));
     downsample->push_back(Bn(planes * 4));

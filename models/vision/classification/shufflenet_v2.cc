@@ -34,22 +34,24 @@ torch::Tensor ChannelShuffle(const torch::Tensor& x, int64_t groups) {
   return x.view({n, groups, c / groups, h, w}).transpose(1, 2).contiguous().view({n, c, h, w});
 }
 
-ShuffleNetV2InvertedResidualImpl::ShuffleNetV2InvertedResidualImpl(int64_t inp, int64_t oup, int64_t stride)
-    : stride(stride) {
-  TORCH_CHECK(stride >= 1 && stride <= 3, "illegal stride value ", stride);
+ShuffleNetV2InvertedResidualImpl::ShuffleNetV2InvertedResidualImpl(int64_t inp, int64_t oup, int64_t stride_arg)
+    : stride(stride_arg) {
+  TORCH_CHECK(stride_arg >= 1 && stride_arg <= 3, "illegal stride value ", stride_arg);
   const int64_t branch_features = oup / 2;
-  TORCH_CHECK(stride > 1 || inp == branch_features * 2, "stride 1 needs inp == oup (got inp ", inp, ", oup ", oup, ")");
+  TORCH_CHECK(stride_arg > 1 || inp == branch_features * 2, "stride 1 needs inp == oup (got inp ", inp, ", oup ", oup,
+              ")");
   namespace nn = torch::nn;
-  if (stride > 1) {
-    branch1 = register_module(
-        "branch1", nn::Sequential(Depthwise(inp, stride), nn::BatchNorm2d(inp), Conv(inp, branch_features, 1, 1, 0, 1),
-                                  nn::BatchNorm2d(branch_features), nn::ReLU(true)));
+  if (stride_arg > 1) {
+    branch1 = register_module("branch1", nn::Sequential(Depthwise(inp, stride_arg), nn::BatchNorm2d(inp),
+                                                        Conv(inp, branch_features, 1, 1, 0, 1),
+                                                        nn::BatchNorm2d(branch_features), nn::ReLU(true)));
   }
   branch2 = register_module(
-      "branch2", nn::Sequential(Conv(stride > 1 ? inp : branch_features, branch_features, 1, 1, 0, 1),
-                                nn::BatchNorm2d(branch_features), nn::ReLU(true), Depthwise(branch_features, stride),
-                                nn::BatchNorm2d(branch_features), Conv(branch_features, branch_features, 1, 1, 0, 1),
-                                nn::BatchNorm2d(branch_features), nn::ReLU(true)));
+      "branch2",
+      nn::Sequential(Conv(stride_arg > 1 ? inp : branch_features, branch_features, 1, 1, 0, 1),
+                     nn::BatchNorm2d(branch_features), nn::ReLU(true), Depthwise(branch_features, stride_arg),
+                     nn::BatchNorm2d(branch_features), Conv(branch_features, branch_features, 1, 1, 0, 1),
+                     nn::BatchNorm2d(branch_features), nn::ReLU(true)));
 }
 
 torch::Tensor ShuffleNetV2InvertedResidualImpl::forward(torch::Tensor x) {

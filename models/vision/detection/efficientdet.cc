@@ -40,10 +40,10 @@ constexpr double kLr = 1e-4 + (0.01 - 1e-4) / 5.0, kMomentum = 0.9, kWeightDecay
 // statically; others are Conv2dSame, padding at run time with F.pad (the odd
 // pixel right and bottom). Parameters named weight / bias as nn.Conv2d's.
 struct SameConvImpl : nn::Module {
-  SameConvImpl(int64_t in, int64_t out, int64_t k, int64_t stride = 1, int64_t groups = 1, bool bias = false)
+  SameConvImpl(int64_t in, int64_t out, int64_t k, int64_t stride = 1, int64_t groups = 1, bool bias_arg = false)
       : k_(k), stride_(stride), groups_(groups) {
     weight = register_parameter("weight", torch::empty({out, in / groups, k, k}));
-    if (bias) this->bias = register_parameter("bias", torch::zeros({out}));
+    if (bias_arg) this->bias = register_parameter("bias", torch::zeros({out}));
   }
   torch::Tensor forward(torch::Tensor x) {
     int64_t pad = 0;
@@ -158,11 +158,11 @@ using Size2 = std::pair<int64_t, int64_t>;
 // effdet ResampleFeatureMap: 1x1 conv + BN when the channels differ, then
 // MaxPool2dSame(3, 2) to a smaller size or nearest interpolation to a larger.
 struct ResampleImpl : nn::Module {
-  ResampleImpl(int64_t in, int64_t out, Size2 in_size, Size2 out_size) : out_size(out_size) {
+  ResampleImpl(int64_t in, int64_t out, Size2 in_size, Size2 out_size_arg) : out_size(out_size_arg) {
     if (in != out) conv = register_module("conv", ConvBn(in, out));
-    down = in_size.first > out_size.first && in_size.second > out_size.second;
-    up = !down && (in_size.first < out_size.first || in_size.second < out_size.second);
-    TORCH_CHECK(!down || (in_size.first - 1) / out_size.first + 1 == 2, "efficientdet: downsampling is by 2");
+    down = in_size.first > out_size_arg.first && in_size.second > out_size_arg.second;
+    up = !down && (in_size.first < out_size_arg.first || in_size.second < out_size_arg.second);
+    TORCH_CHECK(!down || (in_size.first - 1) / out_size_arg.first + 1 == 2, "efficientdet: downsampling is by 2");
   }
   torch::Tensor forward(torch::Tensor x) {
     if (conv) x = conv(x);
@@ -183,16 +183,16 @@ TORCH_MODULE(Resample);
 // effdet FpnCombine with weight_method "fastattn": relu(edge_weights),
 // stack of node_i * w_i / (sum + 1e-4), summed.
 struct CombineImpl : nn::Module {
-  CombineImpl(const std::vector<int64_t>& offsets, const std::vector<int64_t>& chs, const std::vector<Size2>& sizes,
+  CombineImpl(const std::vector<int64_t>& offsets_arg, const std::vector<int64_t>& chs, const std::vector<Size2>& sizes,
               Size2 out_size)
-      : offsets(offsets) {
+      : offsets(offsets_arg) {
     resample = register_module("resample", std::make_shared<nn::Module>());
-    for (auto o : offsets) {
+    for (auto o : offsets_arg) {
       auto r = Resample(chs[o], kFpnChannels, sizes[o], out_size);
       resample->register_module(std::to_string(o), r);
       resamplers.push_back(r);
     }
-    edge_weights = register_parameter("edge_weights", torch::ones({static_cast<int64_t>(offsets.size())}));
+    edge_weights = register_parameter("edge_weights", torch::ones({static_cast<int64_t>(offsets_arg.size())}));
   }
   torch::Tensor forward(const std::vector<torch::Tensor>& x) {
     std::vector<torch::Tensor> nodes;

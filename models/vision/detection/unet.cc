@@ -65,7 +65,7 @@ struct OutConvImpl : torch::nn::Module {
 TORCH_MODULE(OutConv);
 
 struct UNetImpl : torch::nn::Module {
-  UNetImpl(int64_t n_channels, int64_t n_classes) : n_classes(n_classes) {
+  UNetImpl(int64_t n_channels, int64_t n_classes_arg) : n_classes(n_classes_arg) {
     const int64_t factor = 2;  // bilinear
     inc = register_module("inc", DoubleConv(n_channels, 64));
     down1 = register_module("down1", Down(64, 128));
@@ -76,7 +76,7 @@ struct UNetImpl : torch::nn::Module {
     up2 = register_module("up2", Up(512, 256 / factor));
     up3 = register_module("up3", Up(256, 128 / factor));
     up4 = register_module("up4", Up(128, 64));
-    outc = register_module("outc", OutConv(64, n_classes));
+    outc = register_module("outc", OutConv(64, n_classes_arg));
   }
 
   torch::Tensor forward(const torch::Tensor& x) {
