@@ -88,9 +88,10 @@ tg_configure() {
     if [ -f "$TG_BUILD/CMakeCache.txt" ] && ! grep -q "TORCHGAUGE_PYTHON:FILEPATH=$py\$" "$TG_BUILD/CMakeCache.txt"; then
       rm -f "$TG_BUILD/CMakeCache.txt"
     fi
-    # CI builds with warnings as errors; a developer's build only shows them.
-    local werror=OFF
-    [ -n "${CI:-}" ] && werror=ON
+    # TORCHGAUGE_WERROR=ON makes the project's warnings errors. CI will set
+    # it once a whole build at -Wall -Wextra -Wshadow is verified clean
+    # (issue 39); until then warnings are shown, not fatal.
+    local werror="${TORCHGAUGE_WERROR:-OFF}"
     cmake -S "$TG_ROOT" -B "$TG_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCHGAUGE_WERROR="$werror" \
       -DCMAKE_PREFIX_PATH="$prefix" -DTORCHGAUGE_PYTHON="$py" \
       -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc >&2
