@@ -5,7 +5,11 @@
 #include <regex>
 #include <stdexcept>
 
+// RunSettingsFromJson has an overload for JsonFields: the type must be
+// complete where it is called with a json, or nlohmann's conversion
+// operator's traits fail on it.
 #include "core/contract/vocabulary.h"
+#include "core/io/json_fields.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {
