@@ -253,7 +253,9 @@ class PlatformReport {
   void AddChanges(const std::string& title, const std::vector<const MetricChange*>& list, const std::string& empty) {
     Section s;
     s.level = 3;
-    s.title = title + " (" + (list.empty() ? "0" : RunsAndMetrics(DistinctRuns(list), list.size())) + ")";
+    const std::size_t runs = DistinctRuns(list);
+    s.title = title + " (" + std::to_string(runs) + (runs == 1 ? " run, " : " runs, ") + std::to_string(list.size()) +
+              (list.size() == 1 ? " metric)" : " metrics)");
     if (list.empty()) {
       s.paragraphs.push_back(empty);
     } else {

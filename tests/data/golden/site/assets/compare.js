@@ -372,13 +372,28 @@
     cmp.platforms.forEach(function (p) { p.changes.forEach(function (c) { n += c.verdict === v ? 1 : 0; }); });
     return n;
   }
+  // Runs (a platform and a run key) with a change of verdict v: one slowed
+  // run is one regression, however many of its metrics moved (CountRuns).
+  function countRuns(cmp, v) {
+    var n = 0;
+    cmp.platforms.forEach(function (p) { n += distinctRuns(p.changes.filter(function (c) { return c.verdict === v; })); });
+    return n;
+  }
+  function distinctRuns(list) {
+    var seen = {};
+    list.forEach(function (c) { seen[JSON.stringify(keyOf(c.run))] = true; });
+    return Object.keys(seen).length;
+  }
+  function runsAndMetrics(runs, metrics) {
+    return runs + (runs === 1 ? " run" : " runs") + " (" + metrics + (metrics === 1 ? " metric)" : " metrics)");
+  }
   function worseCount(cmp) {
     var n = 0;
     cmp.platforms.forEach(function (p) { p.status_changes.forEach(function (s) { n += s.worse ? 1 : 0; }); });
     return n;
   }
   function title(cmp) {
-    var reg = countVerdict(cmp, "regression"), worse = worseCount(cmp), what;
+    var reg = countRuns(cmp, "regression"), worse = worseCount(cmp), what;
     if (!reg && !worse) {
       what = "No regressions";
     } else {
@@ -400,7 +415,9 @@
       env.rows.push([cell(name), cell(p.base_env[i] || "-"), cell(p.new_env[i] || "-")]);
     });
     function changes(t, list, empty) {
-      var s = section(3, t + " (" + list.length + ")");
+      var runs = distinctRuns(list);
+      var s = section(3, t + " (" + runs + (runs === 1 ? " run, " : " runs, ") + list.length +
+                         (list.length === 1 ? " metric)" : " metrics)"));
       if (!list.length) s.paragraphs.push(empty);
       else { s.header = CHANGE_HEADER; s.rows = list.map(changeRow); }
     }
@@ -480,8 +497,9 @@
     var d = {
       title: title(cmp),
       intro: ["New build " + cmp.new_build + " against baseline " + cmp.base_label + ": " +
-              countVerdict(cmp, "regression") + " regression(s), " + countVerdict(cmp, "improvement") +
-              " improvement(s), " + worseCount(cmp) + " run(s) that stopped working.", rulesText(cmp.options)],
+              runsAndMetrics(countRuns(cmp, "regression"), countVerdict(cmp, "regression")) + " regressed, " +
+              runsAndMetrics(countRuns(cmp, "improvement"), countVerdict(cmp, "improvement")) + " improved, " +
+              worseCount(cmp) + " run(s) that stopped working.", rulesText(cmp.options)],
       sections: [],
       full_url: config.md_full_url ? config.md_full_url.replace("{build}", cmp.new_build) : ""
     };
