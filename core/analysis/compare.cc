@@ -363,9 +363,9 @@ std::optional<double> NoiseBandPercent(const std::vector<double>& medians) {
 namespace {
 // Whether two results of one run key measured the same workload: the same
 // batch size, and both at smoke sizes or both not.
+bool Smoke(const RunResult& r) { return r.settings && r.settings->smoke; }
 bool SameConfiguration(const RunResult& a, const RunResult& b) {
-  const bool a_smoke = a.settings && a.settings->smoke, b_smoke = b.settings && b.settings->smoke;
-  return a.batch_size == b.batch_size && a_smoke == b_smoke;
+  return a.batch_size == b.batch_size && Smoke(a) == Smoke(b);
 }
 
 // The window's result of `key` that a comparison may read against `r`: ok
@@ -406,9 +406,8 @@ void ComparePresence(const std::vector<const RunSet*>& base_window, const RunSet
       continue;
     }
     if (!SameConfiguration(it->second, r)) {
-      const bool base_smoke = it->second.settings && it->second.settings->smoke;
-      pc.config_changes.push_back({key, it->second.batch_size, r.batch_size, base_smoke,
-                                   r.settings && r.settings->smoke, it->second.status, r.status});
+      pc.config_changes.push_back(
+          {key, it->second.batch_size, r.batch_size, Smoke(it->second), Smoke(r), it->second.status, r.status});
     } else if (it->second.status != r.status) {
       pc.status_changes.push_back({key, r.batch_size, r.device, r.settings, it->second.status, r.status, r.reason,
                                    StatusRank(r.status) > StatusRank(it->second.status)});
