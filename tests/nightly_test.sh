@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The nightly entry point end to end on a recorded results tree (the compare
-# golden: two CPU builds, three planted regressions and one broken run), with
+# golden: two CPU builds, one run with three regressed metrics, one broken run), with
 # --skip-collect so it needs no LibTorch:
 #   - a night with a regression exits 1 and writes the issue body and title;
 #   - the site is rendered, and a second night renders no build again;
@@ -21,7 +21,7 @@ cat "$work/out1"
 issue="$work/results/.nightly/2.11.0-20261122"
 [ -s "$issue/issue.md" ] || fail "no issue.md"
 title=$(cat "$issue/issue-title.txt")
-[ "$title" = "[TorchGauge] 3 regressions, 1 broken run in 2.11.0-20261122 vs 2.11.0-20261121 (cpu-x86_64-2c)" ] ||
+[ "$title" = "[TorchGauge] 1 regression, 1 broken run in 2.11.0-20261122 vs 2.11.0-20261121 (cpu-x86_64-2c)" ] ||
   fail "issue title: '$title'"
 cmp -s "$issue/issue.md" "$issue/report.md" || fail "issue.md differs from report.md"
 [ "$(wc -c <"$issue/issue.md")" -lt 65536 ] || fail "issue.md over GitHub's comment limit"
