@@ -79,7 +79,12 @@ int RunBisect(const BisectCommandOptions& o) {
     std::string collector = core::FormatRevCommand(o.collector, rev);
     std::string cmd = collector + " run --out " + core::ShellQuote(results.string()) + " --build-id " +
                       core::ShellQuote(build_id) + " --platform-id bisect --no-summary --no-probe";
-    for (const auto& a : collect_args) cmd += " " + core::ShellQuote(a);
+    // Appended in two steps: GCC 12 reports `" " + std::string` at -O2
+    // (-Wstringop-overflow, a false positive fixed in 13).
+    for (const auto& a : collect_args) {
+      cmd += ' ';
+      cmd += core::ShellQuote(a);
+    }
     std::cerr << "[bisect] " << rev << ": measuring\n";
     if (int rc = Shell(cmd, log); rc != 0) {
       std::cerr << "[bisect] " << rev << ": collector failed (exit " << rc << "): skipped\n";

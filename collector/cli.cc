@@ -231,7 +231,7 @@ void AddBisectCommand(CLI::App& app, CliState& state) {
       ->default_str(std::to_string(core::RunSettings{}.repeat));
   sub->add_option("--collect-arg", o->collect_args, "Extra argument for `run`, repeatable");
   sub->add_option("--work-dir", o->work_dir, "Where each step's results and bisect.log go")->capture_default_str();
-  core::AddCompareOptions(*sub, o->compare, {.history = false});
+  core::AddCompareOptions(*sub, o->compare, {.prefix = "", .history = false});
   sub->add_flag("--verify-bad", o->verify_bad, "Also measure --bad instead of assuming it is bad");
   sub->callback([&state, o] {
     Guard(state, [&] {

@@ -221,7 +221,14 @@ json ReadClocks(const std::string& device) {
 }
 
 std::string AutoPlatformId(const json& env, int threads) {
-  const std::string suffix = threads > 0 ? "-" + std::to_string(threads) + "t" : "";
+  // Built in steps: GCC 12 reports `"-" + std::string` at -O2
+  // (-Wstringop-overflow, a false positive fixed in 13).
+  std::string suffix;
+  if (threads > 0) {
+    suffix = '-';
+    suffix += std::to_string(threads);
+    suffix += 't';
+  }
   const auto& dev = env.at("device");
   if (dev.at("vendor") == "CPU") {
     return "cpu-" + Slug(env.at("host").value("arch", "unknown")) + "-" +

@@ -229,7 +229,7 @@ std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo&
     if (gpu) CudaSynchronize();
     backend_setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - setup_start).count();
   }
-  Stepper stepper{spec, *workload, mode, gpu};
+  Stepper stepper{spec, *workload, mode, gpu, std::nullopt};
   // What the machine did during the timing pass, warm-up included (a longer
   // window reads /proc/stat's ticks more finely; core/stats/system_load.h).
   const auto load_before = core::SampleSystem();

@@ -88,9 +88,9 @@ tg_configure() {
     if [ -f "$TG_BUILD/CMakeCache.txt" ] && ! grep -q "TORCHGAUGE_PYTHON:FILEPATH=$py\$" "$TG_BUILD/CMakeCache.txt"; then
       rm -f "$TG_BUILD/CMakeCache.txt"
     fi
-    # TORCHGAUGE_WERROR=ON makes the project's warnings errors. CI will set
-    # it once a whole build at -Wall -Wextra -Wshadow is verified clean
-    # (issue 39); until then warnings are shown, not fatal.
+    # TORCHGAUGE_WERROR=ON makes the project's warnings errors; .ci/run sets
+    # it. Elsewhere warnings are shown, not fatal, so a new compiler's new
+    # warning does not stop a user's build.
     local werror="${TORCHGAUGE_WERROR:-OFF}"
     cmake -S "$TG_ROOT" -B "$TG_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCHGAUGE_WERROR="$werror" \
       -DCMAKE_PREFIX_PATH="$prefix" -DTORCHGAUGE_PYTHON="$py" \

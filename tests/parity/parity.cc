@@ -37,15 +37,23 @@ c10::impl::GenericDict RunReferenceScript(const std::string& script, const std::
     tag += "_";
     for (char c : a) tag += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   }
-  tag += "." + std::to_string(getpid());
+  tag += '.';
+  tag += std::to_string(getpid());
   const auto out = out_dir / (tag + ".pt");
   const auto log = out_dir / (tag + ".log");
   std::filesystem::remove(out);
   std::string cmd = core::ShellQuote(TORCHGAUGE_PYTHON) + " " +
                     core::ShellQuote((src / "tests/parity" / script).string()) + " --model " +
                     core::ShellQuote(model_id) + " --out " + core::ShellQuote(out.string());
-  for (const auto& a : extra_args) cmd += " " + core::ShellQuote(a);
-  cmd += " > " + core::ShellQuote(log.string()) + " 2>&1";
+  // Appended piece by piece: GCC 12 reports `" " + std::string` at -O2
+  // (-Wstringop-overflow, a false positive fixed in 13).
+  for (const auto& a : extra_args) {
+    cmd += ' ';
+    cmd += core::ShellQuote(a);
+  }
+  cmd += " > ";
+  cmd += core::ShellQuote(log.string());
+  cmd += " 2>&1";
   int rc = std::system(cmd.c_str());
   if (rc != 0 || !std::filesystem::exists(out)) {
     std::ifstream in(log);

@@ -8,7 +8,6 @@
 // step), determinism and rendering.
 #include <doctest/doctest.h>
 
-#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <set>
@@ -45,20 +44,6 @@ void CheckShape(torch::nn::Module& net, const std::string& name, std::vector<int
   auto it = shapes.find(name);
   CHECK_MESSAGE(it != shapes.end(), "missing parameter ", name);
   if (it != shapes.end()) CHECK_MESSAGE(it->second == shape, name);
-}
-
-bool AllFinite(torch::nn::Module& net) {
-  for (const auto& p : net.parameters()) {
-    if (!torch::isfinite(p).all().item<bool>()) return false;
-  }
-  return true;
-}
-
-double TimeSteps(models::Workload& w, models::Mode mode, int steps) {
-  auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < steps; ++i) w.Step(mode);
-  auto t1 = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::milli>(t1 - t0).count() / steps;
 }
 
 }  // namespace

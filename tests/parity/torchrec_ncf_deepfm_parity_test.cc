@@ -73,13 +73,6 @@ void SmokeShapedParity(const std::string& id, double tol = 1e-4, uint64_t train_
   CHECK(worst <= tol);
 }
 
-bool AllFinite(torch::nn::Module& net) {
-  for (const auto& p : net.parameters()) {
-    if (!torch::isfinite(p).all().item<bool>()) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 // ------------------------------------------------------------ torchrec_dlrm

@@ -497,9 +497,9 @@ Tensor PasteOne(const Tensor& mask, const Tensor& box, int64_t im_h, int64_t im_
   const int64_t b0 = b[0].item<int64_t>(), b1 = b[1].item<int64_t>(), b2 = b[2].item<int64_t>(),
                 b3 = b[3].item<int64_t>();
   const int64_t w = std::max<int64_t>(b2 - b0 + 1, 1), h = std::max<int64_t>(b3 - b1 + 1, 1);
-  auto resized = F::interpolate(
-      mask.expand({1, 1, -1, -1}),
-      F::InterpolateFuncOptions().size(std::vector<int64_t>{h, w}).mode(torch::kBilinear).align_corners(false))[0][0];
+  // F::interpolate's bilinear path, called directly: GCC 12 misreads the
+  // options object's inlined destructor as reading uninitialised memory.
+  auto resized = torch::upsample_bilinear2d(mask.expand({1, 1, -1, -1}), {h, w}, /*align_corners=*/false)[0][0];
   auto im_mask = torch::zeros({im_h, im_w}, resized.options());
   const int64_t x0 = std::max<int64_t>(b0, 0), x1 = std::min<int64_t>(b2 + 1, im_w);
   const int64_t y0 = std::max<int64_t>(b1, 0), y1 = std::min<int64_t>(b3 + 1, im_h);
