@@ -5,7 +5,8 @@
 #   3. compare it with the previous build (torchgauge-report compare)
 #   4. write the GitHub issue body (and title) when something regressed
 #   5. exit with the CI code: 0 nothing regressed, 1 regression, 2 bad input
-#      or a failed step.
+#      or a failed step, 3 inconclusive (no regression, but more noisy runs
+#      than --max-noisy-percent allows: a noisy run cannot regress).
 # See docs/nightly.md for the scheduled CI job and the cron example.
 set -euo pipefail
 
@@ -25,7 +26,8 @@ Usage: tools/nightly.sh [--build-id ID] [options]
   --bin-dir DIR        where torchgauge-collect and torchgauge-report live
                        (default: the repo's build/ tree, then PATH)
   --base ID            baseline build (default: the previous build)
-  --window N, --persist N, --threshold PCT, --threshold-for R (repeatable), --alpha A
+  --window N, --persist N, --threshold PCT, --threshold-for R (repeatable), --alpha A,
+  --max-noisy-percent PCT
                        passed to `torchgauge-report compare` (its defaults when absent;
                        `torchgauge-report compare --help` lists them)
   --issue-dir DIR      where issue.md / issue-title.txt / compare.json go
@@ -60,7 +62,7 @@ while [[ $# -gt 0 ]]; do
     --processes) processes="${2:?}"; shift 2 ;;
     --bin-dir) bin_dir="${2:?}"; shift 2 ;;
     --base) base="${2:?}"; shift 2 ;;
-    --window|--persist|--threshold|--threshold-for|--alpha) compare_args+=("$1" "${2:?}"); shift 2 ;;
+    --window|--persist|--threshold|--threshold-for|--alpha|--max-noisy-percent) compare_args+=("$1" "${2:?}"); shift 2 ;;
     --max-builds|--since) site_args+=("$1" "${2:?}"); shift 2 ;;
     --issue-dir) issue_dir="${2:?}"; shift 2 ;;
     --collect-arg) collect_args+=("${2:?}"); shift 2 ;;
@@ -145,6 +147,8 @@ if [[ $rc -eq 1 ]]; then
   fi
 elif [[ $rc -eq 0 ]]; then
   step "no regression"
+elif [[ $rc -eq 3 ]]; then
+  step "inconclusive: $(head -n 1 "$issue_dir/report.md" | sed -e 's/^# //' -e 's/\\//g')"
 else
   step "compare failed (exit $rc)"
 fi

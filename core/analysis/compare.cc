@@ -175,6 +175,9 @@ void CompareOptions::Validate() const {
   if (window < 1) throw std::invalid_argument("--window must be >= 1");
   if (persist < 1) throw std::invalid_argument("--persist must be >= 1");
   if (memory_min_abs_bytes < 0) throw std::invalid_argument("memory floor must be >= 0");
+  if (!(max_noisy_percent >= 0 && max_noisy_percent <= 100)) {
+    throw std::invalid_argument("--max-noisy-percent must be in [0, 100]");
+  }
 }
 
 std::size_t Comparison::CountVerdict(Verdict v, bool confirmed_only) const {
@@ -207,6 +210,28 @@ std::size_t Comparison::WorseStatusCount() const {
 
 bool Comparison::HasRegression() const {
   return CountVerdict(Verdict::kRegression, true) > 0 || WorseStatusCount() > 0;
+}
+
+std::size_t Comparison::ComparedRuns() const {
+  std::size_t n = 0;
+  for (const auto& p : platforms) {
+    for (const auto& c : p.changes) n += c.metric == Metric::kTime;
+  }
+  return n;
+}
+
+std::size_t Comparison::NoisyRuns() const {
+  std::size_t n = 0;
+  for (const auto& p : platforms) {
+    for (const auto& c : p.changes) n += c.metric == Metric::kTime && c.noisy.has_value();
+  }
+  return n;
+}
+
+bool Comparison::Inconclusive() const {
+  const std::size_t compared = ComparedRuns();
+  return !HasRegression() && compared > 0 &&
+         100.0 * static_cast<double>(NoisyRuns()) > options.max_noisy_percent * static_cast<double>(compared);
 }
 
 // ---------------------------------------------------------------- loading
@@ -776,6 +801,7 @@ json ToJson(const Comparison& c) {
                   {"window", c.options.window},
                   {"persist", c.options.persist},
                   {"memory_min_abs_bytes", c.options.memory_min_abs_bytes},
+                  {"max_noisy_percent", c.options.max_noisy_percent},
                   {"rules", json::array()}};
   for (const auto& r : c.options.rules) {
     j["options"]["rules"].push_back({{"metric", r.metric}, {"model_regex", r.model_regex}, {"percent", r.percent}});
@@ -785,6 +811,9 @@ json ToJson(const Comparison& c) {
   j["improvements"] = c.CountVerdict(Verdict::kImprovement);
   j["worse_statuses"] = c.WorseStatusCount();
   j["has_regression"] = c.HasRegression();
+  j["compared_runs"] = c.ComparedRuns();
+  j["noisy_runs"] = c.NoisyRuns();
+  j["inconclusive"] = c.Inconclusive();
   j["platforms"] = json::array();
   for (const auto& p : c.platforms) j["platforms"].push_back(PlatformJson(p));
   return j;

@@ -96,6 +96,10 @@ struct CompareOptions {
   int persist = 1;
   int64_t memory_min_abs_bytes = int64_t{1} << 20;
   bool judge_noisy_runs = false;  // see "Noisy runs" above
+  // Inconclusive: when more than this share (percent) of the runs whose time
+  // was compared is noisy on either side, a comparison without a regression
+  // says it cannot tell, instead of "no regressions" (see Inconclusive()).
+  double max_noisy_percent = 25;
   double ThresholdFor(Metric m, const std::string& model) const;
   void Validate() const;  // throws std::invalid_argument
 };
@@ -201,6 +205,15 @@ struct Comparison {
   std::size_t WorseStatusCount() const;
   // What the CI exit code reads: a confirmed regression or a status that got worse.
   bool HasRegression() const;
+  // Runs (platform and run key) whose time was compared (ok on both sides,
+  // same configuration), and those of them that were noisy on either side.
+  std::size_t ComparedRuns() const;
+  std::size_t NoisyRuns() const;
+  // No regression, but more than options.max_noisy_percent of the compared
+  // runs were noisy: a noisy run can never regress, so "no regressions" would
+  // hide what the machine kept from being measured. A regression found
+  // anyway stays a regression.
+  bool Inconclusive() const;
 };
 
 // One build's results on one platform, as a comparison reads them.

@@ -23,7 +23,8 @@ struct CompareFlagSet {
 };
 
 // Binds --threshold, --threshold-for (parsed into o.rules), --alpha and, with
-// set.history, --window and --persist to `o`; o's values are the defaults.
+// set.history, --window, --persist and --max-noisy-percent to `o`; o's
+// values are the defaults.
 inline void AddCompareOptions(CLI::App& cmd, CompareOptions& o, const CompareFlagSet& set = {}) {
   const std::string p = "--" + set.prefix;
   cmd.add_option(p + "threshold", o.threshold_percent, "Relative threshold in percent")->capture_default_str();
@@ -52,6 +53,9 @@ inline void AddCompareOptions(CLI::App& cmd, CompareOptions& o, const CompareFla
       ->capture_default_str();
   cmd.add_option(p + "persist", o.persist,
                  "Confirm a regression only when N consecutive builds show it against the same baseline")
+      ->capture_default_str();
+  cmd.add_option(p + "max-noisy-percent", o.max_noisy_percent,
+                 "Without a regression, more than this share of noisy runs makes the verdict inconclusive")
       ->capture_default_str();
 }
 

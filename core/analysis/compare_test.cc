@@ -73,6 +73,18 @@ const MetricChange* Find(const PlatformComparison& pc, const std::string& model,
   return nullptr;
 }
 
+// The machine around a run's timing pass on a 2-CPU host: the run used one
+// core, other processes `outside_cores`.
+SystemLoad MachineLoad(double outside_cores) {
+  SystemLoad l;
+  l.window_s = 1;
+  l.cpus = 2;
+  l.own_cpu_cores = 1;
+  l.outside_cpu_cores = outside_cores;
+  l.resolution_cores = 0.02;
+  return l;
+}
+
 }  // namespace
 
 TEST_CASE("threshold rules parse and apply, last match wins") {
@@ -536,14 +548,7 @@ TEST_CASE("a window's per-build medians widen the band") {
 TEST_CASE("a noisy run on either side is reported, never a regression or an improvement") {
   const std::vector<double> base_s = {10, 10.1, 9.9, 10.2, 9.8, 10.05, 9.95, 10.15, 9.85, 10.01};
   const std::vector<double> slow_s = {11, 11.1, 10.9, 11.2, 10.8, 11.05, 10.95, 11.15, 10.85, 11.01};
-  SystemLoad busy;
-  busy.window_s = 1;
-  busy.cpus = 2;
-  busy.own_cpu_cores = 1;
-  busy.outside_cpu_cores = 1.6;
-  busy.resolution_cores = 0.02;
-  SystemLoad quiet = busy;
-  quiet.outside_cpu_cores = 0.05;
+  const SystemLoad busy = MachineLoad(1.6), quiet = MachineLoad(0.05);
   auto base = MakeSet("b1"), next = MakeSet("b2");
   auto with_load = [](RunResult r, const SystemLoad& l) {
     r.system_load = l;
@@ -587,6 +592,52 @@ TEST_CASE("a noisy run on either side is reported, never a regression or an impr
   CHECK(Find(judged, "busy_new", Metric::kTime)->verdict == Verdict::kRegression);
   CHECK(Find(judged, "busy_new", Metric::kTime)->noisy);
   CHECK(Find(judged, "busy_base", Metric::kTime)->verdict == Verdict::kImprovement);
+}
+
+TEST_CASE("a build too noisy to judge is inconclusive, not green; a regression found anyway stays one") {
+  const std::vector<double> same_s = {10, 10.1, 9.9, 10.2, 9.8, 10.05, 9.95, 10.15, 9.85, 10.01};
+  const std::vector<double> slow_s = {11, 11.1, 10.9, 11.2, 10.8, 11.05, 10.95, 11.15, 10.85, 11.01};
+  const SystemLoad busy = MachineLoad(1.6);
+  auto noisy = [&](RunResult r) {
+    r.system_load = busy;
+    return r;
+  };
+  // Four runs compared on time; `noisy_runs` of them busy on the new side.
+  auto compare = [&](int noisy_runs, bool quiet_regression, CompareOptions o) {
+    auto base = MakeSet("b1"), next = MakeSet("b2");
+    for (int i = 0; i < 4; ++i) {
+      const std::string m = "m" + std::to_string(i);
+      Add(base, MakeRun("b1", m, same_s));
+      const bool slowed = quiet_regression && i == 3;
+      RunResult r = MakeRun("b2", m, slowed ? slow_s : same_s);
+      Add(next, i < noisy_runs ? noisy(r) : r);
+    }
+    return Comparison{"b1", "b2", o, {CompareRunSets({&base}, next, o)}};
+  };
+  const CompareOptions defaults;
+  CHECK(defaults.max_noisy_percent == 25);
+  const auto half = compare(2, false, defaults);
+  CHECK(half.ComparedRuns() == 4);
+  CHECK(half.NoisyRuns() == 2);
+  CHECK_FALSE(half.HasRegression());
+  CHECK(half.Inconclusive());
+  const nlohmann::json j = ToJson(half);
+  CHECK(j["inconclusive"] == true);
+  CHECK(j["noisy_runs"] == 2);
+  CHECK(j["compared_runs"] == 4);
+  CHECK(j["options"]["max_noisy_percent"] == 25);
+  // At the share itself it is still judged: more than the share is needed.
+  CHECK_FALSE(compare(1, false, defaults).Inconclusive());
+  CompareOptions lenient;
+  lenient.max_noisy_percent = 50;
+  CHECK_FALSE(compare(2, false, lenient).Inconclusive());
+  // A regression among the quiet runs is a regression, however noisy the rest.
+  const auto regressed = compare(2, true, defaults);
+  CHECK(regressed.HasRegression());
+  CHECK_FALSE(regressed.Inconclusive());
+  CompareOptions bad;
+  bad.max_noisy_percent = 101;
+  CHECK_THROWS_AS(bad.Validate(), std::invalid_argument);
 }
 
 TEST_CASE("measured: process-level noise, false alarms and detection with and without the band") {

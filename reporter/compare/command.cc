@@ -48,13 +48,16 @@ int RunCompareCommand(const CompareCommandOptions& o, std::ostream& out, std::os
   } else {
     out << ComparisonTitle(c) << "\n";
   }
-  return c.HasRegression() ? kCompareRegressed : kCompareOk;
+  if (c.HasRegression()) return kCompareRegressed;
+  return c.Inconclusive() ? kCompareInconclusive : kCompareOk;
 }
 
 void AddCompareCommand(CLI::App& app) {
   auto opts = std::make_shared<CompareCommandOptions>();
-  CLI::App* cmd = app.add_subcommand(
-      "compare", "Compare a build with a baseline; exit 0 nothing regressed, 1 regression, 2 bad input");
+  CLI::App* cmd =
+      app.add_subcommand("compare",
+                         "Compare a build with a baseline; exit 0 nothing regressed, 1 regression, 2 bad input, "
+                         "3 inconclusive (no regression, too many noisy runs)");
   cmd->add_option("--new", opts->new_build, "The new build id")->required();
   cmd->add_option("--base", opts->base,
                   "The baseline build id (default: the previous build by manifest started_at, then id)");

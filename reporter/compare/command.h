@@ -20,6 +20,8 @@ namespace torchgauge::reporter {
 inline constexpr int kCompareOk = 0;
 inline constexpr int kCompareRegressed = 1;
 inline constexpr int kCompareBadInput = 2;
+// No regression, but too many runs were noisy to say so (Comparison::Inconclusive).
+inline constexpr int kCompareInconclusive = 3;
 
 struct CompareCommandOptions {
   std::string results = "results";

@@ -1,5 +1,6 @@
 // Tests of `torchgauge-report compare`: the golden Markdown report, the
-// HTML escaping, the size limit, the JSON, and the CLI's exit codes.
+// HTML escaping, the size limit, the JSON, the inconclusive verdict, and the
+// CLI's exit codes.
 // Regenerate the golden file with TORCHGAUGE_UPDATE_GOLDEN=1.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
@@ -39,6 +40,21 @@ reporter::CompareCommandOptions Fixture() {
   o.new_build = kNew;
   o.site_url = "https://torchgauge.example/site";
   return o;
+}
+
+// A comparison of build `next` against `base` on one platform "cpu", with
+// the changes the test adds.
+core::Comparison OnePlatform(const std::string& next, const std::string& base) {
+  core::Comparison c;
+  c.new_build = next;
+  c.base_label = base;
+  core::PlatformComparison p;
+  p.platform_id = "cpu";
+  p.new_build = next;
+  p.base_builds = {base};
+  p.streak = {next};
+  c.platforms = {p};
+  return c;
 }
 
 struct TempDir {
@@ -136,14 +152,8 @@ TEST_CASE("JSON and HTML carry the same content, escaped") {
 }
 
 TEST_CASE("the Markdown stays under the issue size limit") {
-  core::Comparison c;
-  c.new_build = "big";
-  c.base_label = "small";
-  core::PlatformComparison p;
-  p.platform_id = "cpu";
-  p.new_build = "big";
-  p.base_builds = {"small"};
-  p.streak = {"big"};
+  core::Comparison c = OnePlatform("big", "small");
+  auto& p = c.platforms[0];
   for (int i = 0; i < 4000; ++i) {
     core::MetricChange m;
     m.key = {"model_" + std::to_string(i), "train", "eager", "fp32"};
@@ -157,7 +167,6 @@ TEST_CASE("the Markdown stays under the issue size limit") {
     m.device = "cuda:0";
     p.changes.push_back(m);
   }
-  c.platforms = {p};
   reporter::ReportOptions linked;
   linked.site_url = "https://x.example";
   const std::string md = reporter::RenderCompareMarkdown(c, linked);
@@ -169,6 +178,27 @@ TEST_CASE("the Markdown stays under the issue size limit") {
   std::size_t fences = 0;
   for (auto at = md.find("```"); at != std::string::npos; at = md.find("```", at + 3)) ++fences;
   CHECK(fences % 2 == 0);
+}
+
+TEST_CASE("an inconclusive comparison says so in its title and its first lines") {
+  core::Comparison c = OnePlatform("b2", "b1");
+  auto& p = c.platforms[0];
+  for (int i = 0; i < 4; ++i) {
+    core::MetricChange m;
+    m.key = {"model_" + std::to_string(i), "eval", "eager", "fp32"};
+    m.base_value = m.new_value = 10;
+    m.n_base = m.n_new = 10;
+    m.p_value = 0.5;
+    m.device = "cpu";
+    m.verdict = core::Verdict::kUnchanged;
+    if (i < 2) m.noisy = "new build b2: other processes used 1.6 cores";
+    p.changes.push_back(m);
+  }
+  REQUIRE(c.Inconclusive());
+  const std::string md = reporter::RenderCompareMarkdown(c, {});
+  CHECK(md.rfind("# \\[TorchGauge\\] Inconclusive: 2 of 4 runs noisy in b2 vs b1 (cpu)\n", 0) == 0);
+  CHECK(md.find("cannot say that nothing regressed") != std::string::npos);
+  CHECK(reporter::ComparisonTitle(c).find("No regressions") == std::string::npos);
 }
 
 TEST_CASE("the CLI subcommand returns the exit code through CLI11") {

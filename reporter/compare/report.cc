@@ -421,6 +421,13 @@ Document Build(const Comparison& c, const ReportOptions& o) {
                  RunsAndMetrics(c.CountRuns(Verdict::kImprovement), c.CountVerdict(Verdict::kImprovement)) +
                  " improved, " + std::to_string(c.WorseStatusCount()) + " run(s) that stopped working.",
              RulesText(c.options)};
+  if (c.Inconclusive()) {
+    d.intro.insert(d.intro.begin() + 1,
+                   "Inconclusive: " + std::to_string(c.NoisyRuns()) + " of the " + std::to_string(c.ComparedRuns()) +
+                       " runs compared were noisy on either side (over " + Num(c.options.max_noisy_percent, "%g") +
+                       "%). A noisy run is never judged a regression, so this comparison cannot say that nothing "
+                       "regressed: measure again on a quieter machine.");
+  }
   for (const auto& p : c.platforms) PlatformReport(c, p, base, d).Add();
   return d;
 }
@@ -552,7 +559,9 @@ std::string ComparisonTitle(const Comparison& c) {
   // One regression per slowed run (CountRuns), however many metrics moved.
   const std::size_t reg = c.CountRuns(Verdict::kRegression, true), worse = c.WorseStatusCount();
   std::string what;
-  if (reg == 0 && worse == 0) {
+  if (c.Inconclusive()) {
+    what = "Inconclusive: " + std::to_string(c.NoisyRuns()) + " of " + std::to_string(c.ComparedRuns()) + " runs noisy";
+  } else if (reg == 0 && worse == 0) {
     what = "No regressions";
   } else {
     what = std::to_string(reg) + " regression" + (reg == 1 ? "" : "s");
