@@ -144,7 +144,10 @@ ProfileOutput ProfileSteps(const std::function<void()>& step, const std::functio
     if (!gpu) continue;
     if (auto a = DeviceActivityOf(e)) activity.push_back(std::move(*a));
   }
-  out.flops_per_iter = flops / iterations;
+  // No operator with a FLOP formula did any work (Inductor's generated
+  // kernels, or only operators outside the formulas): the FLOPs were not
+  // measured, which is null, never 0 FLOPs and "0 % of peak".
+  if (!flop_ops.empty()) out.flops_per_iter = flops / iterations;
   for (const auto& [name, _] : flop_ops) out.flop_counted_ops.push_back(name);
   TORCH_CHECK(window_start >= 0, "profiler did not record the profiling window");
   if (gpu) out.breakdown = core::ComputeBreakdown(activity, window_start, window_end, iterations);

@@ -130,7 +130,8 @@ mu::data CompilerMetricRows(const PlatformView& p) {
         std::to_string(m.passed) + " / " + std::to_string(m.attempted) + " (" +
             Num(100.0 * m.passed / std::max(1, m.attempted), "%.0f") + " %)");
     Set(row, "speedup", m.geomean_speedup ? Num(*m.geomean_speedup, "%.2f") + "×" : Dash());
-    Set(row, "compile", m.mean_compile_s ? Sig3(*m.mean_compile_s) : Dash());
+    Set(row, "compile", m.mean_compile_s ? Sig3(*m.mean_compile_s) + " (" + std::to_string(m.compiles) + ")" : Dash());
+    Set(row, "load", m.mean_load_s ? Sig3(*m.mean_load_s) + " (" + std::to_string(m.cache_hits) + ")" : Dash());
     Set(row, "compression", m.compression_geomean ? Num(*m.compression_geomean, "%.2f") : Dash());
     Set(row, "slow", std::to_string(m.slow));
     Set(row, "poor_compression", std::to_string(m.poor_compression));

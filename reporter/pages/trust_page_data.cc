@@ -85,6 +85,9 @@ mu::data PeakSummaryRows(const PlatformView& p, const PaperTable2& paper) {
   for (const auto& s : p.peak_summaries) {
     mu::data r;
     Set(r, "domain", s.domain == "all" ? std::string("Suite (all runs)") : DomainLabel(s.domain, paper));
+    Set(r, "mode", s.mode);
+    Set(r, "backend", s.backend);
+    Set(r, "basis", s.basis);
     Set(r, "runs", std::to_string(s.runs));
     Set(r, "median", Num(s.median_percent, "%.1f"));
     Set(r, "max", Num(s.max_percent, "%.1f"));

@@ -159,17 +159,21 @@ PeakShare PeakShareOf(const core::RunResult& r, const Manifest& m) {
 }
 
 std::vector<PeakSummary> SummarizePeakShares(const std::vector<const core::RunResult*>& runs, const Manifest& m) {
-  std::map<std::string, std::vector<double>> by_domain;
+  // A train step and an eval step, two backends, or an analytic count and the
+  // profiler's are different figures: each (mode, backend, basis) is its own row.
+  using Kind = std::tuple<std::string, std::string, std::string>;
+  std::map<std::string, std::map<Kind, std::vector<double>>> by_domain;
   for (const auto* r : runs) {
     if (!Ok(*r)) continue;
-    if (auto pct = PeakShareOf(*r, m).percent) {
-      by_domain[r->model.domain].push_back(*pct);
-      by_domain["all"].push_back(*pct);
-    }
+    const PeakShare share = PeakShareOf(*r, m);
+    if (!share.percent) continue;
+    const Kind kind{r->mode, r->backend, share.basis};
+    by_domain[r->model.domain][kind].push_back(*share.percent);
+    by_domain["all"][kind].push_back(*share.percent);
   }
   // The paper's domain order (as Table 2), then any other domain, then the suite.
   std::vector<std::string> order(std::begin(core::kDomains), std::end(core::kDomains));
-  for (const auto& [domain, v] : by_domain) {
+  for (const auto& [domain, kinds] : by_domain) {
     if (domain != "all" && std::find(order.begin(), order.end(), domain) == order.end()) order.push_back(domain);
   }
   order.push_back("all");
@@ -177,8 +181,11 @@ std::vector<PeakSummary> SummarizePeakShares(const std::vector<const core::RunRe
   for (const auto& domain : order) {
     auto it = by_domain.find(domain);
     if (it == by_domain.end()) continue;
-    const auto& v = it->second;
-    out.push_back({domain, static_cast<int>(v.size()), core::Quantile(v, 0.5), *std::max_element(v.begin(), v.end())});
+    for (const auto& [kind, v] : it->second) {
+      const auto& [mode, backend, basis] = kind;
+      out.push_back({domain, mode, backend, basis, static_cast<int>(v.size()), core::Quantile(v, 0.5),
+                     *std::max_element(v.begin(), v.end())});
+    }
   }
   return out;
 }
@@ -422,7 +429,7 @@ std::vector<CompilerMetrics> HudCompilerMetrics(const std::vector<const core::Ru
   const EagerIndex eager(runs);
   struct Acc {
     CompilerMetrics m;
-    std::vector<double> speedups, compile_s, compression;
+    std::vector<double> speedups, compile_s, load_s, compression;
     std::map<std::string, int> causes;
   };
   std::map<std::pair<std::string, std::string>, Acc> acc;
@@ -440,7 +447,9 @@ std::vector<CompilerMetrics> HudCompilerMetrics(const std::vector<const core::Ru
     const double speedup = r->paired ? r->paired->speedup : e->timing->median_ms / r->timing->median_ms;
     if (speedup > 0) a.speedups.push_back(speedup);
     if (speedup < kHudSlowSpeedup) a.m.slow++;
-    if (r->compile || r->timing->backend_setup_ms) a.compile_s.push_back(CompileSeconds(*r));
+    if (r->compile || r->timing->backend_setup_ms) {
+      (r->compile && r->compile->cache_hit ? a.load_s : a.compile_s).push_back(CompileSeconds(*r));
+    }
     if (auto c = Compression(*e, *r)) {
       a.compression.push_back(*c);
       if (*c < kHudPoorCompression) a.m.poor_compression++;
@@ -452,6 +461,9 @@ std::vector<CompilerMetrics> HudCompilerMetrics(const std::vector<const core::Ru
     a.m.mode = key.second;
     if (!a.speedups.empty()) a.m.geomean_speedup = core::GeoMean(a.speedups);
     if (!a.compile_s.empty()) a.m.mean_compile_s = core::Summarize(a.compile_s).mean;
+    if (!a.load_s.empty()) a.m.mean_load_s = core::Summarize(a.load_s).mean;
+    a.m.compiles = static_cast<int>(a.compile_s.size());
+    a.m.cache_hits = static_cast<int>(a.load_s.size());
     if (!a.compression.empty()) a.m.compression_geomean = core::GeoMean(a.compression);
     a.m.failure_causes.assign(a.causes.begin(), a.causes.end());
     std::stable_sort(a.m.failure_causes.begin(), a.m.failure_causes.end(),

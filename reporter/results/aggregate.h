@@ -99,9 +99,11 @@ struct PeakShare {
 };
 PeakShare PeakShareOf(const core::RunResult& r, const Manifest& m);
 // Per domain, then "all" for the suite: the median and the largest % of peak
-// over the ok runs that have one.
+// over the ok runs that have one, never pooling unlike figures: one row per
+// mode, backend and counting basis (analytic or profiler FLOPs) within each.
 struct PeakSummary {
   std::string domain;  // "all" for the suite row
+  std::string mode, backend, basis;
   int runs = 0;
   double median_percent = 0, max_percent = 0;
 };
@@ -168,7 +170,8 @@ std::vector<BackendSummary> SummarizeBackends(const std::vector<BackendRatio>& r
 // pass rate (ok runs over the runs whose eager run was ok), geomean speedup
 // (eager / compiled: the run's paired pass when it has one, else the two
 // runs' medians), mean compilation latency (the compile split where
-// recorded, else the backend's setup) and memory compression ratio (eager
+// recorded, else the backend's setup; cold compiles only, cache hits' load
+// time apart) and memory compression ratio (eager
 // peak / compiled peak: GPU where both measured it, else CPU), with the
 // HUD's flags (speedup < 0.95, compression < 0.9) and the failures grouped
 // by their message.
@@ -177,7 +180,12 @@ inline constexpr double kHudPoorCompression = 0.9;
 struct CompilerMetrics {
   std::string backend, mode;
   int attempted = 0, passed = 0;
-  std::optional<double> geomean_speedup, mean_compile_s, compression_geomean;
+  std::optional<double> geomean_speedup, compression_geomean;
+  // Compilation latency as the HUD means it: over the cold compiles only. A
+  // run that found its compiled package in the cache compiled nothing; its
+  // setup (trace and load) is a load time, averaged apart.
+  std::optional<double> mean_compile_s, mean_load_s;
+  int compiles = 0, cache_hits = 0;
   int slow = 0, poor_compression = 0;                       // passed runs under the HUD's flags
   std::vector<std::pair<std::string, int>> failure_causes;  // message, runs; most frequent first
 };

@@ -238,15 +238,19 @@ TEST_CASE("% of peak: analytic rate first, else the profiler's; 'not probed' and
   CHECK(s.why_not == "no fp16 peak");
 }
 
-TEST_CASE("% of peak summaries: per domain and the suite, median and best over ok runs with a share") {
+TEST_CASE("% of peak summaries: per domain and the suite, never pooling modes, backends or counting bases") {
   std::vector<core::RunResult> runs = {Run("a", "vision", "train", 10), Run("b", "vision", "eval", 10),
-                                       Run("c", "nlp", "train", 10), Run("d", "nlp", "train", 10)};
-  const double rates[] = {0.02, 0.06, 0.1, 0};
+                                       Run("c", "nlp", "train", 10),    Run("d", "nlp", "train", 10),
+                                       Run("e", "vision", "train", 10), Run("f", "vision", "train", 10)};
+  const double rates[] = {0.02, 0.06, 0.1, 0, 0.04, 0.08};
   for (size_t i = 0; i < runs.size(); ++i) {
     if (rates[i] <= 0) continue;
     runs[i].flops = core::Flops{};
     runs[i].flops->achieved_tflops_analytic = rates[i];
   }
+  // e's FLOPs come from the profiler's formulas, not an analytic count.
+  runs[4].flops->achieved_tflops_profiler = runs[4].flops->achieved_tflops_analytic;
+  runs[4].flops->achieved_tflops_analytic.reset();
   runs[2].status = "oom";  // not ok: left out
   std::vector<const core::RunResult*> ptrs;
   for (const auto& r : runs) ptrs.push_back(&r);
@@ -254,13 +258,25 @@ TEST_CASE("% of peak summaries: per domain and the suite, median and best over o
   CHECK(SummarizePeakShares(ptrs, m).empty());  // not probed: no summary at all
   m.peaks = CpuPeaks();
   auto s = SummarizePeakShares(ptrs, m);
-  REQUIRE(s.size() == 2);
+  // vision: eval (b), train analytic (a, f), train profiler (e); then the suite's three.
+  REQUIRE(s.size() == 6);
   CHECK(s[0].domain == "vision");
-  CHECK(s[0].runs == 2);
-  CHECK(s[0].median_percent == doctest::Approx(20));
-  CHECK(s[0].max_percent == doctest::Approx(30));
-  CHECK(s[1].domain == "all");
+  CHECK(s[0].mode == "eval");
+  CHECK(s[0].runs == 1);
+  CHECK(s[0].median_percent == doctest::Approx(30));
+  CHECK(s[1].mode == "train");
+  CHECK(s[1].basis == "analytic");
+  CHECK(s[1].backend == "eager");
   CHECK(s[1].runs == 2);
+  CHECK(s[1].median_percent == doctest::Approx(25));  // 10 % and 40 %
+  CHECK(s[1].max_percent == doctest::Approx(40));
+  CHECK(s[2].basis == "profiler");
+  CHECK(s[2].runs == 1);
+  CHECK(s[2].median_percent == doctest::Approx(20));
+  CHECK(s[3].domain == "all");
+  CHECK(s[3].mode == "eval");
+  CHECK(s[5].domain == "all");
+  CHECK(s[5].basis == "profiler");
 }
 
 TEST_CASE("noise: RunNoise marks a run, its bar, its backend ratio and its platform ratio") {
@@ -312,6 +328,8 @@ TEST_CASE("HudCompilerMetrics: pass rate, geomean speedup, compile latency, comp
       Run("d", "nlp", "eval", 10),
       Run("d", "nlp", "eval", 10, std::nullopt, "inductor"),  // unsupported, same cause
       Run("e", "nlp", "eval", 10, std::nullopt, "inductor"),  // no ok eager: left out
+      Run("f", "nlp", "eval", 10),
+      Run("f", "nlp", "eval", 10, std::nullopt, "inductor"),  // its package came from the cache
   };
   runs[5].status = runs[7].status = "unsupported";
   runs[5].reason = runs[7].reason = "inductor: the export or compile failed: boom\nTraceback...";
@@ -321,6 +339,10 @@ TEST_CASE("HudCompilerMetrics: pass rate, geomean speedup, compile latency, comp
   runs[1].compile->compile_ms = 6000;
   runs[1].compile->load_ms = 1000;
   runs[3].timing->backend_setup_ms = 2000;
+  runs[10].compile = core::CompileInfo{};  // a cache hit: traced and loaded, compiled nothing
+  runs[10].compile->cache_hit = true;
+  runs[10].compile->trace_ms = 300;
+  runs[10].compile->load_ms = 700;
   core::PairedTiming paired;
   paired.speedup = 0.9;
   runs[3].paired = paired;
@@ -333,10 +355,16 @@ TEST_CASE("HudCompilerMetrics: pass rate, geomean speedup, compile latency, comp
   REQUIRE(m.size() == 1);
   CHECK(m[0].backend == "inductor");
   CHECK(m[0].mode == "eval");
-  CHECK(m[0].attempted == 4);
-  CHECK(m[0].passed == 2);
-  CHECK(*m[0].geomean_speedup == doctest::Approx(std::sqrt(2.0 * 0.9)));  // b by its paired pass
-  CHECK(*m[0].mean_compile_s == doctest::Approx(6.0));                    // (10 s + 2 s) / 2
+  CHECK(m[0].attempted == 5);
+  CHECK(m[0].passed == 3);
+  CHECK(*m[0].geomean_speedup == doctest::Approx(std::cbrt(2.0 * 0.9 * 1.0)));  // b by its paired pass
+  // Compilation latency counts the cold compiles only; the cache hit's
+  // trace + load is a load time, reported apart.
+  CHECK(*m[0].mean_compile_s == doctest::Approx(6.0));  // (10 s + 2 s) / 2
+  CHECK(m[0].compiles == 2);
+  REQUIRE(m[0].mean_load_s.has_value());
+  CHECK(*m[0].mean_load_s == doctest::Approx(1.0));
+  CHECK(m[0].cache_hits == 1);
   CHECK(*m[0].compression_geomean == doctest::Approx(std::sqrt(1.25 * 0.5)));
   CHECK(m[0].slow == 1);
   CHECK(m[0].poor_compression == 1);
