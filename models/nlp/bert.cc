@@ -22,38 +22,11 @@ struct BertConfig {
   double initializer_range = 0.02;
 };
 
-// BertModel without the pooler: BertForMaskedLM builds it with
-// add_pooling_layer=False.
-struct BertModelImpl : torch::nn::Module {
-  explicit BertModelImpl(const BertConfig& c)
-      : embeddings(register_module("embeddings", BertEmbeddings(BertEmbeddingsOptions{
-                                                     .vocab_size = c.vocab_size,
-                                                     .width = c.hidden_size,
-                                                     .max_position_embeddings = c.max_position_embeddings,
-                                                     .type_vocab_size = c.type_vocab_size,
-                                                     .layer_norm_eps = c.layer_norm_eps,
-                                                     .hidden_dropout_prob = c.hidden_dropout_prob,
-                                                 }))),
-        encoder(register_module("encoder", BertEncoder(BertBlocksOf(c)))) {}
-  torch::Tensor forward(const torch::Tensor& input_ids) { return encoder(embeddings(input_ids)); }
-  BertEmbeddings embeddings;
-  BertEncoder encoder;
-};
-TORCH_MODULE(BertModel);
-
-struct BertForMaskedLMImpl : torch::nn::Module {
+// BertForMaskedLM: BertModel without the pooler (add_pooling_layer=False)
+// and BertOnlyMLMHead (BertPreTrainedModel._init_weights, initializer_range 0.02).
+struct BertForMaskedLMImpl : MaskedLmImpl<BertModel, BertOnlyMLMHead> {
   explicit BertForMaskedLMImpl(const BertConfig& c)
-      : bert(register_module("bert", BertModel(c))),
-        cls(register_module(
-            "cls", BertOnlyMLMHead(BertBlocksOf(c), c.vocab_size, bert->embeddings->word_embeddings->weight))) {
-    // BertPreTrainedModel._init_weights (initializer_range 0.02).
-    InitHfWeights(*this, c.initializer_range);
-  }
-
-  torch::Tensor forward(const torch::Tensor& input_ids) { return cls(bert(input_ids)); }
-
-  BertModel bert;
-  BertOnlyMLMHead cls;
+      : MaskedLmImpl(c, "bert", BertModel(BertEmbeddingsOf(c), BertBlocksOf(c)), "cls", BertBlocksOf(c)) {}
 };
 TORCH_MODULE(BertForMaskedLM);
 

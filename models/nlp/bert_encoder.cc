@@ -120,6 +120,12 @@ torch::Tensor BertEncoderImpl::forward(torch::Tensor hidden) {
   return hidden;
 }
 
+BertModelImpl::BertModelImpl(const BertEmbeddingsOptions& embeddings_options, const BertBlocksConfig& blocks)
+    : embeddings(register_module("embeddings", BertEmbeddings(embeddings_options))),
+      encoder(register_module("encoder", BertEncoder(blocks))) {}
+
+torch::Tensor BertModelImpl::forward(const torch::Tensor& input_ids) { return encoder(embeddings(input_ids)); }
+
 BertPredictionHeadTransformImpl::BertPredictionHeadTransformImpl(const BertBlocksConfig& c)
     : dense(register_module("dense", torch::nn::Linear(c.hidden_size, c.hidden_size))),
       LayerNorm(register_module("LayerNorm", MakeLayerNorm(c.hidden_size, c.layer_norm_eps))),

@@ -15,6 +15,7 @@
 #include <torch/nn/pimpl.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "models/nlp/hf_harness.h"
 
@@ -63,6 +64,20 @@ struct BertEmbeddingsOptions {
   double layer_norm_eps = 1e-12;
   double hidden_dropout_prob = 0.1;
 };
+
+// The embeddings' options from a family's config: hidden_size wide, BERT's
+// positions (RoBERTa's set pad_token_id and roberta_positions on top).
+template <typename FamilyConfig>
+BertEmbeddingsOptions BertEmbeddingsOf(const FamilyConfig& c) {
+  BertEmbeddingsOptions o;
+  o.vocab_size = c.vocab_size;
+  o.width = c.hidden_size;
+  o.max_position_embeddings = c.max_position_embeddings;
+  o.type_vocab_size = c.type_vocab_size;
+  o.layer_norm_eps = c.layer_norm_eps;
+  o.hidden_dropout_prob = c.hidden_dropout_prob;
+  return o;
+}
 
 // BertEmbeddings (also RobertaEmbeddings, AlbertEmbeddings): word, position
 // and token-type tables, LayerNorm, dropout. Token types are all 0.
@@ -131,6 +146,16 @@ struct BertEncoderImpl : torch::nn::Module {
 };
 TORCH_MODULE(BertEncoder);
 
+// BertModel (and XLMRobertaModel) without the pooler, as the masked-LM heads
+// build it (add_pooling_layer=False): the embeddings, then the encoder.
+struct BertModelImpl : torch::nn::Module {
+  BertModelImpl(const BertEmbeddingsOptions& embeddings_options, const BertBlocksConfig& blocks);
+  torch::Tensor forward(const torch::Tensor& input_ids);
+  BertEmbeddings embeddings;
+  BertEncoder encoder;
+};
+TORCH_MODULE(BertModel);
+
 // BertLMPredictionHead's transform: dense, the config's activation,
 // LayerNorm.
 struct BertPredictionHeadTransformImpl : torch::nn::Module {
@@ -172,5 +197,24 @@ struct RobertaLMHeadImpl : torch::nn::Module {
   TiedWeights decoder;
 };
 TORCH_MODULE(RobertaLMHead);
+
+// transformers' *ForMaskedLM: the body, registered under the family's name
+// for it ("bert", "longformer"), then the LM head ("cls", "lm_head") whose
+// decoder is tied to the body's word embeddings; every weight initialised as
+// the family's _init_weights does (InitHfWeights). A family derives its
+// module from it, naming the two parts as its checkpoints do.
+template <typename Body, typename Head>
+struct MaskedLmImpl : torch::nn::Module {
+  template <typename FamilyConfig>
+  MaskedLmImpl(const FamilyConfig& c, const char* body_name, Body b, const char* head_name,
+               const BertBlocksConfig& blocks)
+      : body(register_module(body_name, std::move(b))),
+        head(register_module(head_name, Head(blocks, c.vocab_size, body->embeddings->word_embeddings->weight))) {
+    InitHfWeights(*this, c.initializer_range);
+  }
+  torch::Tensor forward(const torch::Tensor& input_ids) { return head(body(input_ids)); }
+  Body body;
+  Head head;
+};
 
 }  // namespace torchgauge::models

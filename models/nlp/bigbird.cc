@@ -479,42 +479,23 @@ struct BigBirdModelImpl : torch::nn::Module {
 };
 TORCH_MODULE(BigBirdModel);
 
-struct BigBirdForMaskedLMImpl : torch::nn::Module {
+// BigBirdForMaskedLM (BigBirdPreTrainedModel._init_weights, initializer_range 0.02).
+struct BigBirdForMaskedLMImpl : MaskedLmImpl<BigBirdModel, BertOnlyMLMHead> {
   explicit BigBirdForMaskedLMImpl(const BigBirdConfig& c)
-      : bert(register_module("bert", BigBirdModel(c))),
-        cls(register_module("cls",
-                            BertOnlyMLMHead(Blocks(c), c.vocab_size, bert->embeddings->word_embeddings->weight))) {
-    // BigBirdPreTrainedModel._init_weights (initializer_range 0.02).
-    InitHfWeights(*this, c.initializer_range);
-  }
-
-  torch::Tensor forward(const torch::Tensor& input_ids) { return cls(bert(input_ids)); }
-
-  BigBirdModel bert;
-  BertOnlyMLMHead cls;
+      : MaskedLmImpl(c, "bert", BigBirdModel(c), "cls", Blocks(c)) {}
 };
 TORCH_MODULE(BigBirdForMaskedLM);
 
 ModelInfo MakeInfo(BigBirdConfig config) {
-  auto info = LanguageModelInfo({
+  // torchbenchmark/models/hf_BigBird/__init__.py: DEFAULT_TRAIN_BSIZE = 2, DEFAULT_EVAL_BSIZE = 1.
+  return LongDocumentMaskedLmInfo({
       .id = "hf_bigbird",
       .paper_name = "hf_BigBird",
       .reference = "transformers.BigBirdForMaskedLM(BigBirdConfig(attention_type=\"block_sparse\")) "
                    "(TorchBench hf_BigBird: AutoModelForMaskedLM)",
-      // torchbenchmark/models/hf_BigBird/__init__.py: DEFAULT_TRAIN_BSIZE = 2, DEFAULT_EVAL_BSIZE = 1.
-      .default_batch = {2, 1},
-      .objective = LmObjective::kMaskedLm,
       .vocab_size = config.vocab_size,
-      // TorchBench's Hugging Face table: 1024 tokens for train, 4096 for eval.
-      .train_seq_len = 1024,
-      .eval_seq_len = 4096,
       .build = BuildFromIds<BigBirdForMaskedLM>(config),
   });
-  // One train step at batch 1 (1024 tokens) or an eval step at batch 1 (4096
-  // tokens) already takes several seconds on 2 CPU cores; the sequence
-  // lengths are TorchBench's.
-  info.cpu_batch = BatchSizes{1, 1};
-  return info;
 }
 
 }  // namespace

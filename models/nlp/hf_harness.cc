@@ -154,4 +154,14 @@ ModelInfo LanguageModelInfo(LanguageModelSpec spec) {
   return info;
 }
 
+ModelInfo LongDocumentMaskedLmInfo(LanguageModelSpec spec) {
+  spec.default_batch = {2, 1};
+  spec.objective = LmObjective::kMaskedLm;
+  spec.train_seq_len = 1024;
+  spec.eval_seq_len = 4096;
+  ModelInfo info = LanguageModelInfo(std::move(spec));
+  info.cpu_batch = BatchSizes{1, 1};
+  return info;
+}
+
 }  // namespace torchgauge::models

@@ -289,41 +289,23 @@ struct LongformerModelImpl : torch::nn::Module {
 };
 TORCH_MODULE(LongformerModel);
 
-struct LongformerForMaskedLMImpl : torch::nn::Module {
+// LongformerForMaskedLM (LongformerPreTrainedModel._init_weights, initializer_range 0.02).
+struct LongformerForMaskedLMImpl : MaskedLmImpl<LongformerModel, RobertaLMHead> {
   explicit LongformerForMaskedLMImpl(const LongformerConfig& c)
-      : longformer(register_module("longformer", LongformerModel(c))),
-        lm_head(register_module(
-            "lm_head", RobertaLMHead(BertBlocksOf(c), c.vocab_size, longformer->embeddings->word_embeddings->weight))) {
-    // LongformerPreTrainedModel._init_weights (initializer_range 0.02).
-    InitHfWeights(*this, c.initializer_range);
-  }
-
-  torch::Tensor forward(const torch::Tensor& input_ids) { return lm_head(longformer(input_ids)); }
-
-  LongformerModel longformer;
-  RobertaLMHead lm_head;
+      : MaskedLmImpl(c, "longformer", LongformerModel(c), "lm_head", BertBlocksOf(c)) {}
 };
 TORCH_MODULE(LongformerForMaskedLM);
 
 ModelInfo MakeInfo(LongformerConfig config) {
-  auto info = LanguageModelInfo({
+  // torchbenchmark/models/hf_Longformer/__init__.py: DEFAULT_TRAIN_BSIZE = 2, DEFAULT_EVAL_BSIZE = 1.
+  return LongDocumentMaskedLmInfo({
       .id = "hf_longformer",
       .paper_name = "hf_Longformer",
       .reference = "transformers.LongformerForMaskedLM(allenai/longformer-base-4096 config) "
                    "(TorchBench hf_Longformer: AutoModelForMaskedLM)",
-      // torchbenchmark/models/hf_Longformer/__init__.py: DEFAULT_TRAIN_BSIZE = 2, DEFAULT_EVAL_BSIZE = 1.
-      .default_batch = {2, 1},
-      .objective = LmObjective::kMaskedLm,
       .vocab_size = config.vocab_size,
-      // TorchBench: 1024 tokens for train, 4096 for eval.
-      .train_seq_len = 1024,
-      .eval_seq_len = 4096,
       .build = BuildFromIds<LongformerForMaskedLM>(config),
   });
-  // One train step at batch 1 (1024 tokens) or an eval step at batch 1 (4096
-  // tokens) takes several seconds on 2 CPU cores; the lengths are TorchBench's.
-  info.cpu_batch = BatchSizes{1, 1};
-  return info;
 }
 
 }  // namespace

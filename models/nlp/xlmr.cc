@@ -34,30 +34,19 @@ constexpr int64_t kInputVocab = 250000;
 constexpr int64_t kSmokeSeqLen = 32;
 constexpr double kLearningRate = 0.01;  // FAMBench's torch.optim.SGD(lr=0.01)
 
-// XLMRobertaModel without the pooler (XLMRobertaForMaskedLM builds it with
-// add_pooling_layer=False; fairseq's RoBERTa has none either).
-struct XlmrModelImpl : torch::nn::Module {
-  explicit XlmrModelImpl(const XlmrConfig& c)
-      : embeddings(register_module("embeddings", BertEmbeddings(BertEmbeddingsOptions{
-                                                     .vocab_size = c.vocab_size,
-                                                     .width = c.hidden_size,
-                                                     .max_position_embeddings = c.max_position_embeddings,
-                                                     .type_vocab_size = c.type_vocab_size,
-                                                     .pad_token_id = c.pad_token_id,
-                                                     .roberta_positions = true,
-                                                     .layer_norm_eps = c.layer_norm_eps,
-                                                     .hidden_dropout_prob = c.hidden_dropout_prob,
-                                                 }))),
-        encoder(register_module("encoder", BertEncoder(BertBlocksOf(c)))) {}
-  torch::Tensor forward(const torch::Tensor& input_ids) { return encoder(embeddings(input_ids)); }
-  BertEmbeddings embeddings;
-  BertEncoder encoder;
-};
-TORCH_MODULE(XlmrModel);
+// RobertaEmbeddings: BERT's, with RoBERTa's positions and padding row.
+BertEmbeddingsOptions XlmrEmbeddings(const XlmrConfig& c) {
+  BertEmbeddingsOptions o = BertEmbeddingsOf(c);
+  o.pad_token_id = c.pad_token_id;
+  o.roberta_positions = true;
+  return o;
+}
 
 struct XlmrForMaskedLMImpl : torch::nn::Module {
   explicit XlmrForMaskedLMImpl(const XlmrConfig& c)
-      : roberta(register_module("roberta", XlmrModel(c))),
+      // XLMRobertaModel without the pooler (XLMRobertaForMaskedLM builds it
+      // with add_pooling_layer=False; fairseq's RoBERTa has none either).
+      : roberta(register_module("roberta", BertModel(XlmrEmbeddings(c), BertBlocksOf(c)))),
         // XLMRobertaLMHead. FAMBench's step never calls it (extract_features
         // stops before the head), but its parameters are part of the model
         // and of the optimizer's parameter list.
@@ -72,7 +61,7 @@ struct XlmrForMaskedLMImpl : torch::nn::Module {
   // The masked-LM logits (not part of FAMBench's step).
   torch::Tensor forward(const torch::Tensor& input_ids) { return lm_head(roberta(input_ids)); }
 
-  XlmrModel roberta;
+  BertModel roberta;
   RobertaLMHead lm_head;
 };
 TORCH_MODULE(XlmrForMaskedLM);
