@@ -22,11 +22,13 @@ inline constexpr uint8_t kConcurrentKernel = 5;
 // The user scope around a profiling pass's iterations (RECORD_USER_SCOPE).
 inline constexpr char kProfileWindow[] = "torchgauge::profile_window";
 
-// Kineto with input shapes and FLOP counts; no memory, stacks or modules.
+// Kineto with input shapes and concrete inputs (which the FLOP formulas of
+// platform/flop_formulas.h read); no memory, stacks, modules or the
+// profiler's own FLOP counts.
 inline torch::profiler::impl::ProfilerConfig PassConfig() {
   namespace impl = torch::profiler::impl;
   return impl::ProfilerConfig(impl::ProfilerState::KINETO, /*report_input_shapes=*/true, /*profile_memory=*/false,
-                              /*with_stack=*/false, /*with_flops=*/true, /*with_modules=*/false);
+                              /*with_stack=*/false, /*with_flops=*/false, /*with_modules=*/false);
 }
 
 }  // namespace torchgauge::collector::kineto

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "collector/kineto.h"
+#include "collector/platform/flop_formulas.h"
 #include "collector/platform/host_events.h"
 #include "core/stats/gpu_breakdown.h"
 
@@ -128,8 +129,7 @@ ProfileOutput ProfileSteps(const std::function<void()>& step, const std::functio
 
   int64_t window_start = -1, window_end = -1;
   std::vector<core::DeviceActivity> activity;
-  std::map<std::string, bool> flop_ops;
-  double flops = 0;
+  std::vector<OpCall> flop_calls;
   for (const auto& e : result->events()) {
     const std::string name = e.name();
     if (name == kineto::kProfileWindow) {
@@ -137,18 +137,26 @@ ProfileOutput ProfileSteps(const std::function<void()>& step, const std::functio
       window_end = static_cast<int64_t>(e.endNs());
       continue;
     }
-    if (e.deviceType() == c10::DeviceType::CPU && e.flops() > 0) {
-      flops += static_cast<double>(e.flops());
-      flop_ops[name] = true;
+    if (e.deviceType() == c10::DeviceType::CPU && e.activityType() == kineto::kCpuOp && HasFlopFormula(name)) {
+      OpCall c;
+      c.name = name;
+      c.shapes.assign(e.shapes().begin(), e.shapes().end());
+      c.args.assign(e.concreteInputs().begin(), e.concreteInputs().end());
+      c.thread = e.startThreadId();
+      c.start_ns = static_cast<int64_t>(e.startNs());
+      c.end_ns = static_cast<int64_t>(e.endNs());
+      flop_calls.push_back(std::move(c));
     }
     if (!gpu) continue;
     if (auto a = DeviceActivityOf(e)) activity.push_back(std::move(*a));
   }
-  // No operator with a FLOP formula did any work (Inductor's generated
-  // kernels, or only operators outside the formulas): the FLOPs were not
-  // measured, which is null, never 0 FLOPs and "0 % of peak".
-  if (!flop_ops.empty()) out.flops_per_iter = flops / iterations;
-  for (const auto& [name, _] : flop_ops) out.flop_counted_ops.push_back(name);
+  // Null, with the reason, when no operator with a formula ran (Inductor's
+  // generated kernels, or only elementwise work): never 0 FLOPs and "0 % of
+  // peak".
+  FlopCount count = CountFlops(std::move(flop_calls));
+  if (count.flops) out.flops_per_iter = *count.flops / iterations;
+  out.flops_reason = count.reason;
+  for (const auto& [name, _] : count.by_op) out.flop_counted_ops.push_back(name);
   TORCH_CHECK(window_start >= 0, "profiler did not record the profiling window");
   if (gpu) out.breakdown = core::ComputeBreakdown(activity, window_start, window_end, iterations);
   out.host_breakdown = HostBreakdownFromProfile(*result, kineto::kProfileWindow, iterations);

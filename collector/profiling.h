@@ -1,7 +1,7 @@
 // The profiling pass: a few iterations run under LibTorch's Kineto profiler,
 // separate from the timing pass so that profiler overhead never touches the
 // timed samples. It yields the host breakdown (every device), the GPU time
-// breakdown (CUDA/ROCm only), the profiler's FLOP count, the distinct ATen
+// breakdown (CUDA/ROCm only), the FLOPs by formula from the recorded shapes, the distinct ATen
 // operators exercised (through a RecordFunction callback) and optionally a
 // Chrome trace.
 #pragma once
@@ -24,7 +24,10 @@ struct ProfileOutput {
   // From the CPU operator events over the profiling window; the profiler's
   // per-op overhead is left for the caller to fill.
   std::optional<core::HostBreakdown> host_breakdown;
-  std::optional<double> flops_per_iter;  // only ops with a profiler FLOP formula
+  // By formula from the recorded shapes (platform/flop_formulas.h); null
+  // with flops_reason when not measured.
+  std::optional<double> flops_per_iter;
+  std::string flops_reason;
   std::vector<std::string> flop_counted_ops;
   std::vector<std::string> operators;  // distinct ATen ops, "name.overload"
 };

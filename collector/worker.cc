@@ -197,8 +197,17 @@ void ProfilingPass(Stepper& s, core::RunResult& r) {
       r.host_breakdown->profiler_overhead_per_op_us = MeasureProfilerOverheadPerOpUs(1000, 3);
     }
     r.operators = p.operators;
-    flops.profiler_flops_per_iter = p.flops_per_iter;
-    flops.profiler_counted_ops = p.flop_counted_ops;
+    if (spec.backend == "inductor") {
+      // A formula sees only the ATen calls the compiled code makes; its
+      // generated kernels do the rest, so a count would understate the work.
+      flops.profiler_flops_reason = "inductor: the generated kernels are outside the FLOP formulas";
+    } else {
+      flops.profiler_flops_per_iter = p.flops_per_iter;
+      flops.profiler_counted_ops = p.flop_counted_ops;
+      if (!p.flops_reason.empty()) flops.profiler_flops_reason = p.flops_reason;
+    }
+  } else {
+    flops.profiler_flops_reason = "no profiling pass (profile_iterations 0)";
   }
   r.flops = flops;
 }

@@ -136,6 +136,7 @@ PairedTiming ReadPaired(const JsonFields& in) {
 Flops ReadFlops(const JsonFields& f) {
   Flops fl;
   fl.profiler_flops_per_iter = f.OptAtLeast("profiler_flops_per_iter", 0.0);
+  fl.profiler_flops_reason = f.GetOpt<std::string>("profiler_flops_reason");
   fl.profiler_counted_ops = f.GetOr<std::vector<std::string>>("profiler_counted_ops", {});
   fl.analytic_flops_per_iter = f.OptAtLeast("analytic_flops_per_iter", 0.0);
   fl.achieved_tflops_profiler = f.OptAtLeast("achieved_tflops_profiler", 0.0);
@@ -277,6 +278,7 @@ json PairedJson(const PairedTiming& p) {
 
 json FlopsJson(const Flops& f) {
   return {{"profiler_flops_per_iter", Opt(f.profiler_flops_per_iter)},
+          {"profiler_flops_reason", Opt(f.profiler_flops_reason)},
           {"profiler_counted_ops", f.profiler_counted_ops},
           {"analytic_flops_per_iter", Opt(f.analytic_flops_per_iter)},
           {"achieved_tflops_profiler", Opt(f.achieved_tflops_profiler)},

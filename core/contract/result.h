@@ -129,7 +129,10 @@ struct GpuBreakdown {
 };
 
 struct Flops {
+  // By formula from the profiled operators' shapes (collector/platform/
+  // flop_formulas.h); null when not measured, with the reason.
   std::optional<double> profiler_flops_per_iter;
+  std::optional<std::string> profiler_flops_reason;
   std::vector<std::string> profiler_counted_ops;
   std::optional<double> analytic_flops_per_iter;
   std::optional<double> achieved_tflops_profiler;

@@ -4,10 +4,16 @@ A family script defines build(model_id) -> (module, inputs, forward, loss_fn,
 make_optimizer) and calls main(build). The driver seeds, records the eval
 output, then one training step from the same weights, and saves everything
 with torch.save as plain dicts that torch::pickle_load reads in C++.
+
+With --count-flops it also counts, with PyTorch's own FlopCounterMode, the
+FLOPs of the eval forward (no grad) and of the train step's forward and
+backward (flops_eval, flops_train, and per operator flops_eval_by_op,
+flops_train_by_op), for tests/parity/flops_parity_test.cc.
 """
 import argparse
 
 import torch
+from torch.utils import flop_counter
 
 TRAIN_SEED = 1234
 
@@ -16,6 +22,7 @@ def main(build):
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", required=True)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--count-flops", action="store_true")
     args = parser.parse_args()
 
     torch.manual_seed(0)
@@ -51,4 +58,41 @@ def main(build):
         # The train step's gradients, for models whose update alone says
         # little (a tiny scheduled learning rate, say).
         saved["grads"] = {k: v.grad.detach().clone() for k, v in model.named_parameters() if v.grad is not None}
+    if args.count_flops:
+        saved.update(count_flops(model, inputs, forward, loss_fn))
     torch.save(saved, args.out)
+
+
+def count_flops(model, inputs, forward, loss_fn):
+    """FlopCounterMode over the eval forward and over the train step's
+    forward and backward. The CPU flash attention kernel, which the counter's
+    table leaves out, is mapped to the counter's own attention formulas, as
+    the collector counts it."""
+    aten = torch.ops.aten
+    # custom_mapping passes shapes (the counter's shape_wrapper).
+    mapping = {
+        aten._scaled_dot_product_flash_attention_for_cpu: lambda q, k, v, *args, **kwargs: flop_counter.sdpa_flop_count(
+            q, k, v
+        ),
+        aten._scaled_dot_product_flash_attention_for_cpu_backward: (
+            lambda grad_out, q, k, v, *args, **kwargs: flop_counter.sdpa_backward_flop_count(grad_out, q, k, v)
+        ),
+    }
+
+    def by_op(counter):
+        return {str(op): int(n) for op, n in counter.get_flop_counts().get("Global", {}).items()}
+
+    model.eval()
+    with torch.no_grad(), flop_counter.FlopCounterMode(display=False, custom_mapping=mapping) as ev:
+        forward(model, inputs)
+    model.train()
+    model.zero_grad()
+    torch.manual_seed(TRAIN_SEED)
+    with flop_counter.FlopCounterMode(display=False, custom_mapping=mapping) as tr:
+        loss_fn(model, inputs).backward()
+    return {
+        "flops_eval": float(ev.get_total_flops()),
+        "flops_train": float(tr.get_total_flops()),
+        "flops_eval_by_op": {k: float(v) for k, v in by_op(ev).items()},
+        "flops_train_by_op": {k: float(v) for k, v in by_op(tr).items()},
+    }
