@@ -12,6 +12,7 @@
 
 #include "models/nlp/bert_encoder.h"
 #include "models/nlp/hf_harness.h"
+#include "models/nlp/long_document_lm.h"
 
 namespace torchgauge::models {
 namespace {
@@ -31,6 +32,15 @@ struct BigBirdConfig {
   double attention_probs_dropout_prob = 0.1;
   double layer_norm_eps = 1e-12;
   double initializer_range = 0.02;
+};
+
+// torchbenchmark/models/hf_BigBird/__init__.py: DEFAULT_TRAIN_BSIZE = 2, DEFAULT_EVAL_BSIZE = 1.
+const LongDocumentNames kNames = {
+    .id = "hf_bigbird",
+    .paper_name = "hf_BigBird",
+    .reference =
+        "transformers.BigBirdForMaskedLM(BigBirdConfig(attention_type=\"block_sparse\")) (TorchBench hf_BigBird: "
+        "AutoModelForMaskedLM)",
 };
 
 // The blocks BigBird shares with BERT, with its hidden_act "gelu_new".
@@ -486,27 +496,14 @@ struct BigBirdForMaskedLMImpl : MaskedLmImpl<BigBirdModel, BertOnlyMLMHead> {
 };
 TORCH_MODULE(BigBirdForMaskedLM);
 
-ModelInfo MakeInfo(BigBirdConfig config) {
-  // torchbenchmark/models/hf_BigBird/__init__.py: DEFAULT_TRAIN_BSIZE = 2, DEFAULT_EVAL_BSIZE = 1.
-  return LongDocumentMaskedLmInfo({
-      .id = "hf_bigbird",
-      .paper_name = "hf_BigBird",
-      .reference = "transformers.BigBirdForMaskedLM(BigBirdConfig(attention_type=\"block_sparse\")) "
-                   "(TorchBench hf_BigBird: AutoModelForMaskedLM)",
-      .vocab_size = config.vocab_size,
-      .build = BuildFromIds<BigBirdForMaskedLM>(config),
-  });
-}
-
 }  // namespace
 
 ModelInfo HfBigBirdInfoForTest(int64_t num_hidden_layers) {
-  TORCH_CHECK(num_hidden_layers > 0, "hf_bigbird: bad test configuration");
-  BigBirdConfig config;
-  config.num_hidden_layers = num_hidden_layers;
-  return MakeInfo(config);
+  return LongDocumentMaskedLmWithLayers<BigBirdForMaskedLM, BigBirdConfig>(kNames, num_hidden_layers);
 }
 
-void AddBigBirdModels(std::vector<ModelInfo>& out) { out.push_back(MakeInfo(BigBirdConfig{})); }
+void AddBigBirdModels(std::vector<ModelInfo>& out) {
+  out.push_back(LongDocumentMaskedLm<BigBirdForMaskedLM>(kNames, BigBirdConfig{}));
+}
 
 }  // namespace torchgauge::models

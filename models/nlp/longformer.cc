@@ -7,6 +7,7 @@
 
 #include "models/nlp/bert_encoder.h"
 #include "models/nlp/hf_harness.h"
+#include "models/nlp/long_document_lm.h"
 
 namespace torchgauge::models {
 namespace {
@@ -26,6 +27,15 @@ struct LongformerConfig {
   double attention_probs_dropout_prob = 0.1;
   double layer_norm_eps = 1e-5;
   double initializer_range = 0.02;
+};
+
+// torchbenchmark/models/hf_Longformer/__init__.py: DEFAULT_TRAIN_BSIZE = 2, DEFAULT_EVAL_BSIZE = 1.
+const LongDocumentNames kNames = {
+    .id = "hf_longformer",
+    .paper_name = "hf_Longformer",
+    .reference =
+        "transformers.LongformerForMaskedLM(allenai/longformer-base-4096 config) (TorchBench hf_Longformer: "
+        "AutoModelForMaskedLM)",
 };
 
 constexpr float kFloatMin = std::numeric_limits<float>::lowest();  // torch.finfo(torch.float32).min
@@ -296,27 +306,14 @@ struct LongformerForMaskedLMImpl : MaskedLmImpl<LongformerModel, RobertaLMHead> 
 };
 TORCH_MODULE(LongformerForMaskedLM);
 
-ModelInfo MakeInfo(LongformerConfig config) {
-  // torchbenchmark/models/hf_Longformer/__init__.py: DEFAULT_TRAIN_BSIZE = 2, DEFAULT_EVAL_BSIZE = 1.
-  return LongDocumentMaskedLmInfo({
-      .id = "hf_longformer",
-      .paper_name = "hf_Longformer",
-      .reference = "transformers.LongformerForMaskedLM(allenai/longformer-base-4096 config) "
-                   "(TorchBench hf_Longformer: AutoModelForMaskedLM)",
-      .vocab_size = config.vocab_size,
-      .build = BuildFromIds<LongformerForMaskedLM>(config),
-  });
-}
-
 }  // namespace
 
 ModelInfo HfLongformerInfoForTest(int64_t num_hidden_layers) {
-  TORCH_CHECK(num_hidden_layers > 0, "hf_longformer: bad test configuration");
-  LongformerConfig config;
-  config.num_hidden_layers = num_hidden_layers;
-  return MakeInfo(config);
+  return LongDocumentMaskedLmWithLayers<LongformerForMaskedLM, LongformerConfig>(kNames, num_hidden_layers);
 }
 
-void AddLongformerModels(std::vector<ModelInfo>& out) { out.push_back(MakeInfo(LongformerConfig{})); }
+void AddLongformerModels(std::vector<ModelInfo>& out) {
+  out.push_back(LongDocumentMaskedLm<LongformerForMaskedLM>(kNames, LongformerConfig{}));
+}
 
 }  // namespace torchgauge::models
