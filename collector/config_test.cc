@@ -1,5 +1,5 @@
-// The suite file's "probe" object and the platform id of a thread-limited
-// collection.
+// The suite file's "probe" object, the platform id of a thread-limited
+// collection, and the peak-RSS reset.
 #include <doctest/doctest.h>
 
 #include "collector/config.h"
@@ -8,6 +8,7 @@
 
 #include <map>
 #include <set>
+#include <vector>
 
 using namespace torchgauge;
 using nlohmann::json;
@@ -138,4 +139,19 @@ TEST_CASE("a suite's run settings are read by the one RunSettings reader, with i
   j["batch_size_overrides"] = {{"resnet18", {{"eval", 1e30}}}};
   CHECK_THROWS_WITH_AS(collector::ParseSuite(j, "x.json"), doctest::Contains("batch_size_overrides.resnet18.eval"),
                        std::invalid_argument);
+}
+
+TEST_CASE("the peak-RSS reset lowers VmHWM, or says that the kernel refused it") {
+  {
+    // Raise the peak by 256 MiB, touched, then give it back.
+    std::vector<char> big(256 << 20);
+    for (size_t i = 0; i < big.size(); i += 4096) big[i] = 1;
+    CHECK(collector::PeakRssBytes() >= collector::CurrentRssBytes());
+  }
+  const bool reset = collector::ResetPeakRss();
+  MESSAGE("clear_refs reset allowed here: " << reset);
+  // A worker records its peak's scope as "timed_steps" after a reset and
+  // "process" when the reset failed (collector/worker.cc).
+  if (reset) CHECK(collector::PeakRssBytes() < collector::CurrentRssBytes() + (128 << 20));
+  CHECK_FALSE(collector::ResetPeakRss("/nonexistent-dir/clear_refs"));
 }

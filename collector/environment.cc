@@ -256,8 +256,8 @@ std::string AutoBuildId(const json& env) {
 int64_t CurrentRssBytes() { return StatusKb("VmRSS"); }
 int64_t PeakRssBytes() { return StatusKb("VmHWM"); }
 
-bool ResetPeakRss() {
-  std::ofstream out("/proc/self/clear_refs");
+bool ResetPeakRss(const std::string& clear_refs) {
+  std::ofstream out(clear_refs);
   if (!out) return false;
   out << "5";
   return static_cast<bool>(out.flush());

@@ -31,7 +31,8 @@ std::string AutoBuildId(const nlohmann::json& environment);
 // The current process's resident set (VmRSS) and peak (VmHWM) in bytes.
 int64_t CurrentRssBytes();
 int64_t PeakRssBytes();
-// Resets VmHWM to the current RSS (Linux clear_refs); false if not possible.
-bool ResetPeakRss();
+// Resets VmHWM to the current RSS (writes 5 to Linux's clear_refs, by
+// default /proc/self/clear_refs); false if not possible.
+bool ResetPeakRss(const std::string& clear_refs = "/proc/self/clear_refs");
 
 }  // namespace torchgauge::collector

@@ -100,8 +100,9 @@ void TimingPass(Stepper& s, core::RunResult& r) {
   s.Sync();
   core::Memory mem;
   mem.cpu_rss_after_warmup_bytes = CurrentRssBytes();
-  // VmHWM from here on is the measured region's peak (where the kernel allows the reset).
-  ResetPeakRss();
+  // VmHWM from here on is the measured region's peak, where the kernel
+  // allows the reset; otherwise the peak is the process's, and says so.
+  mem.cpu_peak_rss_scope = ResetPeakRss() ? "timed_steps" : "process";
   if (s.gpu) {
     mem.gpu_allocated_after_warmup_bytes = CudaMemory().allocated;
     CudaResetPeakMemory();

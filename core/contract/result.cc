@@ -69,6 +69,7 @@ Memory ReadMemory(const JsonFields& m) {
   Memory mem;
   mem.cpu_peak_rss_bytes = m.OptAtLeast<int64_t>("cpu_peak_rss_bytes", 0);
   mem.cpu_rss_after_warmup_bytes = m.GetOpt<int64_t>("cpu_rss_after_warmup_bytes");
+  mem.cpu_peak_rss_scope = m.GetOpt<std::string>("cpu_peak_rss_scope");
   mem.gpu_peak_allocated_bytes = m.OptAtLeast<int64_t>("gpu_peak_allocated_bytes", 0);
   mem.gpu_peak_reserved_bytes = m.OptAtLeast<int64_t>("gpu_peak_reserved_bytes", 0);
   mem.gpu_allocated_after_warmup_bytes = m.GetOpt<int64_t>("gpu_allocated_after_warmup_bytes");
@@ -229,6 +230,7 @@ json TimingJson(const Timing& t) {
 json MemoryJson(const Memory& m) {
   return {{"cpu_peak_rss_bytes", Opt(m.cpu_peak_rss_bytes)},
           {"cpu_rss_after_warmup_bytes", Opt(m.cpu_rss_after_warmup_bytes)},
+          {"cpu_peak_rss_scope", Opt(m.cpu_peak_rss_scope)},
           {"gpu_peak_allocated_bytes", Opt(m.gpu_peak_allocated_bytes)},
           {"gpu_peak_reserved_bytes", Opt(m.gpu_peak_reserved_bytes)},
           {"gpu_allocated_after_warmup_bytes", Opt(m.gpu_allocated_after_warmup_bytes)}};

@@ -106,6 +106,10 @@ void SummarizePaired(PairedTiming& p);
 
 struct Memory {
   std::optional<int64_t> cpu_peak_rss_bytes;
+  // What cpu_peak_rss_bytes spans: "timed_steps" (VmHWM was reset after the
+  // warm-up) or "process" (the kernel refused the reset, so the peak may be
+  // the model's construction or warm-up). Null in results written before it.
+  std::optional<std::string> cpu_peak_rss_scope;
   std::optional<int64_t> cpu_rss_after_warmup_bytes;
   std::optional<int64_t> gpu_peak_allocated_bytes;
   std::optional<int64_t> gpu_peak_reserved_bytes;
