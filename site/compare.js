@@ -392,9 +392,26 @@
     cmp.platforms.forEach(function (p) { p.status_changes.forEach(function (s) { n += s.worse ? 1 : 0; }); });
     return n;
   }
+  // Comparison::ComparedRuns / NoisyRuns / Inconclusive: runs with a time
+  // comparison, those of them noisy on either side, and whether more than
+  // max_noisy_percent of them were noisy while nothing regressed.
+  function comparedRuns(cmp, noisyOnly) {
+    var n = 0;
+    cmp.platforms.forEach(function (p) {
+      p.changes.forEach(function (c) { n += c.metric === "time" && (!noisyOnly || !!c.noisy) ? 1 : 0; });
+    });
+    return n;
+  }
+  function inconclusive(cmp) {
+    var compared = comparedRuns(cmp, false);
+    return !countVerdict(cmp, "regression") && !worseCount(cmp) && compared > 0 &&
+           100 * comparedRuns(cmp, true) > cmp.options.max_noisy_percent * compared;
+  }
   function title(cmp) {
     var reg = countRuns(cmp, "regression"), worse = worseCount(cmp), what;
-    if (!reg && !worse) {
+    if (inconclusive(cmp)) {
+      what = "Inconclusive: " + comparedRuns(cmp, true) + " of " + comparedRuns(cmp, false) + " runs noisy";
+    } else if (!reg && !worse) {
       what = "No regressions";
     } else {
       what = reg + " regression" + (reg === 1 ? "" : "s");
@@ -503,6 +520,12 @@
       sections: [],
       full_url: config.md_full_url ? config.md_full_url.replace("{build}", cmp.new_build) : ""
     };
+    if (inconclusive(cmp)) {
+      d.intro.splice(1, 0, "Inconclusive: " + comparedRuns(cmp, true) + " of the " + comparedRuns(cmp, false) +
+                     " runs compared were noisy on either side (over " + cmp.options.max_noisy_percent +
+                     "%). A noisy run is never judged a regression, so this comparison cannot say that nothing " +
+                     "regressed: measure again on a quieter machine.");
+    }
     cmp.platforms.forEach(function (p) { d.sections = d.sections.concat(platformSections(cmp, p, config)); });
     return d;
   }

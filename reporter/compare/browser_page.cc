@@ -74,6 +74,7 @@ mu::data ComparePageData(const core::CompareOptions& options, const std::string&
        {{"threshold_percent", options.threshold_percent},
         {"alpha", options.alpha},
         {"memory_min_abs_bytes", options.memory_min_abs_bytes},
+        {"max_noisy_percent", options.max_noisy_percent},
         {"rules", std::move(rules)}}},
       {"version", core::Version()},
       {"vl_schema", kVegaLiteSchema},

@@ -463,6 +463,47 @@ TEST_CASE("browser: compare any two builds in the page, as compare --json and it
   }
 }
 
+TEST_CASE("browser: an inconclusive comparison reads in the page as compare writes it") {
+  if (!HaveChromium()) return;
+  fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_inconclusive";
+  fs::remove_all(work);
+  FixtureSpec spec;
+  spec.builds = 4;
+  spec.models = 6;
+  spec.configs = 3;
+  spec.plant_at = 1;
+  GenerateFixtureTree(work / "results", spec);
+  SiteOptions o = BrowserSiteOptions(work);
+  // Nothing over a 1000 % threshold regresses, and any noisy run makes such
+  // a clean comparison inconclusive.
+  o.compare_options.threshold_percent = 1000;
+  o.compare_options.max_noisy_percent = 0;
+  BuildSite(o);
+  // The first pair of builds without a broken run (the fixture breaks some).
+  std::string base, next;
+  torchgauge::core::Comparison cmp;
+  for (int a = 0; a < spec.builds && base.empty(); ++a) {
+    for (int b = a + 1; b < spec.builds && base.empty(); ++b) {
+      torchgauge::core::CompareRequest req;
+      req.results = o.results;
+      req.base = FixtureBuildId(spec, a);
+      req.new_build = FixtureBuildId(spec, b);
+      req.options = o.compare_options;
+      cmp = torchgauge::core::CompareBuilds(req);
+      if (cmp.Inconclusive()) base = *req.base, next = req.new_build;
+    }
+  }
+  REQUIRE_MESSAGE(!base.empty(), "no pair of fixture builds compares as inconclusive");
+  MESSAGE(base << " -> " << next << ": " << cmp.NoisyRuns() << " of " << cmp.ComparedRuns() << " runs noisy");
+  const std::string url =
+      "file://" + fs::absolute(o.out).lexically_normal().string() + "/compare.html#base=" + base + "&new=" + next;
+  const PageResult r = Load(url, work, "compare-inconclusive", false);
+  CHECK_MESSAGE(ConsoleLines(r.log).empty(), "console output:\n" << ConsoleLines(r.log));
+  const std::string md = RenderCompareMarkdown(cmp, ReportOptions{});
+  CHECK(md.find("Inconclusive: ") != std::string::npos);
+  CHECK(ElementText(r.dom, "tg-compare-md") == md);
+}
+
 namespace {
 // Mann-Whitney cases the fixture lacks (ties, all tied, complete separation,
 // 70 vs 70 samples: the normal approximation), with core's answers.
