@@ -7,8 +7,9 @@
 // The quiet half can only be judged on a quiet machine: this test measures
 // the machine itself around the collection (/proc/stat against the CPU time
 // of the collector and its workers, core::SampleSystem from this process)
-// and exits 77 (skipped) when something else was using more than the
-// threshold, saying how much. Both halves print their figures.
+// and tries again, up to three times, when something else was using more
+// than the threshold; it exits 77 (skipped), saying how much, only when all
+// three were busy. Both halves print their figures.
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -123,25 +124,37 @@ TEST_CASE("a run collected beside two busy loops is flagged noisy and the summar
 }
 
 TEST_CASE("the same collection on a quiet machine is not flagged") {
-  const auto before = core::SampleSystem();
-  const Collected c = Collect("quiet");
-  const auto machine = core::LoadBetween(before, core::SampleSystem());
-  PrintFigures("quiet", c.run);
-  REQUIRE(machine.has_value());
-  std::printf("machine during the collection, seen from the test: other processes %.2f cores\n",
-              machine->outside_cpu_cores);
-  if (machine->outside_cpu_cores - machine->resolution_cores > core::kDefaultNoiseThresholds.max_outside_cpu_cores) {
-    std::printf(
-        "the machine was not quiet (other processes used %.2f cores): the quiet half cannot be judged; "
-        "skipped\n",
-        machine->outside_cpu_cores);
-    std::fflush(stdout);
-    std::_Exit(77);
+  // A shared machine is busy at times, not always: up to three tries, ten
+  // seconds apart, for a window in which the machine was quiet, so that the
+  // assertion is made wherever the machine is ever quiet during the test.
+  constexpr int kTries = 3;
+  for (int attempt = 1; attempt <= kTries; ++attempt) {
+    const auto before = core::SampleSystem();
+    const Collected c = Collect("quiet");
+    const auto machine = core::LoadBetween(before, core::SampleSystem());
+    PrintFigures("quiet", c.run);
+    REQUIRE(machine.has_value());
+    std::printf("try %d: machine during the collection, seen from the test: other processes %.2f cores\n", attempt,
+                machine->outside_cpu_cores);
+    if (machine->outside_cpu_cores - machine->resolution_cores > core::kDefaultNoiseThresholds.max_outside_cpu_cores) {
+      if (attempt < kTries) {
+        std::fflush(stdout);
+        sleep(10);
+        continue;
+      }
+      std::printf(
+          "the machine was not quiet in %d tries (other processes used %.2f cores in the last): the quiet half "
+          "cannot be judged; skipped\n",
+          kTries, machine->outside_cpu_cores);
+      std::fflush(stdout);
+      std::_Exit(77);
+    }
+    INFO(c.output);
+    REQUIRE(c.run.system_load.has_value());
+    const auto v = core::RunNoise(c.run);
+    CHECK_MESSAGE(!v.noisy, v.reason);
+    CHECK(c.output.find("NOISY") == std::string::npos);
+    CHECK(c.output.find("warning: ") == std::string::npos);
+    return;
   }
-  INFO(c.output);
-  REQUIRE(c.run.system_load.has_value());
-  const auto v = core::RunNoise(c.run);
-  CHECK_MESSAGE(!v.noisy, v.reason);
-  CHECK(c.output.find("NOISY") == std::string::npos);
-  CHECK(c.output.find("warning: ") == std::string::npos);
 }
