@@ -40,17 +40,6 @@ std::optional<int64_t> CopyBytes(const prof::KinetoEvent& e) {
   return std::nullopt;
 }
 
-std::optional<core::ActivityKind> CopyKind(const std::string& name) {
-  if (name.find("HtoD") != std::string::npos) return core::ActivityKind::kCopyHostToDevice;
-  if (name.find("DtoH") != std::string::npos) return core::ActivityKind::kCopyDeviceToHost;
-  if (name.find("DtoD") != std::string::npos || name.find("PtoP") != std::string::npos) {
-    return core::ActivityKind::kCopyDeviceToDevice;
-  }
-  // Host-to-host or unknown copies on the device timeline: treat as movement.
-  if (name.find("HtoH") != std::string::npos) return core::ActivityKind::kCopyHostToDevice;
-  return std::nullopt;
-}
-
 // The device-timeline activity an event stands for: a kernel, a memset or a
 // classified copy; nullopt for anything else.
 std::optional<core::DeviceActivity> DeviceActivityOf(const prof::KinetoEvent& e) {
@@ -65,7 +54,7 @@ std::optional<core::DeviceActivity> DeviceActivityOf(const prof::KinetoEvent& e)
   } else if (type == kGpuMemset) {
     a.kind = core::ActivityKind::kMemset;
   } else if (type == kGpuMemcpy) {
-    auto kind = CopyKind(a.name);
+    auto kind = core::CopyKindOf(a.name);
     if (!kind) return std::nullopt;
     a.kind = *kind;
     a.bytes = CopyBytes(e);
@@ -132,7 +121,10 @@ ProfileOutput ProfileSteps(const std::function<void()>& step, const std::functio
   std::vector<OpCall> flop_calls;
   for (const auto& e : result->events()) {
     const std::string name = e.name();
-    if (name == kineto::kProfileWindow) {
+    // The CPU-side annotation: Kineto also copies a user scope onto the GPU
+    // timeline (gpu_user_annotation), whose span is the device's, not the
+    // host's window.
+    if (name == kineto::kProfileWindow && e.deviceType() == c10::DeviceType::CPU) {
       window_start = static_cast<int64_t>(e.startNs());
       window_end = static_cast<int64_t>(e.endNs());
       continue;

@@ -42,6 +42,15 @@ std::vector<KernelTotal> TopKernels(const std::map<std::string, std::pair<int64_
 
 }  // namespace
 
+std::optional<ActivityKind> CopyKindOf(const std::string& name) {
+  if (name.find("HtoD") != std::string::npos) return ActivityKind::kCopyHostToDevice;
+  if (name.find("DtoH") != std::string::npos) return ActivityKind::kCopyDeviceToHost;
+  if (name.find("DtoD") != std::string::npos || name.find("PtoP") != std::string::npos) {
+    return ActivityKind::kCopyDeviceToDevice;
+  }
+  return std::nullopt;
+}
+
 GpuBreakdown ComputeBreakdown(const std::vector<DeviceActivity>& activities, int64_t window_start_ns,
                               int64_t window_end_ns, int iterations, size_t top_n) {
   if (iterations < 1) throw std::invalid_argument("ComputeBreakdown: iterations must be >= 1");

@@ -29,6 +29,13 @@ struct DeviceActivity {
   std::optional<int64_t> bytes;  // copies only, when the profiler reports it
 };
 
+// The kind of a copy on the device timeline, from the profiler's name
+// ("Memcpy HtoD (Pageable -> Device)"): host-to-device, device-to-host, or
+// device-to-device (peer-to-peer included). Host-to-host copies ("HtoH") move
+// nothing between CPU and GPU and are no device work: nullopt, as for a name
+// that says no direction, so they count as neither active nor movement.
+std::optional<ActivityKind> CopyKindOf(const std::string& name);
+
 // Breakdown over the window [window_start_ns, window_end_ns] that spans
 // `iterations` steps; milliseconds are per iteration. Activities outside the
 // window are clipped. top_n kernels by total time are kept.

@@ -85,3 +85,13 @@ TEST_CASE("set arithmetic") {
   CHECK(TotalLength(a) == 30);
   CHECK(LengthNotCovered(a, UnionClipped({{8, 35}}, 0, 100)) == 13);
 }
+
+TEST_CASE("copy kinds from the profiler's names; host-to-host is no CPU-GPU movement") {
+  CHECK(CopyKindOf("Memcpy HtoD (Pageable -> Device)") == ActivityKind::kCopyHostToDevice);
+  CHECK(CopyKindOf("Memcpy DtoH (Device -> Pinned)") == ActivityKind::kCopyDeviceToHost);
+  CHECK(CopyKindOf("Memcpy DtoD (Device -> Device)") == ActivityKind::kCopyDeviceToDevice);
+  CHECK(CopyKindOf("Memcpy PtoP (Device -> Device)") == ActivityKind::kCopyDeviceToDevice);
+  // Was counted as host-to-device movement (collector/profiling.cc before).
+  CHECK_FALSE(CopyKindOf("Memcpy HtoH (Pinned -> Pageable)").has_value());
+  CHECK_FALSE(CopyKindOf("Memcpy").has_value());
+}
