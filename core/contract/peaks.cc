@@ -9,15 +9,15 @@ namespace torchgauge::core {
 
 using nlohmann::json;
 
-const MatmulPeak* PeakForPrecision(const ProbeResult& peaks, std::string_view run_precision) {
+const MatmulPeak* PeakForPrecision(const ProbeResult& peaks, std::string_view run_precision, bool tf32_allowed) {
   auto find = [&](std::string_view p) -> const MatmulPeak* {
     for (const auto& m : peaks.matmul) {
       if (m.precision == p && m.status == "ok" && m.tflops) return &m;
     }
     return nullptr;
   };
-  if (run_precision == "fp32" || run_precision == "default") return find("fp32");
-  if (run_precision == "tf32") {
+  if ((run_precision == "fp32" || run_precision == "default") && !tf32_allowed) return find("fp32");
+  if (run_precision == "tf32" || run_precision == "fp32" || run_precision == "default") {
     const MatmulPeak* tf32 = find("tf32");
     return tf32 ? tf32 : find("fp32");
   }
@@ -27,8 +27,8 @@ const MatmulPeak* PeakForPrecision(const ProbeResult& peaks, std::string_view ru
 }
 
 std::optional<double> PercentOfPeak(const ProbeResult& peaks, std::string_view run_precision,
-                                    std::optional<double> achieved_tflops) {
-  const MatmulPeak* peak = PeakForPrecision(peaks, run_precision);
+                                    std::optional<double> achieved_tflops, bool tf32_allowed) {
+  const MatmulPeak* peak = PeakForPrecision(peaks, run_precision, tf32_allowed);
   if (!peak || !achieved_tflops || !(*peak->tflops > 0)) return std::nullopt;
   return *achieved_tflops / *peak->tflops * 100.0;
 }

@@ -60,13 +60,17 @@ struct ProbeResult {
 };
 
 // The matmul peak a run's precision is measured against: fp32 and default
-// against fp32 (default keeps IEEE matmul), tf32 against tf32 where probed
-// and fp32 otherwise, bf16/amp-bf16 against bf16, fp16/amp-fp16 against fp16.
-// Null when that peak was not measured or is unsupported.
-const MatmulPeak* PeakForPrecision(const ProbeResult& peaks, std::string_view run_precision);
+// against fp32, tf32 against tf32 where probed and fp32 otherwise,
+// bf16/amp-bf16 against bf16, fp16/amp-fp16 against fp16. `tf32_allowed`:
+// the run's precision flags let matmuls or cuDNN convolutions use TF32
+// (CUDA's default precision keeps IEEE matmuls but lets cuDNN use TF32), so
+// an fp32 or default run is measured against the TF32 peak where probed: the
+// fastest math it allowed. Null when that peak was not measured or is
+// unsupported.
+const MatmulPeak* PeakForPrecision(const ProbeResult& peaks, std::string_view run_precision, bool tf32_allowed = false);
 // A run's achieved TFLOP/s as a percentage of the peak for its precision.
 std::optional<double> PercentOfPeak(const ProbeResult& peaks, std::string_view run_precision,
-                                    std::optional<double> achieved_tflops);
+                                    std::optional<double> achieved_tflops, bool tf32_allowed = false);
 
 nlohmann::json ToJson(const ProbeResult& p);
 // Throws FileError naming `file` and "peaks.<field>".

@@ -31,6 +31,12 @@ TEST_CASE("a run's precision is set against the matching measured peak") {
   CHECK(PeakForPrecision(p, "int8") == nullptr);
   p.matmul.push_back({"tf32", "ok", std::nullopt, 8192, 5, 1.0, 400.0});
   CHECK(PeakForPrecision(p, "tf32")->precision == "tf32");
+  // CUDA's default precision lets cuDNN convolutions use TF32: measured
+  // against the TF32 peak, not the strict fp32 one (issue 36, item 11).
+  CHECK(PeakForPrecision(p, "default")->precision == "fp32");
+  CHECK(PeakForPrecision(p, "default", /*tf32_allowed=*/true)->precision == "tf32");
+  CHECK(PeakForPrecision(p, "fp32", /*tf32_allowed=*/true)->precision == "tf32");
+  CHECK(PeakForPrecision(p, "bf16", /*tf32_allowed=*/true)->precision == "bf16");
 
   CHECK(*PercentOfPeak(p, "fp32", 0.085) == doctest::Approx(50.0));
   CHECK(!PercentOfPeak(p, "fp32", std::nullopt));

@@ -152,7 +152,9 @@ PeakShare PeakShareOf(const core::RunResult& r, const Manifest& m) {
   } else if (!rate) {
     s.why_not = "no FLOP count";
   } else {
-    s.percent = core::PercentOfPeak(*m.peaks, r.precision, rate);
+    const bool tf32 =
+        r.precision_flags && (r.precision_flags->matmul_allow_tf32 || r.precision_flags->cudnn_allow_tf32);
+    s.percent = core::PercentOfPeak(*m.peaks, r.precision, rate, tf32);
     if (!s.percent) s.why_not = "no " + r.precision + " peak";
   }
   return s;
