@@ -21,6 +21,13 @@ Model ids:
                     TorchBench's Tacotron2Loss and Adam(1e-3, wd 1e-6).
   dqn               Mnih et al. 2015's Q-network with its target network; the
                     update on a given minibatch (Huber loss, centered RMSprop).
+  tts_angular       Mozilla TTS's speaker encoder (three LSTMs with a bias-free
+                    projection, Xavier-normal weights, zero biases; the last
+                    frame's embedding, L2-normalised) and its AngleProtoLoss
+                    (w 10, b -5, which TorchBench's optimizer never updates),
+                    two utterances per speaker, one RAdam(lr 1e-4) step; the
+                    gradients are saved, since that first step moves each
+                    parameter by only lr * g.
 """
 import math
 
@@ -659,8 +666,66 @@ def save_count_only(model_id, out):
                 "param_count": sum(p.numel() for p in module.parameters())}, out)
 
 
+# ------------------------------------------------------------ tts_angular
+
+TTS_MELS, TTS_FRAMES, TTS_LSTM, TTS_PROJ, TTS_LAYERS, TTS_UTTERANCES = 40, 50, 768, 256, 3, 2
+
+
+class LSTMWithProjection(nn.Module):
+    def __init__(self, input_size, hidden_size, proj_size):
+        super().__init__()
+        self.lstm = nn.LSTM(input_size, hidden_size, batch_first=True)
+        self.linear = nn.Linear(hidden_size, proj_size, bias=False)
+
+    def forward(self, x):
+        o, _ = self.lstm(x)
+        return self.linear(o)
+
+
+class SpeakerEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        layers = [LSTMWithProjection(TTS_MELS, TTS_LSTM, TTS_PROJ)]
+        layers += [LSTMWithProjection(TTS_PROJ, TTS_LSTM, TTS_PROJ) for _ in range(TTS_LAYERS - 1)]
+        self.layers = nn.Sequential(*layers)
+        for name, param in self.layers.named_parameters():
+            if "bias" in name:
+                nn.init.constant_(param, 0.0)
+            else:
+                nn.init.xavier_normal_(param)
+
+    def forward(self, x):
+        d = self.layers(x)
+        return nn.functional.normalize(d[:, -1], p=2, dim=1)
+
+
+def angle_proto_loss(x, w=10.0, b=-5.0):
+    """AngleProtoLoss.forward on speakers x utterances x dim embeddings: the
+    first utterance is the positive, the mean of the others the anchor."""
+    out_anchor = torch.mean(x[:, 1:, :], 1)
+    out_positive = x[:, 0, :]
+    speakers = out_anchor.size(0)
+    cos = nn.functional.cosine_similarity(
+        out_positive.unsqueeze(-1).expand(-1, -1, speakers),
+        out_anchor.unsqueeze(-1).expand(-1, -1, speakers).transpose(0, 2),
+    )
+    return nn.functional.cross_entropy(cos * w + b, torch.arange(speakers))
+
+
+def build_tts_angular():
+    batch = 2 * TTS_UTTERANCES  # two speakers
+    return {
+        "module": SpeakerEncoder(),
+        "inputs": {"mels": torch.rand(batch, TTS_FRAMES, TTS_MELS)},
+        "forward": lambda m, i: m(i["mels"]),
+        "loss": lambda m, i: angle_proto_loss(m(i["mels"]).view(-1, TTS_UTTERANCES, TTS_PROJ)),
+        "optimizer": lambda m: torch.optim.RAdam(m.parameters(), lr=1e-4),
+        "save_grads": True,
+    }
+
+
 BUILDERS = {"demucs": build_demucs, "dqn": build_dqn, "learning_to_paint": build_learning_to_paint,
-            "tacotron2": build_tacotron2}
+            "tacotron2": build_tacotron2, "tts_angular": build_tts_angular}
 
 
 def build(model_id):
