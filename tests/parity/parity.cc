@@ -175,6 +175,17 @@ ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uin
       e.worst_param = name;
     }
   }
+  for (const auto& [name, g] : ref.grads) {
+    auto* p = ours.find(name);
+    REQUIRE_MESSAGE(p != nullptr, "gradient of a missing parameter: ", name);
+    REQUIRE_MESSAGE(p->grad().defined(), "no gradient for ", name);
+    const double err = RelError(p->grad(), g);
+    ++e.grads;
+    if (err >= e.grads_max) {
+      e.grads_max = err;
+      e.worst_grad = name;
+    }
+  }
   return e;
 }
 
@@ -191,10 +202,14 @@ ParityErrors CheckModelParity(const std::string& model_id, const std::string& sc
   ParityErrors e = MeasureParity(*workload, ref, train_seed);
   std::cout << "parity " << model_id << ": params " << ref.param_count << ", output rel err " << e.output
             << ", loss rel err " << e.loss << ", updated params max rel err " << e.updated_max << " (" << e.worst_param
-            << ")" << std::endl;
+            << ")";
+  if (e.grads > 0)
+    std::cout << ", " << e.grads << " gradients max rel err " << e.grads_max << " (" << e.worst_grad << ")";
+  std::cout << std::endl;
   CHECK(e.output <= tol);
   CHECK(e.loss <= tol);
   CHECK(e.updated_max <= tol);
+  CHECK(e.grads_max <= tol);
   return e;
 }
 

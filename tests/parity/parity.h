@@ -68,19 +68,24 @@ struct ParityErrors {
   double loss = 0;         // train-step loss
   double updated_max = 0;  // worst parameter after the train step
   std::string worst_param;
+  size_t grads = 0;      // gradients compared (those the script saved)
+  double grads_max = 0;  // worst of them
+  std::string worst_grad;
 };
 
 // The protocol on a workload built from the reference's batch: structure
 // check, weight copy and the reference's inputs, eval forward (net().eval(),
 // no grad), then one TrainStep() from the same weights (net().train(), seeded
-// with `train_seed` as the script does). Returns the errors; checks nothing
-// against a tolerance.
+// with `train_seed` as the script does), and the train step's gradients
+// where the script saved them (every one must exist here). Returns the
+// errors; checks nothing against a tolerance.
 ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uint64_t train_seed = 1234);
 
 // The whole protocol for one model: structure check, weight copy, eval
 // forward (net().eval(), no grad), then one TrainStep() from the same weights
-// (net().train(), seeded with `train_seed` as the script does). Checks every
-// error against `tol` and prints the errors so CI logs carry the figures.
+// (net().train(), seeded with `train_seed` as the script does), and the
+// gradients where the script saves them. Checks every error against `tol`
+// and prints the errors so CI logs carry the figures.
 ParityErrors CheckModelParity(const std::string& model_id, const std::string& script, double tol = 1e-4,
                               uint64_t train_seed = 1234);
 
