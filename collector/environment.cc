@@ -1,12 +1,12 @@
 #include "collector/environment.h"
 
+#include <dlfcn.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <ATen/Context.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/cuda.h>
-#include <torch/headeronly/version.h>
 
 #include <algorithm>
 #include <array>
@@ -20,6 +20,7 @@
 #include "collector/cuda_support.h"
 #include "core/contract/result.h"
 #include "core/io/shell.h"
+#include "models/torch_compat.h"
 
 namespace torchgauge::collector {
 
@@ -87,7 +88,80 @@ int64_t StatusKb(const char* key) {
   return std::stoll(v) * 1024;
 }
 
+// The value of `name = '...'` (or "...") in a Python file such as
+// torch/version.py; "" where absent or not a string literal (None).
+std::string PythonStringAssignment(const std::filesystem::path& file, const std::string& name) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(name, 0) != 0) continue;
+    std::string rest = line.substr(name.size());
+    // "cuda: Optional[str] = '13.0'" and "git_version = '...'" alike.
+    if (rest.empty() || (rest[0] != ' ' && rest[0] != ':' && rest[0] != '=')) continue;
+    auto eq = rest.find('=');
+    if (eq == std::string::npos) continue;
+    auto q = rest.find_first_of("'\"", eq);
+    if (q == std::string::npos) return "";
+    auto end = rest.find(rest[q], q + 1);
+    if (end == std::string::npos) return "";
+    return rest.substr(q + 1, end - q - 1);
+  }
+  return "";
+}
+
+std::string FirstLine(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+  return line;
+}
+
+json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
 }  // namespace
+
+json ReadTorchBuildIdentity(const std::filesystem::path& lib_dir) {
+  namespace fs = std::filesystem;
+  json id = {{"git_commit", nullptr},
+             {"build_version", nullptr},
+             {"cuda_build", nullptr},
+             {"hip_build", nullptr},
+             {"origin", {{"kind", "unknown"}, {"path", lib_dir.empty() ? json(nullptr) : json(lib_dir.string())}}}};
+  if (lib_dir.empty()) return id;
+  const fs::path top = lib_dir.parent_path();
+  std::error_code ec;
+  if (fs::is_regular_file(top / "version.py", ec)) {
+    // A Python package (PyPI wheel or a source build): torch/lib/../version.py.
+    const fs::path py = top / "version.py";
+    id["git_commit"] = OrNull(PythonStringAssignment(py, "git_version"));
+    id["build_version"] = OrNull(PythonStringAssignment(py, "__version__"));
+    id["cuda_build"] = OrNull(PythonStringAssignment(py, "cuda"));
+    id["hip_build"] = OrNull(PythonStringAssignment(py, "hip"));
+    id["origin"] = {{"kind", "python-package"}, {"path", top.string()}};
+  } else if (fs::is_regular_file(top / "build-hash", ec) || fs::is_regular_file(top / "build-version", ec)) {
+    // The LibTorch C++ distribution: libtorch/{build-hash,build-version}.
+    id["git_commit"] = OrNull(FirstLine(top / "build-hash"));
+    const std::string bv = FirstLine(top / "build-version");
+    id["build_version"] = OrNull(bv);
+    // "2.15.0+cu130" -> "13.0"; "+cpu" -> none.
+    if (auto plus = bv.find("+cu"); plus != std::string::npos && bv.size() > plus + 4) {
+      const std::string d = Digits(bv.substr(plus + 3));
+      if (d.size() >= 3) id["cuda_build"] = d.substr(0, d.size() - 1) + "." + d.substr(d.size() - 1);
+    }
+    id["origin"] = {{"kind", "libtorch-distribution"}, {"path", top.string()}};
+  }
+  return id;
+}
+
+std::filesystem::path LoadedLibTorchDir() {
+  Dl_info info{};
+  // Any function defined in libtorch_cpu.so.
+  if (dladdr(reinterpret_cast<void*>(&at::get_num_threads), &info) == 0 || info.dli_fname == nullptr) return {};
+  std::error_code ec;
+  auto p = std::filesystem::weakly_canonical(info.dli_fname, ec);
+  return ec ? std::filesystem::path(info.dli_fname).parent_path() : p.parent_path();
+}
 
 bool CudaAvailable() { return torch::cuda::is_available(); }
 std::string BestDevice() { return CudaAvailable() ? "cuda" : "cpu"; }
@@ -96,9 +170,8 @@ namespace {
 
 json LibTorchInfo(bool rocm) {
   const auto& hooks = at::detail::getCUDAHooks();
-  json lt;
-  lt["version"] = std::to_string(TORCH_VERSION_MAJOR) + "." + std::to_string(TORCH_VERSION_MINOR) + "." +
-                  std::to_string(TORCH_VERSION_PATCH);
+  json lt = ReadTorchBuildIdentity(LoadedLibTorchDir());
+  lt["version"] = compat::CompiledTorchVersion();
   lt["cuda_available"] = CudaAvailable();
   lt["cuda_runtime"] = nullptr;
   lt["cudnn"] = nullptr;

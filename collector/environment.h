@@ -4,6 +4,7 @@
 // device settings.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,17 @@ namespace torchgauge::collector {
 // "cuda" when LibTorch sees a CUDA/ROCm device, else "cpu".
 std::string BestDevice();
 bool CudaAvailable();
+
+// Who built the LibTorch under test, read from the files beside its
+// libraries (`lib_dir`, the folder holding libtorch_cpu.so): a PyPI wheel's
+// torch/version.py (git_version, cuda, hip, __version__) or a C++
+// distribution's build-hash and build-version. Returns the manifest's
+// libtorch fields git_commit, build_version, cuda_build, hip_build (null
+// where the files do not say) and origin {kind: "python-package" |
+// "libtorch-distribution" | "unknown", path}.
+nlohmann::json ReadTorchBuildIdentity(const std::filesystem::path& lib_dir);
+// The folder of the libtorch_cpu.so this process runs with.
+std::filesystem::path LoadedLibTorchDir();
 
 // libtorch, device, cpu and host blocks of the manifest for `device`.
 nlohmann::json DescribeEnvironment(const std::string& device);

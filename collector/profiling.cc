@@ -12,6 +12,7 @@
 #include "collector/platform/flop_formulas.h"
 #include "collector/platform/host_events.h"
 #include "core/stats/gpu_breakdown.h"
+#include "models/torch_compat.h"
 
 namespace torchgauge::collector {
 
@@ -35,8 +36,8 @@ std::optional<int64_t> CopyBytes(const prof::KinetoEvent& e) {
   if (e.nBytes() > 0) return e.nBytes();
   static const std::regex kBytes("\"bytes\"\\s*:\\s*([0-9]+)");
   std::smatch m;
-  const std::string meta = e.metadataJson();
-  if (std::regex_search(meta, m, kBytes)) return std::stoll(m[1].str());
+  const std::optional<std::string> meta = compat::KinetoEventMetadataJson(e);
+  if (meta && std::regex_search(*meta, m, kBytes)) return std::stoll(m[1].str());
   return std::nullopt;
 }
 

@@ -3,17 +3,30 @@
 # already has torch): Debian packages, the cached Python environment and the
 # CMake configuration. Sourced by ./gauge; safe to run again at any time.
 #
+# The LibTorch under test is a choice; each choice has its own cached
+# environment and its own build directory, so moving between versions never
+# rebuilds another version's tree:
+#   (none)               the pinned torch of tools/requirements.txt   build/
+#   TORCHGAUGE_TORCH=X   torch X from PyPI (./gauge ... --torch X)    build/torch-X
+#   TORCHGAUGE_PYTHON=P  the torch that Python P has                  build/python-<hash>
+#   TORCHGAUGE_LIBTORCH=D  a LibTorch C++ distribution (the unpacked zip;
+#                        ./gauge ... --libtorch D). No Python: the inductor
+#                        backend is recorded unsupported.        build/libtorch-<hash>
+# The tests' reference stack (torchvision, transformers, timm, jsonschema,
+# vl-convert) is the pinned environment whatever the LibTorch under test:
+# weights cross by file, so it need not match the build under test.
+#
 # Environment:
-#   TORCHGAUGE_CACHE   cache directory for the venv (default ~/.cache/torchgauge)
-#   TORCHGAUGE_BUILD   build directory (default ./build)
-#   TORCHGAUGE_PYTHON  use this python (must import torch) instead of the venv
+#   TORCHGAUGE_CACHE   cache directory for the venvs (default ~/.cache/torchgauge)
+#   TORCHGAUGE_BUILD   build directory (default: by the choice above)
+#   TORCHGAUGE_TORCH, TORCHGAUGE_PYTHON, TORCHGAUGE_LIBTORCH: the choice above
 set -euo pipefail
 
 TG_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$TG_ROOT/tools/cores.sh"
 TG_CACHE="${TORCHGAUGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/torchgauge}"
-TG_BUILD="${TORCHGAUGE_BUILD:-$TG_ROOT/build}"
 TG_REQ="$TG_ROOT/tools/requirements.txt"
+TG_PIN="$(sed -n 's/^torch==//p' "$TG_REQ")"
 
 tg_log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
@@ -44,9 +57,81 @@ tg_install_debian() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
 }
 
-# Picks the Python that provides LibTorch. On a GPU machine whose python3
-# already has torch, that torch is used. Otherwise a venv built from the
-# pinned requirements lives in the cache, keyed by the torch pin.
+# The choice of LibTorch under test, validated: prints one of
+# "pin", "torch X", "python P" or "libtorch D".
+tg_choice() {
+  local n=0
+  [ -n "${TORCHGAUGE_TORCH:-}" ] && n=$((n + 1))
+  [ -n "${TORCHGAUGE_PYTHON:-}" ] && n=$((n + 1))
+  [ -n "${TORCHGAUGE_LIBTORCH:-}" ] && n=$((n + 1))
+  if [ "$n" -gt 1 ]; then
+    tg_log "choose one LibTorch under test: TORCHGAUGE_TORCH (--torch), TORCHGAUGE_PYTHON or TORCHGAUGE_LIBTORCH (--libtorch)"
+    return 2
+  fi
+  if [ -n "${TORCHGAUGE_TORCH:-}" ]; then
+    if ! [[ "$TORCHGAUGE_TORCH" =~ ^[0-9]+\.[0-9]+\.[0-9]+([.a-z0-9+]*)$ ]]; then
+      tg_log "--torch '$TORCHGAUGE_TORCH': not a torch release (for example 2.14.1)"
+      return 2
+    fi
+    [ "$TORCHGAUGE_TORCH" = "$TG_PIN" ] && echo "pin" || echo "torch $TORCHGAUGE_TORCH"
+  elif [ -n "${TORCHGAUGE_PYTHON:-}" ]; then
+    echo "python $TORCHGAUGE_PYTHON"
+  elif [ -n "${TORCHGAUGE_LIBTORCH:-}" ]; then
+    if [ ! -f "$TORCHGAUGE_LIBTORCH/share/cmake/Torch/TorchConfig.cmake" ]; then
+      tg_log "--libtorch '$TORCHGAUGE_LIBTORCH': no share/cmake/Torch/TorchConfig.cmake there (expected an unpacked LibTorch zip)"
+      return 2
+    fi
+    echo "libtorch $(cd "$TORCHGAUGE_LIBTORCH" && pwd)"
+  else
+    echo "pin"
+  fi
+}
+
+tg_short_hash() { printf '%s' "$1" | sha256sum | cut -c1-8; }
+
+# The build directory of a choice (TORCHGAUGE_BUILD overrides).
+tg_build_dir() {
+  local choice="$1"
+  if [ -n "${TORCHGAUGE_BUILD:-}" ]; then echo "$TORCHGAUGE_BUILD"; return; fi
+  case "$choice" in
+    pin) echo "$TG_ROOT/build" ;;
+    "torch "*) echo "$TG_ROOT/build/torch-${choice#torch }" ;;
+    "python "*) echo "$TG_ROOT/build/python-$(tg_short_hash "${choice#python }")" ;;
+    "libtorch "*) echo "$TG_ROOT/build/libtorch-$(tg_short_hash "${choice#libtorch }")" ;;
+  esac
+}
+
+# A venv holding one PyPI torch release (and the torchvision of the same
+# release, when PyPI has one, for the detection models' operators), keyed by
+# the version. Nothing else: the reference stack stays pinned.
+tg_release_python() {
+  local version="$1" venv="$TG_CACHE/venv-release-$1"
+  local minor tv
+  minor=$(echo "$version" | cut -d. -f2)
+  tv="0.$((minor + 15)).*"
+  if [ ! -f "$venv/.complete" ]; then
+    tg_log "building $venv: torch $version from PyPI (several minutes the first time)"
+    rm -rf "$venv"
+    mkdir -p "$TG_CACHE"
+    local base_py=python3
+    command -v python3.11 >/dev/null 2>&1 && base_py=python3.11
+    "$base_py" -m venv "$venv" >&2
+    if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check "torch==$version" numpy >&2; then
+      tg_log "pip could not install torch==$version"
+      return 1
+    fi
+    # torchvision pins the torch it was built with: only the matching
+    # release resolves. Without one the detection models are unsupported.
+    if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check "torch==$version" "torchvision==$tv" >&2 2>/dev/null; then
+      tg_log "no torchvision $tv for torch $version on PyPI: vision_maskrcnn will be recorded unsupported"
+    fi
+    echo "$version" > "$venv/.complete"
+  fi
+  echo "$venv/bin/python"
+}
+
+# The tools' and references' Python: the pinned venv, or TORCHGAUGE_PYTHON's.
+# On a GPU machine whose python3 already has torch, that torch is used.
 tg_python() {
   if [ -n "${TORCHGAUGE_PYTHON:-}" ]; then echo "$TORCHGAUGE_PYTHON"; return; fi
   if command -v nvidia-smi >/dev/null 2>&1 && python3 -c 'import torch' >/dev/null 2>&1; then
@@ -63,7 +148,7 @@ tg_python() {
   venv="$TG_CACHE/venv-torch-$torch_key"
   if [ "$(cat "$venv/.complete" 2>/dev/null)" != "$hash" ]; then
     if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
-      tg_log "building Python environment $venv (torch 2.11.0 and test packages; several minutes the first time)"
+      tg_log "building Python environment $venv (torch $TG_PIN and test packages; several minutes the first time)"
       rm -rf "$venv"
       mkdir -p "$TG_CACHE"
       local base_py=python3
@@ -78,14 +163,17 @@ tg_python() {
   echo "$venv/bin/python"
 }
 
+# Configures $TG_BUILD for the tools' Python $1, the LibTorch under test's
+# Python $2 (empty for a C++ distribution) and its CMake prefix $3.
 tg_configure() {
-  local py="$1" prefix
-  prefix=$("$py" -c 'import torch; print(torch.utils.cmake_prefix_path)')
-  if [ ! -f "$TG_BUILD/build.ninja" ] || ! grep -q "TORCHGAUGE_PYTHON:FILEPATH=$py\$" "$TG_BUILD/CMakeCache.txt" 2>/dev/null; then
+  local py="$1" torch_py="$2" prefix="$3"
+  local stamp="$TG_BUILD/.torchgauge-choice" want="$py|$torch_py|$prefix"
+  if [ ! -f "$TG_BUILD/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     tg_log "configuring $TG_BUILD"
-    # Another Python means another LibTorch: the cache's found paths
-    # (Torch_DIR, the libraries) would keep pointing at the old one.
-    if [ -f "$TG_BUILD/CMakeCache.txt" ] && ! grep -q "TORCHGAUGE_PYTHON:FILEPATH=$py\$" "$TG_BUILD/CMakeCache.txt"; then
+    # Another LibTorch in the same directory (TORCHGAUGE_BUILD given twice):
+    # the cache's found paths (Torch_DIR, the libraries) would keep pointing
+    # at the old one.
+    if [ -f "$TG_BUILD/CMakeCache.txt" ] && [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
       rm -f "$TG_BUILD/CMakeCache.txt"
     fi
     # The project's warnings are errors in every ./gauge build (smoke and
@@ -94,8 +182,9 @@ tg_configure() {
     # compiler newer than the one the build is verified clean with.
     local werror="${TORCHGAUGE_WERROR:-ON}"
     cmake -S "$TG_ROOT" -B "$TG_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCHGAUGE_WERROR="$werror" \
-      -DCMAKE_PREFIX_PATH="$prefix" -DTORCHGAUGE_PYTHON="$py" \
+      -DCMAKE_PREFIX_PATH="$prefix" -DTORCHGAUGE_PYTHON="$py" -DTORCHGAUGE_TORCH_PYTHON="$torch_py" \
       -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc >&2
+    echo "$want" > "$stamp"
   fi
 }
 
@@ -106,11 +195,33 @@ tg_build() {
   cmake --build "$TG_BUILD" -j"$(tg_cores)" "${targets[@]}" >&2
 }
 
+# Sets TG_PY (tools), TG_TORCH_PY (LibTorch under test; empty for a C++
+# distribution), TG_BUILD, and configures it.
 tg_bootstrap() {
+  local choice prefix
+  choice=$(tg_choice)
+  TG_BUILD=$(tg_build_dir "$choice")
   tg_install_debian
   TG_PY=$(tg_python)
-  export TG_PY
-  tg_configure "$TG_PY"
+  case "$choice" in
+    pin|"python "*) TG_TORCH_PY="$TG_PY" ;;
+    "torch "*) TG_TORCH_PY=$(tg_release_python "${choice#torch }") ;;
+    "libtorch "*) TG_TORCH_PY="" ;;
+  esac
+  if [ -n "$TG_TORCH_PY" ]; then
+    prefix=$("$TG_TORCH_PY" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
+  else
+    prefix="${choice#libtorch }"
+  fi
+  export TG_PY TG_TORCH_PY TG_BUILD
+  tg_log "LibTorch under test: ${choice} (build directory $TG_BUILD)"
+  tg_configure "$TG_PY" "$TG_TORCH_PY" "$prefix"
+  # build/torch-<pin> names the pin's tree too, so that a path template
+  # such as bisect's --collector build/torch-{rev}/collector/torchgauge-collect
+  # holds for every release.
+  if [ "$choice" = pin ] && [ -z "${TORCHGAUGE_BUILD:-}" ] && [ ! -e "$TG_BUILD/torch-$TG_PIN" ]; then
+    ln -s . "$TG_BUILD/torch-$TG_PIN"
+  fi
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -182,10 +182,14 @@ std::string Tail(const std::string& text, size_t lines) {
 std::optional<std::string> CompilePackage(const fs::path& graph, const fs::path& inputs, const fs::path& package,
                                           int threads, bool joint, core::CompileInfo& compile,
                                           std::vector<std::string>& outputs) {
-  const std::string python = Setting("TORCHGAUGE_PYTHON", TORCHGAUGE_DEFAULT_PYTHON);
+  // The Python of the LibTorch under test: the package it writes is loaded
+  // by this process's LibTorch, so it must be the same release.
+  const std::string python = Setting("TORCHGAUGE_TORCH_PYTHON", TORCHGAUGE_DEFAULT_PYTHON);
   const std::string script = Setting("TORCHGAUGE_AOTI_COMPILE", TORCHGAUGE_AOTI_COMPILE_SCRIPT);
   if (python.empty() || script.empty()) {
-    return std::string("no Python with torch for the AOTInductor compile step (set TORCHGAUGE_PYTHON)");
+    return std::string(
+        "the LibTorch under test has no Python (a C++ distribution): the AOTInductor compile step needs "
+        "torch's Python of the same release (set TORCHGAUGE_TORCH_PYTHON)");
   }
   const std::string cmd = core::ShellQuote(python) + " " + core::ShellQuote(script) + " --graph " +
                           core::ShellQuote(graph.string()) + " --inputs " + core::ShellQuote(inputs.string()) +

@@ -125,6 +125,15 @@ void ReadLibtorch(const JsonFields& lt, Manifest& m) {
   m.cudnn = lt.GetOr<std::string>("cudnn", "");
   m.hip_runtime = lt.GetOr<std::string>("hip_runtime", "");
   m.miopen = lt.GetOr<std::string>("miopen", "");
+  m.libtorch_git_commit = lt.GetOr<std::string>("git_commit", "");
+  m.libtorch_build_version = lt.GetOr<std::string>("build_version", "");
+  m.libtorch_cuda_build = lt.GetOr<std::string>("cuda_build", "");
+  m.libtorch_hip_build = lt.GetOr<std::string>("hip_build", "");
+  if (lt.Has("origin")) {
+    const JsonFields origin = lt.Object("origin");
+    m.libtorch_origin_kind = origin.GetOr<std::string>("kind", "");
+    m.libtorch_origin_path = origin.GetOr<std::string>("path", "");
+  }
 }
 
 void ReadDevice(const JsonFields& dev, Manifest& m) {
@@ -188,6 +197,17 @@ json ToJson(const Manifest& m) {
                    {"cudnn", NullIfEmpty(m.cudnn)},
                    {"hip_runtime", NullIfEmpty(m.hip_runtime)},
                    {"miopen", NullIfEmpty(m.miopen)}};
+  // The build's identity (manifests before it have none of these fields):
+  // written where known, so that an older manifest reads back unchanged.
+  for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"git_commit", &m.libtorch_git_commit},
+                                   {"build_version", &m.libtorch_build_version},
+                                   {"cuda_build", &m.libtorch_cuda_build},
+                                   {"hip_build", &m.libtorch_hip_build}}) {
+    if (!value->empty()) j["libtorch"][key] = *value;
+  }
+  if (!m.libtorch_origin_kind.empty()) {
+    j["libtorch"]["origin"] = {{"kind", m.libtorch_origin_kind}, {"path", NullIfEmpty(m.libtorch_origin_path)}};
+  }
   json dev = {{"vendor", m.vendor},
               {"name", m.device_name},
               {"compute_capability", NullIfEmpty(m.compute_capability)},

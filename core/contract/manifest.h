@@ -82,6 +82,10 @@ struct Manifest {
 
   // libtorch
   std::string libtorch_version;
+  // Who built it (schemas/manifest.schema.json libtorch): "" where not
+  // recorded (an older manifest) or not known.
+  std::string libtorch_git_commit, libtorch_build_version, libtorch_cuda_build, libtorch_hip_build,
+      libtorch_origin_kind, libtorch_origin_path;
   bool cuda_available = false;
   std::string cuda_runtime, cudnn, hip_runtime, miopen;  // "": null
 

@@ -308,6 +308,7 @@ const std::vector<AgreementField>& ShardAgreementFields() {
       {"collector.version", [](const Manifest& m) { return json(m.collector_version); }},
       {"collector.git_sha", [](const Manifest& m) { return json(m.git_sha); }},
       {"libtorch.version", [](const Manifest& m) { return json(m.libtorch_version); }},
+      {"libtorch.git_commit", [](const Manifest& m) { return json(m.libtorch_git_commit); }},
       {"libtorch.cuda_available", [](const Manifest& m) { return json(m.cuda_available); }},
       {"libtorch.cuda_runtime", [](const Manifest& m) { return NullIfEmpty(m.cuda_runtime); }},
       {"libtorch.cudnn", [](const Manifest& m) { return NullIfEmpty(m.cudnn); }},

@@ -249,6 +249,7 @@ TEST_CASE("shard merge: every field the shards must agree on is checked, naming 
       {"collector.version", [](Manifest& m) { m.collector_version = "0.2.0"; }},
       {"collector.git_sha", [](Manifest& m) { m.git_sha = "def"; }},
       {"libtorch.version", [](Manifest& m) { m.libtorch_version = "2.12.0"; }},
+      {"libtorch.git_commit", [](Manifest& m) { m.libtorch_git_commit = "0123abcd"; }},
       {"libtorch.cuda_available", [](Manifest& m) { m.cuda_available = true; }},
       {"libtorch.cuda_runtime", [](Manifest& m) { m.cuda_runtime = "13.0"; }},
       {"libtorch.cudnn", [](Manifest& m) { m.cudnn = "9"; }},

@@ -113,6 +113,7 @@ std::vector<std::string> EnvironmentValues(const json& m) {
   return {Str(m, {"started_at"}),
           collector(),
           Str(m, {"libtorch", "version"}),
+          Str(m, {"libtorch", "git_commit"}),
           runtime(),
           device(),
           Str(m, {"device", "driver"}),
@@ -121,7 +122,7 @@ std::vector<std::string> EnvironmentValues(const json& m) {
 }
 
 const std::vector<std::string>& EnvironmentNames() {
-  static const std::vector<std::string> names = {"started", "collector", "LibTorch", "runtime",
+  static const std::vector<std::string> names = {"started", "collector", "LibTorch", "torch commit", "runtime",
                                                  "device",  "driver",    "CPU",      "host"};
   return names;
 }

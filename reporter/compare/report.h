@@ -42,7 +42,7 @@ std::string ReproduceCommand(const core::RunKey& key, int64_t batch_size, const 
 
 // The "Builds and environments" rows of a platform's manifest (ToJson of the
 // typed manifest), in the order of EnvironmentNames(): started, collector,
-// LibTorch, runtime, device, driver, CPU, host; "" where unknown. The site's
+// LibTorch, torch commit, runtime, device, driver, CPU, host; "" where unknown. The site's
 // compare page (compare/browser_page.h) carries them, so its report reads the
 // same as this one.
 std::vector<std::string> EnvironmentValues(const nlohmann::json& manifest);

@@ -28,6 +28,13 @@ void SetEnvironment(mu::data& pd, const Manifest& m) {
       : m.device_name.starts_with(m.vendor) ? m.device_name
                                             : m.vendor + " " + m.device_name);
   Set(pd, "libtorch", m.libtorch_version.empty() ? Dash() : m.libtorch_version);
+  // The torch commit the build was made from, and where it came from; older
+  // manifests did not record them.
+  Set(pd, "torch_commit", m.libtorch_git_commit.empty() ? std::string("not recorded") : m.libtorch_git_commit);
+  Set(pd, "torch_build",
+      m.libtorch_build_version.empty()
+          ? Dash()
+          : m.libtorch_build_version + (m.libtorch_origin_kind.empty() ? "" : ", " + m.libtorch_origin_kind));
   std::string runtime = !m.cuda_runtime.empty()  ? "CUDA " + m.cuda_runtime
                         : !m.hip_runtime.empty() ? "HIP " + m.hip_runtime
                                                  : Dash();

@@ -14,6 +14,7 @@
 #include "core/contract/peaks.h"
 #include "core/contract/result.h"
 #include "core/contract/vocabulary.h"
+#include "core/io/hash.h"
 #include "core/stats/stats.h"
 
 namespace fs = std::filesystem;
@@ -181,6 +182,10 @@ core::ProbeResult Peaks(bool gpu, const std::string& start) {
 
 json Manifest(const std::string& build, const std::string& platform, bool gpu, const std::string& start,
               const std::string& end) {
+  // A torch commit per build, stable across runs of the generator: 40 hex
+  // digits from the build id's fingerprint.
+  const std::string h = core::Fingerprint().Add(build).Hex();
+  const std::string commit = (h + h + h).substr(0, 40);
   json m = {{"schema_version", 1},
             {"kind", "torchgauge.manifest"},
             {"build_id", build},
@@ -188,6 +193,9 @@ json Manifest(const std::string& build, const std::string& platform, bool gpu, c
             {"collector", {{"version", "0.1.0"}, {"git_sha", "fixture"}}},
             {"libtorch",
              {{"version", "2.11.0"},
+              {"git_commit", commit},
+              {"build_version", gpu ? "2.11.0+cu130" : "2.11.0+cpu"},
+              {"origin", {{"kind", "python-package"}, {"path", "/fixture/site-packages/torch"}}},
               {"cuda_runtime", gpu ? json("13.0") : json(nullptr)},
               {"cudnn", gpu ? json("9.10") : json(nullptr)},
               {"cuda_available", gpu}}},

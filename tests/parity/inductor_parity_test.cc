@@ -52,7 +52,7 @@ struct TempCache {
     dir = fs::temp_directory_path() / ("torchgauge-aoti-test-" + name + "-" + std::to_string(::getpid()));
     core::RemoveTree(dir);
     setenv("TORCHGAUGE_CACHE", dir.string().c_str(), 1);
-    if (std::string(TORCHGAUGE_PYTHON).size()) setenv("TORCHGAUGE_PYTHON", TORCHGAUGE_PYTHON, 0);
+    if (std::string(TORCHGAUGE_TORCH_PYTHON).size()) setenv("TORCHGAUGE_TORCH_PYTHON", TORCHGAUGE_TORCH_PYTHON, 0);
   }
   ~TempCache() {
     core::RemoveTree(dir);

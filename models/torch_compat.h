@@ -1,0 +1,36 @@
+// The one adapter between TorchGauge and the LibTorch releases it supports
+// (2.9.0 to 2.15.0, tools/bootstrap.sh --torch). Where LibTorch's C++ API
+// differs between releases, the difference is resolved here, keyed on
+// TORCH_VERSION_MAJOR/MINOR, and nowhere else: the rest of the code calls
+// these functions and includes <torch/version.h> (every release has it;
+// 2.11 moved the macros to <torch/headeronly/version.h> and kept the old
+// header as a forwarder).
+//
+// What differs, release by release (found by building against each):
+//   - KinetoEvent::metadataJson(), which carries a memcpy's byte count on
+//     GPU traces, arrived after 2.9.
+#pragma once
+
+#include <torch/version.h>
+
+#include <optional>
+#include <string>
+
+namespace torch::autograd::profiler {
+struct KinetoEvent;
+}
+
+// True when the LibTorch being compiled against is at least major.minor.
+#define TORCHGAUGE_TORCH_AT_LEAST(major, minor) \
+  (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+
+namespace torchgauge::compat {
+
+// "2.15.0": the release this binary was compiled against.
+std::string CompiledTorchVersion();
+
+// The event's metadata as JSON text (Kineto's "bytes" of a memcpy among
+// it), or nullopt where this release does not expose it.
+std::optional<std::string> KinetoEventMetadataJson(const torch::autograd::profiler::KinetoEvent& e);
+
+}  // namespace torchgauge::compat
