@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Times a model's step in Python's own eager PyTorch: the outside check of
+a release-over-release change that TorchGauge reports (issue: the release
+history). The workload is the one the collector's harnesses run for the
+same model at the smoke sizes (models/vision/classification/
+torchvision_harness.cc, models/nlp/hf_harness.cc):
+
+- torchvision classifiers: images 3 x 64 x 64, Adam(lr 1e-3), cross-entropy
+  against soft targets (class indices for squeezenet1_1);
+- transformers language models: random token ids of 32, labels the same
+  shape, Adam(lr 1e-3), the model's own loss; seq2seq eval feeds the ids to
+  both encoder and decoder;
+- eval runs under torch.inference_mode(), train runs forward, loss,
+  zero_grad, backward, step.
+
+Each repetition is timed with time.perf_counter_ns around one step (the CPU
+is synchronous). Prints one JSON object: the model, mode, batch, threads,
+torch version and commit, and every sample in ms.
+
+Usage:
+  python_eager_timing.py --model resnet18 --mode eval --batch 1 --threads 1 \
+      [--warmup 3] [--repeat 20] [--extra-site DIR]
+
+--extra-site appends a site-packages folder to the end of sys.path, so that
+a release's venv (torch, maybe torchvision) can borrow transformers from the
+reference environment without its torch shadowing the release's.
+"""
+import argparse
+import json
+import statistics
+import sys
+import time
+
+TORCHVISION = {
+    "alexnet": "alexnet",
+    "densenet121": "densenet121",
+    "mobilenet_v2": "mobilenet_v2",
+    "mobilenet_v3_large": "mobilenet_v3_large",
+    "resnet18": "resnet18",
+    "resnet50": "resnet50",
+    "resnext50_32x4d": "resnext50_32x4d",
+    "shufflenet_v2_x1_0": "shufflenet_v2_x1_0",
+    "squeezenet1_1": "squeezenet1_1",
+    "vgg16": "vgg16",
+}
+# transformers class and config as the collector's families state them.
+TRANSFORMERS = {
+    "hf_bert": ("BertForMaskedLM", "BertConfig", {}),
+    "hf_distil_bert": ("DistilBertForMaskedLM", "DistilBertConfig", {}),
+    "hf_gpt2": ("GPT2LMHeadModel", "GPT2Config", {}),
+    "hf_t5": (
+        "T5ForConditionalGeneration",
+        "T5Config",
+        # t5-small
+        {"d_model": 512, "d_ff": 2048, "num_layers": 6, "num_heads": 8, "d_kv": 64, "pad_token_id": 0, "decoder_start_token_id": 0},
+    ),
+}
+SMOKE_IMAGE_SIDE = 64
+SMOKE_SEQ_LEN = 32
+
+
+def import_torchvision():
+    """torchvision, or where its compiled operators do not match this torch
+    (a release with no torchvision of its own on PyPI, borrowing another
+    release's through --extra-site), its pure-Python model code alone: the
+    package's __init__ registers the operators' fake kernels and fails, but
+    the classifiers never call those operators."""
+    try:
+        import torchvision
+
+        return torchvision
+    except (RuntimeError, ImportError) as e:
+        import importlib.util
+        import types
+
+        for name in [m for m in sys.modules if m == "torchvision" or m.startswith("torchvision.")]:
+            del sys.modules[name]
+        spec = importlib.util.find_spec("torchvision")
+        if spec is None or not spec.submodule_search_locations:
+            raise
+        pkg = types.ModuleType("torchvision")
+        pkg.__path__ = list(spec.submodule_search_locations)
+        pkg.__spec__ = importlib.util.spec_from_loader("torchvision", loader=None, is_package=True)
+        pkg.__spec__.submodule_search_locations = pkg.__path__
+        pkg.__version__ = "0+model-code-only"
+        sys.modules["torchvision"] = pkg
+        import torchvision.models
+
+        print(f"python_eager_timing: torchvision's operators unavailable ({e}); its model code only", file=sys.stderr)
+        return pkg
+
+
+def build(model_id, mode, batch):
+    import torch
+
+    if model_id in TORCHVISION:
+        torchvision = import_torchvision()
+
+        net = getattr(torchvision.models, TORCHVISION[model_id])(weights=None)
+        images = torch.randn(batch, 3, SMOKE_IMAGE_SIDE, SMOKE_IMAGE_SIDE)
+        if model_id == "squeezenet1_1":
+            target = torch.randint(0, 1000, (batch,))
+        else:
+            target = torch.rand(batch, 1000)
+
+        def forward():
+            return net(images)
+
+        def loss_of(out):
+            return torch.nn.functional.cross_entropy(out, target)
+
+        return net, forward, loss_of
+    if model_id in TRANSFORMERS:
+        # transformers imports torchvision when it is installed.
+        import_torchvision()
+        import transformers
+
+        cls, cfg_cls, kw = TRANSFORMERS[model_id]
+        config = getattr(transformers, cfg_cls)(**kw)
+        net = getattr(transformers, cls)(config)
+        ids = torch.randint(0, config.vocab_size, (batch, SMOKE_SEQ_LEN))
+        labels = torch.randint(0, config.vocab_size, (batch, SMOKE_SEQ_LEN))
+        seq2seq = model_id == "hf_t5"
+
+        def forward():
+            if mode == "train":
+                return net(input_ids=ids, labels=labels)
+            if seq2seq:
+                return net(input_ids=ids, decoder_input_ids=ids)
+            return net(input_ids=ids)
+
+        def loss_of(out):
+            return out.loss
+
+        return net, forward, loss_of
+    raise SystemExit(f"python_eager_timing: no Python reference for model '{model_id}'")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--mode", choices=["train", "eval"], required=True)
+    ap.add_argument("--batch", type=int, required=True)
+    ap.add_argument("--threads", type=int, required=True)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--extra-site", action="append", default=[])
+    a = ap.parse_args()
+    sys.path.extend(a.extra_site)
+    import torch
+
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    net, forward, loss_of = build(a.model, a.mode, a.batch)
+    net.train(a.mode == "train")
+    if a.mode == "train":
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+
+        def step():
+            loss = loss_of(forward())
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    else:
+
+        def step():
+            with torch.inference_mode():
+                forward()
+
+    for _ in range(a.warmup):
+        step()
+    samples = []
+    for _ in range(a.repeat):
+        t0 = time.perf_counter_ns()
+        step()
+        samples.append((time.perf_counter_ns() - t0) / 1e6)
+    import torch.version as tv
+
+    print(
+        json.dumps(
+            {
+                "model": a.model,
+                "mode": a.mode,
+                "batch": a.batch,
+                "threads": a.threads,
+                "torch": torch.__version__,
+                "torch_commit": getattr(tv, "git_version", None),
+                "samples_ms": samples,
+                "median_ms": statistics.median(samples),
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
