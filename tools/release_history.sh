@@ -15,7 +15,8 @@
 # Run options after `--` go to every `torchgauge-collect run` (for example
 # --processes 5 --threads 1).
 # Environment: TORCHGAUGE_RESULTS (default ./results-history),
-# TORCHGAUGE_SITE (default ./public-history), and tools/bootstrap.sh's.
+# TORCHGAUGE_SITE (default ./public-history), TORCHGAUGE_REPORT (a built
+# torchgauge-report to use), and tools/bootstrap.sh's.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -45,12 +46,18 @@ unset TORCHGAUGE_PYTHON TORCHGAUGE_LIBTORCH TORCHGAUGE_BUILD
 log() { printf '[history] %s\n' "$*" >&2; }
 
 # 1. Each release's collector, in its own venv and build directory.
+# The reporter does not link LibTorch: the newest release's tree builds it,
+# unless TORCHGAUGE_REPORT names one already built.
 declare -A collector
+newest="${releases[${#releases[@]}-1]}"
 for v in "${releases[@]}"; do
   start=$(date +%s)
-  dir=$(TORCHGAUGE_TORCH="$v" bash -c 'source tools/bootstrap.sh && tg_bootstrap && tg_build torchgauge-collect torchgauge-report && echo "$TG_BUILD"')
+  targets="torchgauge-collect"
+  [ "$v" = "$newest" ] && [ -z "${TORCHGAUGE_REPORT:-}" ] && targets="torchgauge-collect torchgauge-report"
+  dir=$(TORCHGAUGE_TORCH="$v" TG_TARGETS="$targets" bash -c \
+    'source tools/bootstrap.sh && tg_bootstrap && tg_build $TG_TARGETS && echo "$TG_BUILD"')
   collector[$v]="$dir/collector/torchgauge-collect"
-  report="$dir/reporter/torchgauge-report"
+  report="${TORCHGAUGE_REPORT:-$dir/reporter/torchgauge-report}"
   log "torch $v: built in $(( $(date +%s) - start )) s ($dir)"
 done
 
