@@ -19,6 +19,7 @@
 
 #include "collector/cuda_support.h"
 #include "core/contract/result.h"
+#include "core/io/json_io.h"
 #include "core/io/shell.h"
 #include "models/torch_compat.h"
 
@@ -109,14 +110,6 @@ std::string PythonStringAssignment(const std::filesystem::path& file, const std:
   return "";
 }
 
-std::string FirstLine(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  std::getline(in, line);
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
-  return line;
-}
-
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 }  // namespace
@@ -131,9 +124,8 @@ json ReadTorchBuildIdentity(const std::filesystem::path& lib_dir) {
   if (lib_dir.empty()) return id;
   const fs::path top = lib_dir.parent_path();
   std::error_code ec;
-  if (fs::is_regular_file(top / "version.py", ec)) {
+  if (const fs::path py = top / "version.py"; fs::is_regular_file(py, ec)) {
     // A Python package (PyPI wheel or a source build): torch/lib/../version.py.
-    const fs::path py = top / "version.py";
     id["git_commit"] = OrNull(PythonStringAssignment(py, "git_version"));
     id["build_version"] = OrNull(PythonStringAssignment(py, "__version__"));
     id["cuda_build"] = OrNull(PythonStringAssignment(py, "cuda"));
@@ -141,8 +133,8 @@ json ReadTorchBuildIdentity(const std::filesystem::path& lib_dir) {
     id["origin"] = {{"kind", "python-package"}, {"path", top.string()}};
   } else if (fs::is_regular_file(top / "build-hash", ec) || fs::is_regular_file(top / "build-version", ec)) {
     // The LibTorch C++ distribution: libtorch/{build-hash,build-version}.
-    id["git_commit"] = OrNull(FirstLine(top / "build-hash"));
-    const std::string bv = FirstLine(top / "build-version");
+    id["git_commit"] = OrNull(core::ReadFirstLine(top / "build-hash"));
+    const std::string bv = core::ReadFirstLine(top / "build-version");
     id["build_version"] = OrNull(bv);
     // "2.15.0+cu130" -> "13.0"; "+cpu" -> none.
     if (auto plus = bv.find("+cu"); plus != std::string::npos && bv.size() > plus + 4) {

@@ -101,6 +101,16 @@ tg_build_dir() {
   esac
 }
 
+# A new, empty venv at $1 (anything there before is removed), from
+# python3.11 where the machine has it.
+tg_new_venv() {
+  rm -rf "$1"
+  mkdir -p "$TG_CACHE"
+  local base_py=python3
+  command -v python3.11 >/dev/null 2>&1 && base_py=python3.11
+  "$base_py" -m venv "$1" >&2
+}
+
 # A venv holding one PyPI torch release (and the torchvision of the same
 # release, when PyPI has one, for the detection models' operators), keyed by
 # the version. Nothing else: the reference stack stays pinned.
@@ -111,11 +121,7 @@ tg_release_python() {
   tv="0.$((minor + 15)).*"
   if [ ! -f "$venv/.complete" ]; then
     tg_log "building $venv: torch $version from PyPI (several minutes the first time)"
-    rm -rf "$venv"
-    mkdir -p "$TG_CACHE"
-    local base_py=python3
-    command -v python3.11 >/dev/null 2>&1 && base_py=python3.11
-    "$base_py" -m venv "$venv" >&2
+    tg_new_venv "$venv"
     if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check "torch==$version" numpy >&2; then
       tg_log "pip could not install torch==$version"
       return 1
@@ -125,7 +131,7 @@ tg_release_python() {
     if ! "$venv/bin/python" -m pip install -q --disable-pip-version-check "torch==$version" "torchvision==$tv" >&2 2>/dev/null; then
       tg_log "no torchvision $tv for torch $version on PyPI: vision_maskrcnn will be recorded unsupported"
     fi
-    echo "$version" > "$venv/.complete"
+    echo "$version" > "$venv/.complete.tmp" && mv "$venv/.complete.tmp" "$venv/.complete"
   fi
   echo "$venv/bin/python"
 }
@@ -149,11 +155,7 @@ tg_python() {
   if [ "$(cat "$venv/.complete" 2>/dev/null)" != "$hash" ]; then
     if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
       tg_log "building Python environment $venv (torch $TG_PIN and test packages; several minutes the first time)"
-      rm -rf "$venv"
-      mkdir -p "$TG_CACHE"
-      local base_py=python3
-      command -v python3.11 >/dev/null 2>&1 && base_py=python3.11
-      "$base_py" -m venv "$venv" >&2
+      tg_new_venv "$venv"
     else
       tg_log "updating Python environment $venv: tools/requirements.txt changed"
     fi

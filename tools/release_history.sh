@@ -57,9 +57,9 @@ for v in "${releases[@]}"; do
   dir=$(TORCHGAUGE_TORCH="$v" TG_TARGETS="$targets" bash -c \
     'source tools/bootstrap.sh && tg_bootstrap && tg_build $TG_TARGETS && echo "$TG_BUILD"')
   collector[$v]="$dir/collector/torchgauge-collect"
-  report="${TORCHGAUGE_REPORT:-$dir/reporter/torchgauge-report}"
   log "torch $v: built in $(( $(date +%s) - start )) s ($dir)"
 done
+report="${TORCHGAUGE_REPORT:-$dir/reporter/torchgauge-report}"  # $dir: the newest release's tree
 
 # 2. The collections, one build per release.
 for v in "${releases[@]}"; do

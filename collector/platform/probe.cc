@@ -45,14 +45,6 @@ GpuCapability DeviceCapability() {
 }
 void DeviceSynchronize() { c10::cuda::device_synchronize(); }
 
-std::string ReadTrimmed(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  std::string s;
-  std::getline(in, s);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  return s;
-}
-
 // "32768K", "1M", "512" (bytes) as sysfs writes cache sizes.
 std::optional<int64_t> ParseCacheSize(const std::string& s) {
   if (s.empty()) return std::nullopt;
@@ -205,10 +197,10 @@ std::optional<int64_t> LastLevelCacheBytes(const std::filesystem::path& cache_di
   std::optional<int64_t> best;
   for (const auto& entry : std::filesystem::directory_iterator(cache_dir, ec)) {
     if (entry.path().filename().string().rfind("index", 0) != 0) continue;
-    const std::string type = ReadTrimmed(entry.path() / "type");
+    const std::string type = core::ReadFirstLine(entry.path() / "type");
     if (type == "Instruction") continue;
-    const std::string level_text = ReadTrimmed(entry.path() / "level");
-    auto size = ParseCacheSize(ReadTrimmed(entry.path() / "size"));
+    const std::string level_text = core::ReadFirstLine(entry.path() / "level");
+    auto size = ParseCacheSize(core::ReadFirstLine(entry.path() / "size"));
     if (level_text.empty() || !size) continue;
     const int level = std::atoi(level_text.c_str());
     if (level > best_level) {

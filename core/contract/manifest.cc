@@ -199,12 +199,13 @@ json ToJson(const Manifest& m) {
                    {"miopen", NullIfEmpty(m.miopen)}};
   // The build's identity (manifests before it have none of these fields):
   // written where known, so that an older manifest reads back unchanged.
-  for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"git_commit", &m.libtorch_git_commit},
-                                   {"build_version", &m.libtorch_build_version},
-                                   {"cuda_build", &m.libtorch_cuda_build},
-                                   {"hip_build", &m.libtorch_hip_build}}) {
-    if (!value->empty()) j["libtorch"][key] = *value;
-  }
+  auto known = [&](const char* key, const std::string& value) {
+    if (!value.empty()) j["libtorch"][key] = value;
+  };
+  known("git_commit", m.libtorch_git_commit);
+  known("build_version", m.libtorch_build_version);
+  known("cuda_build", m.libtorch_cuda_build);
+  known("hip_build", m.libtorch_hip_build);
   if (!m.libtorch_origin_kind.empty()) {
     j["libtorch"]["origin"] = {{"kind", m.libtorch_origin_kind}, {"path", NullIfEmpty(m.libtorch_origin_path)}};
   }

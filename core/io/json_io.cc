@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <optional>
 
 #include <simdjson.h>
@@ -180,6 +181,14 @@ nlohmann::json ReadJsonFile(const std::filesystem::path& path, JsonKind kind) {
     throw FileError(path, "", std::string("not valid JSON (truncated or malformed): ") + e.what());
   }
   throw FileError(path, "", "not valid JSON");
+}
+
+std::string ReadFirstLine(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+  return line;
 }
 
 void WriteFileAtomic(const std::filesystem::path& path, const std::string& contents) {

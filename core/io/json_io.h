@@ -54,6 +54,9 @@ nlohmann::json ReadJsonFile(const std::filesystem::path& path, JsonKind kind = J
 // discarded value when the text is not valid JSON.
 nlohmann::json ParseJsonText(const std::string& text);
 void WriteFileAtomic(const std::filesystem::path& path, const std::string& contents);
+// The first line of a small text file (a sysfs entry, a build stamp) without
+// trailing blanks or carriage return; "" when the file is missing or empty.
+std::string ReadFirstLine(const std::filesystem::path& path);
 void WriteJsonAtomic(const std::filesystem::path& path, const nlohmann::json& value);
 
 }  // namespace torchgauge::core

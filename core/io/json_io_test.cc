@@ -50,6 +50,15 @@ TEST_CASE("atomic writes create parents, replace files and accept a bare file na
   CHECK(n == 2);
 }
 
+TEST_CASE("the first line of a file, without trailing blanks or carriage return") {
+  InTempDir tmp;
+  WriteFileAtomic("hash", "0123abcd \r\nsecond line\n");
+  CHECK(ReadFirstLine("hash") == "0123abcd");
+  WriteFileAtomic("empty", "");
+  CHECK(ReadFirstLine("empty").empty());
+  CHECK(ReadFirstLine("missing").empty());
+}
+
 TEST_CASE("reading a missing or malformed file names the file") {
   InTempDir tmp;
   CHECK_THROWS_WITH_AS(ReadJsonFile("missing.json"), doctest::Contains("missing.json"), FileError);
