@@ -3,6 +3,7 @@
 #include <ATen/Context.h>
 #include <ATen/autocast_mode.h>
 
+#include "models/torch_compat.h"
 #include "models/workload.h"
 
 namespace torchgauge::collector {
@@ -46,19 +47,12 @@ std::optional<std::string> PrecisionUnsupported(const std::string& precision, c1
 }
 
 void ApplyPrecision(const std::string& precision, models::Workload& workload) {
-  auto& ctx = at::globalContext();
-  using B = at::Float32Backend;
-  using O = at::Float32Op;
-  using P = at::Float32Precision;
-  if (precision == "tf32") {
-    ctx.setFloat32Precision(B::CUDA, O::MATMUL, P::TF32);
-    ctx.setFloat32Precision(B::CUDA, O::CONV, P::TF32);
-    ctx.setFloat32Precision(B::CUDA, O::RNN, P::TF32);
-  } else if (precision != "default") {
-    // fp32 and the reduced-precision modes: any float32 work left is strict IEEE.
-    ctx.setFloat32Precision(B::CUDA, O::MATMUL, P::IEEE);
-    ctx.setFloat32Precision(B::CUDA, O::CONV, P::IEEE);
-    ctx.setFloat32Precision(B::CUDA, O::RNN, P::IEEE);
+  // tf32 sets TF32; fp32 and the reduced-precision modes make any float32
+  // work left strict IEEE; "default" leaves LibTorch's own defaults.
+  if (precision != "default") {
+    for (auto op : {compat::Fp32Op::kMatmul, compat::Fp32Op::kConv, compat::Fp32Op::kRnn}) {
+      compat::SetCudaTf32(op, precision == "tf32");
+    }
   }
   if (auto dtype = CastDtype(precision)) workload.CastTo(*dtype);
 }
@@ -84,18 +78,11 @@ AutocastScope::~AutocastScope() {
 
 core::PrecisionFlags EffectiveFlags(const std::string& precision, c10::DeviceType device) {
   auto& ctx = at::globalContext();
-  using B = at::Float32Backend;
-  using O = at::Float32Op;
   core::PrecisionFlags f;
   auto cast = CastDtype(precision);
   f.param_dtype = cast ? DtypeName(*cast) : "float32";
-  auto resolve = [&](O op) {
-    auto p = ctx.float32Precision(B::CUDA, op);
-    if (p == at::Float32Precision::NONE) p = ctx.float32Precision(B::CUDA, O::ALL);
-    return p;
-  };
-  f.matmul_allow_tf32 = resolve(O::MATMUL) == at::Float32Precision::TF32;
-  f.cudnn_allow_tf32 = resolve(O::CONV) == at::Float32Precision::TF32;
+  f.matmul_allow_tf32 = compat::CudaTf32(compat::Fp32Op::kMatmul);
+  f.cudnn_allow_tf32 = compat::CudaTf32(compat::Fp32Op::kConv);
   f.float32_matmul_precision = f.matmul_allow_tf32 ? "tf32" : "ieee";
   f.cudnn_enabled = ctx.userEnabledCuDNN();
   f.cudnn_benchmark = ctx.benchmarkCuDNN();

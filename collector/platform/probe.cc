@@ -1,7 +1,6 @@
 #include "collector/platform/probe.h"
 
 #include <ATen/Parallel.h>
-#include <ATen/cpu/Utils.h>
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <torch/torch.h>
@@ -18,6 +17,7 @@
 
 #include "core/contract/result.h"
 #include "core/io/json_io.h"
+#include "models/torch_compat.h"
 
 #ifdef TORCHGAUGE_HAVE_PROBE_KERNELS
 #include "collector/platform/probe_kernels.h"
@@ -67,28 +67,17 @@ std::optional<int64_t> ParseCacheSize(const std::string& s) {
   return v;
 }
 
-bool CapabilityFlag(const std::unordered_map<std::string, c10::IValue>& caps, const char* key) {
-  auto it = caps.find(key);
-  return it != caps.end() && it->second.isBool() && it->second.toBool();
-}
-
 // Native low-precision matmul on this CPU, as cpuinfo reports it through
 // LibTorch. Without it LibTorch still multiplies bf16/fp16, by converting to
 // fp32, so a figure would describe the conversion, not the precision.
 std::optional<std::string> CpuLacks(const std::string& precision) {
-  const auto caps = at::cpu::get_cpu_capabilities();
+  const auto native = compat::CpuNativeLowPrecision();
   if (precision == "bf16") {
-    if (CapabilityFlag(caps, "avx512_bf16") || CapabilityFlag(caps, "amx_bf16") || CapabilityFlag(caps, "bf16") ||
-        CapabilityFlag(caps, "sve_bf16")) {
-      return std::nullopt;
-    }
+    if (native.bf16) return std::nullopt;
     return std::string("no native bf16 matmul on this CPU (cpuinfo reports no AVX512-BF16, AMX-BF16 or Arm BF16)");
   }
   if (precision == "fp16") {
-    if (CapabilityFlag(caps, "avx512_fp16") || CapabilityFlag(caps, "amx_fp16") || CapabilityFlag(caps, "fp16") ||
-        CapabilityFlag(caps, "asimd_fp16")) {
-      return std::nullopt;
-    }
+    if (native.fp16) return std::nullopt;
     return std::string("no native fp16 matmul on this CPU (cpuinfo reports no AVX512-FP16, AMX-FP16 or Arm FP16)");
   }
   if (precision == "tf32") return std::string("TF32 is a CUDA tensor-core mode");
@@ -142,13 +131,8 @@ core::MatmulPeak ProbeMatmul(const std::string& precision, const torch::Device& 
     return m;
   }
   // TF32 is a mode of fp32 matmul; fp32 itself is measured strictly.
-  auto& ctx = at::globalContext();
-  using B = at::Float32Backend;
-  using O = at::Float32Op;
-  const auto matmul_before = ctx.float32Precision(B::CUDA, O::MATMUL);
-  auto restore = [&] { ctx.setFloat32Precision(B::CUDA, O::MATMUL, matmul_before); };
-  ctx.setFloat32Precision(B::CUDA, O::MATMUL,
-                          precision == "tf32" ? at::Float32Precision::TF32 : at::Float32Precision::IEEE);
+  const compat::CudaMatmulModeGuard restore_mode;
+  compat::SetCudaTf32(compat::Fp32Op::kMatmul, precision == "tf32");
   try {
     auto opts = torch::TensorOptions().dtype(DtypeOf(precision)).device(device);
     torch::NoGradGuard no_grad;
@@ -157,13 +141,11 @@ core::MatmulPeak ProbeMatmul(const std::string& precision, const torch::Device& 
     auto c = torch::empty({n, n}, opts);
     m.best_ms = BestMs([&] { torch::mm_out(c, a, b); }, o.warmup, o.repeats, gpu);
   } catch (const std::exception& e) {
-    restore();
     m.status = "unsupported";
     std::string what = e.what();
     m.reason = "mm failed: " + what.substr(0, what.find('\n'));
     return m;
   }
-  restore();
   m.n = n;
   m.repeats = o.repeats;
   m.tflops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / (*m.best_ms / 1e3) / 1e12;
