@@ -21,7 +21,7 @@ decide() {
     bash -c 'source "$0/tools/bootstrap.sh" && c=$(tg_choice) && echo "$c|$(tg_build_dir "$c")" || echo "rc=$?"' \
     "$src" 2>/dev/null
 }
-pin=$(sed -n 's/^torch==//p' "$src/tools/requirements.txt")
+pin=$(grep -v '^#' "$src/tools/torch_pin.txt" | head -1)
 
 check "no choice is the pin, in build/" "pin|$src/build" "$(decide)"
 check "--torch of the pin is the pin" "pin|$src/build" "$(decide TORCHGAUGE_TORCH="$pin")"

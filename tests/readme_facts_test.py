@@ -8,7 +8,7 @@ Usage: readme_facts_test.py SOURCE_DIR COLLECTOR
 - the README's model count, its split into the paper's and beyond (`list
   --paper`'s ours_only), and the smoke suite's size match the registry and
   collector/suites/smoke.json;
-- the README's torch pin is tools/requirements.txt's;
+- the README's torch pin is tools/torch_pin.txt's;
 - every relative link in the README and in docs/*.md names a file that exists.
 Each failure says which statement is wrong and what the code says.
 """
@@ -58,8 +58,8 @@ def check(src, exe):
     smoke = json.loads((src / "collector/suites/smoke.json").read_text(encoding="utf-8"))
     facts["smoke suite models"] = (int(one(r"`smoke` \((\d+) models", readme, "the smoke suite's size")),
                                    len(smoke["models"]))
-    requirements = (src / "tools/requirements.txt").read_text(encoding="utf-8")
-    pin = one(r"^torch==(\S+)$", requirements, "the torch pin")
+    pin_file = (src / "tools/torch_pin.txt").read_text(encoding="utf-8")
+    pin = one(r"^(\d+\.\d+\.\d+)$", pin_file, "the torch pin")
     facts["torch pin"] = (one(r"`torch==([^`]+)`", readme, "the torch pin in the README"), pin)
     for what, (stated, actual) in facts.items():
         if stated != actual:

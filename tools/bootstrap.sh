@@ -6,19 +6,25 @@
 # The LibTorch under test is a choice; each choice has its own cached
 # environment and its own build directory, so moving between versions never
 # rebuilds another version's tree:
-#   (none)               the pinned torch of tools/requirements.txt   build/
+#   (none)               the pin, tools/torch_pin.txt                 build/
 #   TORCHGAUGE_TORCH=X   torch X from PyPI (./gauge ... --torch X)    build/torch-X
 #   TORCHGAUGE_PYTHON=P  the torch that Python P has                  build/python-<hash>
 #   TORCHGAUGE_LIBTORCH=D  a LibTorch C++ distribution (the unpacked zip;
 #                        ./gauge ... --libtorch D). No Python: the inductor
 #                        backend is recorded unsupported.        build/libtorch-<hash>
 # The tests' reference stack (torchvision, transformers, timm, jsonschema,
-# vl-convert) is the pinned environment whatever the LibTorch under test:
-# weights cross by file, so it need not match the build under test.
+# vl-convert) is tools/requirements.txt's environment whatever the LibTorch
+# under test: weights cross by file, so it need not match the build under
+# test. It pins its own torch; where that is the pin's version, the pin is
+# tested in the same venv (one torch to install), else in the pin's own
+# release venv.
 #
 # Environment:
 #   TORCHGAUGE_CACHE   cache directory for the venvs (default ~/.cache/torchgauge)
 #   TORCHGAUGE_BUILD   build directory (default: by the choice above)
+#   TORCHGAUGE_BUILD_TYPE  CMake build type (default Release). CI's check of
+#                      the oldest release builds with None (no optimisation):
+#                      it proves the build and a collection, not the speed.
 #   TORCHGAUGE_TORCH, TORCHGAUGE_PYTHON, TORCHGAUGE_LIBTORCH: the choice above
 set -euo pipefail
 
@@ -26,7 +32,8 @@ TG_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$TG_ROOT/tools/cores.sh"
 TG_CACHE="${TORCHGAUGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/torchgauge}"
 TG_REQ="$TG_ROOT/tools/requirements.txt"
-TG_PIN="$(sed -n 's/^torch==//p' "$TG_REQ")"
+TG_REF_TORCH="$(sed -n 's/^torch==//p' "$TG_REQ")"
+TG_PIN="$(grep -v '^#' "$TG_ROOT/tools/torch_pin.txt" | head -1)"
 
 tg_log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
@@ -119,6 +126,11 @@ tg_release_python() {
   local minor tv
   minor=$(echo "$version" | cut -d. -f2)
   tv="0.$((minor + 15)).*"
+  # One maker at a time per release (./gauge test fetches the oldest
+  # release's venv in the background while oldest_release_test may want it).
+  mkdir -p "$TG_CACHE"
+  exec 8>"$venv.lock"
+  flock 8
   if [ ! -f "$venv/.complete" ]; then
     tg_log "building $venv: torch $version from PyPI (several minutes the first time)"
     tg_new_venv "$venv"
@@ -154,7 +166,7 @@ tg_python() {
   venv="$TG_CACHE/venv-torch-$torch_key"
   if [ "$(cat "$venv/.complete" 2>/dev/null)" != "$hash" ]; then
     if [ ! -x "$venv/bin/python" ] || [ ! -f "$venv/.complete" ]; then
-      tg_log "building Python environment $venv (torch $TG_PIN and test packages; several minutes the first time)"
+      tg_log "building Python environment $venv (torch $TG_REF_TORCH and test packages; several minutes the first time)"
       tg_new_venv "$venv"
     else
       tg_log "updating Python environment $venv: tools/requirements.txt changed"
@@ -169,7 +181,9 @@ tg_python() {
 # Python $2 (empty for a C++ distribution) and its CMake prefix $3.
 tg_configure() {
   local py="$1" torch_py="$2" prefix="$3"
+  local build_type="${TORCHGAUGE_BUILD_TYPE:-Release}"
   local stamp="$TG_BUILD/.torchgauge-choice" want="$py|$torch_py|$prefix"
+  [ "$build_type" = Release ] || want="$want|$build_type"
   if [ ! -f "$TG_BUILD/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     tg_log "configuring $TG_BUILD"
     # Another LibTorch in the same directory (TORCHGAUGE_BUILD given twice):
@@ -183,7 +197,7 @@ tg_configure() {
     # TORCHGAUGE_WERROR=OFF shows them without stopping the build, for a
     # compiler newer than the one the build is verified clean with.
     local werror="${TORCHGAUGE_WERROR:-ON}"
-    cmake -S "$TG_ROOT" -B "$TG_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTORCHGAUGE_WERROR="$werror" \
+    cmake -S "$TG_ROOT" -B "$TG_BUILD" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DTORCHGAUGE_WERROR="$werror" \
       -DCMAKE_PREFIX_PATH="$prefix" -DTORCHGAUGE_PYTHON="$py" -DTORCHGAUGE_TORCH_PYTHON="$torch_py" \
       -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc >&2
     echo "$want" > "$stamp"
@@ -206,7 +220,15 @@ tg_bootstrap() {
   tg_install_debian
   TG_PY=$(tg_python)
   case "$choice" in
-    pin|"python "*) TG_TORCH_PY="$TG_PY" ;;
+    # The pin runs in the reference venv when that venv has the pin's torch
+    # (or on a GPU machine's own Python, which tg_python chose).
+    pin)
+      if [ "$TG_PIN" = "$TG_REF_TORCH" ] || [ "${TG_PY#"$TG_CACHE"/}" = "$TG_PY" ]; then
+        TG_TORCH_PY="$TG_PY"
+      else
+        TG_TORCH_PY=$(tg_release_python "$TG_PIN")
+      fi ;;
+    "python "*) TG_TORCH_PY="$TG_PY" ;;
     "torch "*) TG_TORCH_PY=$(tg_release_python "${choice#torch }") ;;
     "libtorch "*) TG_TORCH_PY="" ;;
   esac

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# CI's second LibTorch: builds the collector against the oldest torch release
+# TorchGauge supports and runs a small collection with it (ctest
+# oldest_release_test, label integration, part of ./gauge test).
+#
+# The pin's build is what the tests exercise; this one is there to catch an
+# API break in the adapter (models/torch_compat), the collector or the models
+# against the other end of the supported range. So it builds the whole
+# collector, every model included, but without optimisation (build type None):
+# on 2 cores that is about half the time of a Release build, and nothing is
+# timed from it. Then one small model is collected eager and inductor, train
+# and eval, and every result must be ok with that release's identity in its
+# manifest.
+#
+#   tools/oldest_release_check.sh [RESULTS_DIR]
+# Environment: TORCHGAUGE_OLDEST (the release; default the first line of
+# tools/torch_releases.txt), and tools/bootstrap.sh's.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+release="${TORCHGAUGE_OLDEST:-$(grep -v '^#' tools/torch_releases.txt | head -1)}"
+results="${1:-$root/build/check-torch-$release-results}"
+
+export TORCHGAUGE_TORCH="$release"
+export TORCHGAUGE_BUILD="$root/build/check-torch-$release"
+export TORCHGAUGE_BUILD_TYPE=None
+unset TORCHGAUGE_PYTHON TORCHGAUGE_LIBTORCH
+source tools/bootstrap.sh
+
+start=$(date +%s)
+tg_bootstrap
+echo "[oldest] torch $release: bootstrapped in $(( $(date +%s) - start )) s" >&2
+start=$(date +%s)
+tg_build torchgauge-collect
+echo "[oldest] torch $release: collector built in $(( $(date +%s) - start )) s" >&2
+
+collect="$TG_BUILD/collector/torchgauge-collect"
+rm -rf "$results"
+start=$(date +%s)
+"$collect" run --model '^resnet18$' --mode train eval --backend eager inductor --device cpu --precision fp32 \
+  --batch-size 2 --warmup 1 --repeat 2 --threads 1 --no-probe --build-id "torch-$release" --out "$results" >&2
+echo "[oldest] torch $release: collected in $(( $(date +%s) - start )) s" >&2
+
+# Every run ok, and measured by this release: its manifest names it.
+"$TG_PY" - "$results" "$release" <<'EOF'
+import json, pathlib, sys
+root, release = pathlib.Path(sys.argv[1]), sys.argv[2]
+results = [json.loads(p.read_text()) for p in root.glob("*/*/runs/*.json")]
+manifests = [json.loads(p.read_text()) for p in root.glob("*/*/manifest.json")]
+problems = []
+seen = set()
+for r in results:
+    key = (r.get("backend"), r.get("mode"))
+    seen.add(key)
+    if r.get("status") != "ok":
+        problems.append(f"{key}: status {r.get('status')}: {r.get('reason', '')}")
+want = {(b, m) for b in ("eager", "inductor") for m in ("train", "eval")}
+if seen != want:
+    problems.append(f"runs {sorted(seen)}, expected {sorted(want)}")
+versions = {m.get("libtorch", {}).get("version") for m in manifests}
+if not manifests or versions != {release}:
+    problems.append(f"manifests name torch {sorted(map(str, versions))}, expected {release}")
+if problems:
+    print("oldest release check FAILED:\n  " + "\n  ".join(problems))
+    sys.exit(1)
+print(f"oldest release check: torch {release}, {len(results)} runs ok (eager and inductor, train and eval)")
+EOF
