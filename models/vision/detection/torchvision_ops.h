@@ -1,7 +1,8 @@
 // torchvision's own C++ operators (torchvision::roi_align, torchvision::nms),
 // reached through the dispatcher by name after loading the torchvision
-// wheel's operator library (site-packages/torchvision/_C.so) at run time.
-// No Python interpreter is started: _C.so links libtorch_python.so, whose
+// wheel's operator library (site-packages/torchvision/_C.so, or from 0.29
+// _C_stable.so, built on LibTorch's stable ABI and needing nothing more) at
+// run time. No Python interpreter is started: _C.so links libtorch_python.so, whose
 // Python symbols come from libpython, loaded first with RTLD_GLOBAL; then
 // libtorch_python.so from the directory of the running libtorch_cpu.so (the
 // RPATH in _C.so names torchvision's build machine), then _C.so.
@@ -22,8 +23,9 @@ namespace torchgauge::models::tvops {
 // why not (naming the missing or unloadable file).
 std::optional<std::string> Unavailable();
 
-// torchvision::roi_align (autograd through torchvision's registered kernel,
-// whose backward is torchvision::_roi_align_backward).
+// torchvision::roi_align, with its autograd stated in torchvision_ops.cc
+// (backward: torchvision::_roi_align_backward), since torchvision 0.29's
+// library registers that formula from Python only.
 torch::Tensor RoiAlign(const torch::Tensor& input, const torch::Tensor& rois, double spatial_scale, int64_t pooled_h,
                        int64_t pooled_w, int64_t sampling_ratio, bool aligned);
 
