@@ -1,0 +1,159 @@
+// Integration tests of the alerts (results/alerts.h) and their triage
+// (results/triage.h) on a rendered site: the acceptance history of issue 37
+// (30 builds; a step in 6 models at one build, a slow drift in one, a
+// machine change and a missing night), and the triage round trip through
+// `torchgauge-report triage` and a re-render.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "reporter/results/triage.h"
+#include "reporter/site/site.h"
+#include "reporter/site/test_support.h"
+#include "reporter/testing/fixtures.h"
+
+namespace fs = std::filesystem;
+using namespace torchgauge;
+using namespace torchgauge::reporter;
+using namespace torchgauge::reporter::test;
+
+namespace {
+const std::string kGpu = "nvidia-a100-40gb-cu130";
+
+FixtureSpec Acceptance() {
+  FixtureSpec spec;
+  spec.builds = 30;
+  spec.models = 8;
+  spec.configs = 2;
+  spec.cpu_platform = false;
+  spec.step_at = 20;
+  spec.step_models = 6;
+  spec.drift_model = 7;
+  spec.drift_from = 5;
+  spec.drift_builds = 10;
+  spec.machine_change_at = 12;
+  spec.missing_build = 25;
+  return spec;
+}
+
+// The rows of the alerts tables ("| A-... | range | ..."), as lines.
+std::vector<std::string> AlertRows(const std::string& page) {
+  std::vector<std::string> rows;
+  static const std::regex row(R"(^\| (A-[0-9a-f]{12}) \|.*$)");
+  std::smatch m;
+  size_t at = 0;
+  while (at < page.size()) {
+    size_t end = page.find('\n', at);
+    if (end == std::string::npos) end = page.size();
+    const std::string line = page.substr(at, end - at);
+    if (std::regex_match(line, m, row)) rows.push_back(line);
+    at = end + 1;
+  }
+  return rows;
+}
+
+std::string IdOf(const std::string& row) { return row.substr(2, 14); }
+
+// The lines of `page` from the heading "### <state> (" to the next heading.
+std::string StateSection(const std::string& page, const std::string& state) {
+  const size_t at = page.find("### " + state + " (");
+  if (at == std::string::npos) return "";
+  const size_t end = page.find("\n#", at + 1);
+  return page.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+int Triage(const fs::path& results, const std::string& args) {
+  const std::string cmd = std::string(TORCHGAUGE_REPORT_EXE) + " triage " + args + " --results " + results.string();
+  return std::system(cmd.c_str());
+}
+}  // namespace
+
+TEST_CASE("alerts acceptance: one regression alert of 6 runs for the planted step, none for drift or noise") {
+  fs::path root = ScratchDir("alerts_acceptance");
+  const FixtureSpec spec = Acceptance();
+  GenerateFixtureTree(root / "results", spec);
+  BuildSite(TestSiteOptions(root / "results", root / "site"));
+  const std::string page = ReadText(root / "site" / "regressions.md");
+  INFO(page);
+  const auto rows = AlertRows(page);
+  int regressions = 0;
+  for (const auto& r : rows) {
+    if (r.find(" | regression | ") == std::string::npos) continue;
+    ++regressions;
+    // The step: builds 19..20 (the missing night is 25), 6 runs, 1.3x.
+    CHECK(r.find(" | " + FixtureBuildId(spec, 19) + ".." + FixtureBuildId(spec, 20) + " | ") != std::string::npos);
+    CHECK(r.find(" | " + kGpu + " | regression | 6 | 1.30") != std::string::npos);
+  }
+  CHECK(regressions == 1);
+  CHECK(StateSection(page, "untriaged").find(" | regression | 6 | ") != std::string::npos);
+}
+
+TEST_CASE("triage round trip: a state set by the command shows after a re-render; the id does not change") {
+  fs::path root = ScratchDir("alerts_triage");
+  FixtureSpec spec = Acceptance();
+  spec.builds = 24;
+  spec.drift_model = -1;
+  GenerateFixtureTree(root / "results", spec);
+  const SiteOptions o = TestSiteOptions(root / "results", root / "site");
+  BuildSite(o);
+  const auto before = AlertRows(ReadText(root / "site" / "regressions.md"));
+  REQUIRE(before.size() == 1);
+  const std::string id = IdOf(before[0]);
+  CHECK(IsAlertId(id));
+
+  CHECK(Triage(root / "results", id + " --state investigating --owner @perf-oncall --note 'bisecting the range'" +
+                                     " --link https://github.com/pytorch/pytorch/issues/1") == 0);
+  CHECK(fs::exists(TriagePath(root / "results")));
+  BuildSite(o);
+  std::string md = ReadText(root / "site" / "regressions.md");
+  INFO(md);
+  const auto after = AlertRows(md);
+  REQUIRE(after.size() == 1);
+  CHECK(IdOf(after[0]) == id);
+  const std::string investigating = StateSection(md, "investigating");
+  CHECK(investigating.find(id) != std::string::npos);
+  CHECK(investigating.find("@perf-oncall") != std::string::npos);
+  CHECK(investigating.find("bisecting the range") != std::string::npos);
+  CHECK(StateSection(md, "untriaged").empty());
+  // The regression rows and the feed carry it too; the HTML page shows it.
+  CHECK(md.find("| " + id + " \xC2\xB7 investigating | open |") != std::string::npos);
+  CHECK(ReadText(root / "site" / "regressions.atom").find("alert-state:investigating") != std::string::npos);
+  const std::string html = ReadText(root / "site" / "regressions.html");
+  CHECK(html.find("id=\"" + id + "\"") != std::string::npos);
+  CHECK(html.find("data-alert-state=\"investigating\"") != std::string::npos);
+
+  CHECK(Triage(root / "results", id + " --state wont-fix") == 0);
+  BuildSite(o);
+  md = ReadText(root / "site" / "regressions.md");
+  CHECK(StateSection(md, "won't fix").find("@perf-oncall") != std::string::npos);  // the owner is kept
+  CHECK(IdOf(AlertRows(md)[0]) == id);
+
+  // Refusals name what is wrong, and leave the file alone.
+  const std::string file = ReadText(TriagePath(root / "results"));
+  CHECK(Triage(root / "results", id + " --state recovered 2>/dev/null") == 2 * 256);
+  CHECK(Triage(root / "results", "A-nothex --state fixed 2>/dev/null") == 2 * 256);
+  CHECK(ReadText(TriagePath(root / "results")) == file);
+}
+
+TEST_CASE("alerts: a step that goes away closes its alert as recovered by itself") {
+  fs::path root = ScratchDir("alerts_recovered");
+  FixtureSpec spec = Acceptance();
+  spec.builds = 8;
+  spec.step_at = 3;
+  spec.step_until = 5;
+  spec.drift_model = -1;
+  spec.machine_change_at = -1;
+  spec.missing_build = -1;
+  GenerateFixtureTree(root / "results", spec);
+  BuildSite(TestSiteOptions(root / "results", root / "site"));
+  const std::string md = ReadText(root / "site" / "regressions.md");
+  INFO(md);
+  const std::string recovered = StateSection(md, "recovered");
+  CHECK(recovered.find(" | regression | 6 | ") != std::string::npos);
+  CHECK(recovered.find("(recovered in " + FixtureBuildId(spec, 5) + ")") != std::string::npos);
+  CHECK(StateSection(md, "improvement").find(" | improvement | 6 | ") != std::string::npos);  // the way back
+  CHECK(StateSection(md, "untriaged").empty());
+}
