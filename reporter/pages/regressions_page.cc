@@ -167,6 +167,34 @@ mu::data AlertRow(const TriagedAlert& t) {
   return r;
 }
 
+// Newest first, as the other tables.
+void SetChangePoints(mu::data& d, const std::vector<ChangePoint>& cps) {
+  mu::data rows = List();
+  int uncovered = 0;
+  for (auto it = cps.rbegin(); it != cps.rend(); ++it) {
+    const ChangePoint& c = *it;
+    mu::data r;
+    Set(r, "range", c.build_before + ".." + c.build);
+    Set(r, "date", Date(c.started_at));
+    Set(r, "platform", c.platform);
+    Set(r, "model", c.model);
+    Set(r, "config", c.config);
+    Set(r, "before_after",
+        MetricValue(core::Metric::kTime, c.before_ms) + " \xE2\x86\x92 " +
+            MetricValue(core::Metric::kTime, c.after_ms));
+    Set(r, "factor", Num(c.Factor(), "%.2f") + "\xC3\x97");
+    Set(r, "t", Num(c.t, "%.1f"));
+    Set(r, "points", std::to_string(c.points));
+    Set(r, "alert", c.alert_id.empty() ? std::string("none: not flagged build against build") : c.alert_id);
+    uncovered += c.alert_id.empty();
+    Append(rows, std::move(r));
+  }
+  Set(d, "has_change_points", !cps.empty());
+  Set(d, "change_points_total", std::to_string(cps.size()));
+  Set(d, "change_points_uncovered", std::to_string(uncovered));
+  Set(d, "change_points", std::move(rows));
+}
+
 // The alerts grouped by their state, in the order of kTriageStates.
 void SetAlertsByState(mu::data& d, const std::vector<TriagedAlert>& alerts) {
   mu::data groups = List();
@@ -195,7 +223,7 @@ void SetAlertsByState(mu::data& d, const std::vector<TriagedAlert>& alerts) {
 }  // namespace
 
 mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned,
-                             const std::vector<TriagedAlert>& alerts) {
+                             const std::vector<TriagedAlert>& alerts, const std::vector<ChangePoint>& change_points) {
   const auto sorted = NewestFirst(events);
   mu::data d;
   Set(d, "home", Href(kPageMd, {Kind::kIndexPage, "", "", "md"}));
@@ -217,6 +245,8 @@ mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool co
   Set(d, "persisting", std::to_string(counts[RegressionState::kPersisting]));
   Set(d, "table_html", HtmlTable(sorted, pruned, alerts));
   SetAlertsByState(d, alerts);
+  SetChangePoints(d, change_points);
+  Set(d, "has_sections", !alerts.empty() || !change_points.empty());
   return d;
 }
 

@@ -40,26 +40,35 @@ FixtureSpec Acceptance() {
 }
 
 // The rows of the alerts tables ("| A-... | range | ..."), as lines.
+std::vector<std::string> Lines(const std::string& text);
 std::vector<std::string> AlertRows(const std::string& page) {
   std::vector<std::string> rows;
   static const std::regex row(R"(^\| (A-[0-9a-f]{12}) \|.*$)");
-  std::smatch m;
-  size_t at = 0;
-  while (at < page.size()) {
-    size_t end = page.find('\n', at);
-    if (end == std::string::npos) end = page.size();
-    const std::string line = page.substr(at, end - at);
-    if (std::regex_match(line, m, row)) rows.push_back(line);
-    at = end + 1;
+  for (const auto& line : Lines(page)) {
+    if (std::regex_match(line, row)) rows.push_back(line);
   }
   return rows;
 }
 
 std::string IdOf(const std::string& row) { return row.substr(2, 14); }
 
-// The lines of `page` from the heading "### <state> (" to the next heading.
-std::string StateSection(const std::string& page, const std::string& state) {
-  const size_t at = page.find("### " + state + " (");
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+// The lines of `page` from the heading "<prefix><state> (" (or the heading
+// itself) to the next heading.
+std::string StateSection(const std::string& page, const std::string& state, const std::string& prefix = "### ") {
+  size_t at = page.find(prefix + state + " (");
+  if (at == std::string::npos) at = page.find(prefix + state + "\n");
   if (at == std::string::npos) return "";
   const size_t end = page.find("\n#", at + 1);
   return page.substr(at, end == std::string::npos ? std::string::npos : end - at);
@@ -89,6 +98,31 @@ TEST_CASE("alerts acceptance: one regression alert of 6 runs for the planted ste
   }
   CHECK(regressions == 1);
   CHECK(StateSection(page, "untriaged").find(" | regression | 6 | ") != std::string::npos);
+  // The change-point search: the step's six runs, covered by its alert, and
+  // the drift (hf_gpt2, builds 6-15), which no comparison flagged; nothing else.
+  std::string step_id;
+  for (const auto& r : rows) {
+    if (r.find(" | regression | ") != std::string::npos) step_id = IdOf(r);
+  }
+  int step_points = 0, drift_points = 0, other = 0;
+  static const std::regex cp(
+      R"(^\| (\S+)\.\.(\S+) \| .* \| (\S+) \| eval/eager/fp32/bs64 \| .* \| (A-[0-9a-f]{12}|none: not flagged build against build) \|$)");
+  for (const auto& line : Lines(StateSection(page, "Steps over the whole history", "## "))) {
+    std::smatch m;
+    if (!std::regex_match(line, m, cp)) continue;
+    if (m[4] == step_id && m[2] == FixtureBuildId(spec, 20)) {
+      ++step_points;
+    } else if (m[3] == "hf\\_gpt2" && m[4].str().starts_with("none") && m[2] > FixtureBuildId(spec, 5) &&
+               m[2] <= FixtureBuildId(spec, 16)) {
+      ++drift_points;
+    } else {
+      ++other;
+      MESSAGE("unexpected change point: " << line);
+    }
+  }
+  CHECK(step_points == 6);
+  CHECK(drift_points >= 1);
+  CHECK(other == 0);
 }
 
 TEST_CASE("triage round trip: a state set by the command shows after a re-render; the id does not change") {

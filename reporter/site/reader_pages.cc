@@ -12,6 +12,7 @@
 #include "reporter/pages/model_grid.h"
 #include "reporter/pages/regressions_page.h"
 #include "reporter/results/alerts.h"
+#include "reporter/results/change_points.h"
 #include "reporter/results/triage.h"
 #include "reporter/site/page_writer.h"
 
@@ -23,12 +24,17 @@ void PageWriter::WriteReaderPages(const std::vector<BuildSummary>& history, cons
   // The triage is read on every render: a state set since the last render
   // shows at once, and no build's pages depend on it.
   const TriageFile triage = ReadTriage(TriagePath(o_.results));
-  const std::vector<TriagedAlert> alerts = ApplyTriage(GroupAlerts(changes, events), triage);
+  std::vector<Alert> grouped = GroupAlerts(changes, events);
+  std::vector<ChangePoint> steps = FindChangePoints(history);
+  for (auto& c : steps) {
+    if (const Alert* a = CoveringAlert(grouped, c)) c.alert_id = a->id;
+  }
+  const std::vector<TriagedAlert> alerts = ApplyTriage(std::move(grouped), triage);
   for (const auto& id : UnknownTriageIds(alerts, triage)) {
     std::cerr << "warning: " << TriagePath(o_.results).string() << ": alerts." << id
               << " names no alert of this site\n";
   }
-  mu::data d = RegressionsPageData(events, o_.compare, pruned, alerts);
+  mu::data d = RegressionsPageData(events, o_.compare, pruned, alerts, steps);
   r_.Page(w_, PageKind::kRegressions, d, {Kind::kRegressionsPage, "", "", "md"},
           {Kind::kRegressionsPage, "", "", "html"}, "Regressions · TorchGauge");
   const std::string newest_at = history.empty() ? "" : history.back().started_at;
