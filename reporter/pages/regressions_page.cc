@@ -91,9 +91,8 @@ std::string LinkCell(const std::string& href, const std::string& text) {
 std::string HtmlRow(const RegressionEvent& e, bool pruned, const TriagedAlert* alert) {
   const FlaggedChange& f = e.change;
   std::string row = "<tr data-platform=\"" + HtmlEscape(f.platform) + "\" data-domain=\"" + HtmlEscape(e.domain) +
-                    "\" data-state=\"" + StateName(e.state) + "\" data-alert-state=\"" +
-                    (alert ? TriageStateName(alert->state) : "") + "\" id=\"" +
-                    HtmlEscape(NameUuid(e.Key()).substr(9)) + "\">";
+                    "\" data-state=\"" + StateName(e.state) + "\" id=\"" + HtmlEscape(NameUuid(e.Key()).substr(9)) +
+                    "\" data-alert-state=\"" + (alert ? TriageStateName(alert->state) : "") + "\">";
   row += (pruned ? Cell(e.build + " (pruned)")
                  : LinkCell(Href(kPageHtml, {Kind::kComparePage, e.build, "", "html"}), e.build)) +
          Cell(Date(e.started_at));
@@ -103,9 +102,11 @@ std::string HtmlRow(const RegressionEvent& e, bool pruned, const TriagedAlert* a
   row += "<td class=\"num\">" + HtmlEscape(Factor(f)) + "</td>" + Cell(BeforeAfter(f));
   row +=
       "<td class=\"num\">" + HtmlEscape(PValue(f.p_value)) + "</td><td class=\"num\">" + HtmlEscape(Noise(f)) + "</td>";
-  row += alert ? "<td class=\"alert\"><a href=\"#" + HtmlEscape(alert->alert.id) + "\">" + HtmlEscape(alert->alert.id) +
-                     "</a> \xC2\xB7 " + HtmlEscape(TriageStateLabel(alert->state)) + "</td>"
-               : Cell(Dash());
+  row += alert
+             ? "<td class=\"alert\"><a href=\"" +
+                   HtmlEscape(Href(kPageHtml, {Kind::kAlertPage, "", alert->alert.id, "html"})) + "\">" +
+                   HtmlEscape(alert->alert.id) + "</a> \xC2\xB7 " + HtmlEscape(TriageStateLabel(alert->state)) + "</td>"
+             : Cell(Dash());
   row +=
       "<td class=\"state state-" + std::string(StateName(e.state)) + "\">" + HtmlEscape(StateText(e)) + "</td></tr>\n";
   return row;
@@ -145,6 +146,7 @@ mu::data AlertRow(const TriagedAlert& t) {
   const Alert& a = t.alert;
   mu::data r;
   Set(r, "id", a.id);
+  Set(r, "href", Href(kPageMd, {Kind::kAlertPage, "", a.id, "md"}));
   Set(r, "range", Range(a));
   Set(r, "date", Date(a.started_at));
   Set(r, "platform", a.platform);

@@ -43,14 +43,14 @@ FixtureSpec Acceptance() {
 std::vector<std::string> Lines(const std::string& text);
 std::vector<std::string> AlertRows(const std::string& page) {
   std::vector<std::string> rows;
-  static const std::regex row(R"(^\| (A-[0-9a-f]{12}) \|.*$)");
+  static const std::regex row(R"(^\| \[(A-[0-9a-f]{12})\]\(alerts/A-[0-9a-f]{12}\.md\) \|.*$)");
   for (const auto& line : Lines(page)) {
     if (std::regex_match(line, row)) rows.push_back(line);
   }
   return rows;
 }
 
-std::string IdOf(const std::string& row) { return row.substr(2, 14); }
+std::string IdOf(const std::string& row) { return row.substr(3, 14); }
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> out;
@@ -123,6 +123,29 @@ TEST_CASE("alerts acceptance: one regression alert of 6 runs for the planted ste
   CHECK(step_points == 6);
   CHECK(drift_points >= 1);
   CHECK(other == 0);
+
+  // The alert's page: its runs, the trend around the step, both builds'
+  // identities, the commands, and operators said to be not measured.
+  const std::string alert = ReadText(root / "site" / "alerts" / (step_id + ".md"));
+  INFO(alert);
+  CHECK(alert.find("# Alert " + step_id + ": regression on " + kGpu) != std::string::npos);
+  CHECK(alert.find("**6 runs** changed between builds **" + FixtureBuildId(spec, 19) + "** and **" +
+                   FixtureBuildId(spec, 20) + "**") != std::string::npos);
+  for (const char* m :
+       {"resnet50", "hf\\_bert", "dlrm", "soft\\_actor\\_critic", "speech\\_transformer", "pyhpc\\_eos"})
+    CHECK(alert.find("| " + std::string(m) + " | eval/eager/fp32/bs64 | time | 1.") != std::string::npos);
+  CHECK(alert.find("| " + FixtureBuildId(spec, 20) + " (the step) | ") != std::string::npos);
+  CHECK(alert.find("| torch commit | ") != std::string::npos);
+  CHECK(alert.find(" | changed |") != std::string::npos);
+  CHECK(alert.find("| CPU model | Other Synthetic CPU @ 3.1GHz | Other Synthetic CPU @ 3.1GHz |  |") !=
+        std::string::npos);
+  CHECK(alert.find("torchgauge-collect bisect --good '") != std::string::npos);
+  CHECK(alert.find("--model '^(dlrm|hf_bert|pyhpc_eos|resnet50|soft_actor_critic|speech_transformer)$' --mode eval "
+                   "--backend eager --precision fp32 --device cuda") != std::string::npos);
+  CHECK(alert.find("torchgauge-report compare --results repro --base " + FixtureBuildId(spec, 19) + "-repro") !=
+        std::string::npos);
+  CHECK(alert.find("## Operators whose self time moved\n\nNot measured") != std::string::npos);
+  CHECK(fs::exists(root / "site" / "alerts" / (step_id + ".html")));
 }
 
 TEST_CASE("triage round trip: a state set by the command shows after a re-render; the id does not change") {

@@ -9,6 +9,7 @@
 #include "reporter/compare/browser_page.h"
 #include "reporter/output/mustache_data.h"
 #include "reporter/output/writer.h"
+#include "reporter/pages/alert_page.h"
 #include "reporter/pages/model_grid.h"
 #include "reporter/pages/regressions_page.h"
 #include "reporter/results/alerts.h"
@@ -37,6 +38,11 @@ void PageWriter::WriteReaderPages(const std::vector<BuildSummary>& history, cons
   mu::data d = RegressionsPageData(events, o_.compare, pruned, alerts, steps);
   r_.Page(w_, PageKind::kRegressions, d, {Kind::kRegressionsPage, "", "", "md"},
           {Kind::kRegressionsPage, "", "", "html"}, "Regressions · TorchGauge");
+  for (const auto& t : alerts) {
+    mu::data ad = AlertPageData({t, history, changes, steps, pruned}, ctx_.figures);
+    r_.Page(w_, PageKind::kAlert, ad, {Kind::kAlertPage, "", t.alert.id, "md"},
+            {Kind::kAlertPage, "", t.alert.id, "html"}, "Alert " + t.alert.id + " · TorchGauge");
+  }
   const std::string newest_at = history.empty() ? "" : history.back().started_at;
   w_.Write(SitePath({Kind::kRegressionsPage, "", "", "atom"}),
            RegressionsAtom(events, o_.site_url, newest_at, pruned, alerts));
