@@ -15,6 +15,7 @@
 #include "reporter/output/assets.h"
 #include "reporter/results/load.h"
 #include "reporter/results/triage.h"
+#include "reporter/results/v3_export.h"
 #include "reporter/site/serve.h"
 #include "reporter/site/site.h"
 
@@ -203,6 +204,38 @@ void AddTriageCommand(CLI::App& app, CliState& state) {
   });
 }
 
+// torchgauge-report export-v3 --results DIR [--build ID ...] --out FILE
+// Every ok run of the builds as PyTorch OSS benchmark database v3 records
+// (results/v3_export.h), one JSON array, written atomically.
+void AddExportV3Command(CLI::App& app, CliState& state) {
+  auto results = std::make_shared<fs::path>();
+  auto out = std::make_shared<fs::path>();
+  auto builds = std::make_shared<std::vector<std::string>>();
+  CLI::App* sub = app.add_subcommand(
+      "export-v3", "Write results as PyTorch OSS benchmark database v3 records (JSON array) for the HUD");
+  sub->add_option("--results", *results, "Results tree")->required();
+  sub->add_option("--build", *builds, "Only these builds (repeatable; default: every build)");
+  sub->add_option("--out", *out, "JSON file to write")->required();
+  sub->callback([&state, results, out, builds] {
+    Guard(state, [&] {
+      LoadOptions lo;
+      lo.only_builds = std::set<std::string>(builds->begin(), builds->end());
+      const LoadedResults loaded = LoadResults(*results, lo);
+      for (const auto& b : *builds) {
+        if (std::none_of(loaded.builds.begin(), loaded.builds.end(), [&](const BuildResults& x) { return x.id == b; }))
+          throw std::runtime_error("--build '" + b + "': no such build under " + results->string());
+      }
+      nlohmann::json all = nlohmann::json::array();
+      for (const auto& b : loaded.builds) {
+        for (auto& r : V3Records(b)) all.push_back(std::move(r));
+      }
+      core::WriteJsonAtomic(*out, all);
+      std::cout << all.size() << " v3 record(s) from " << loaded.builds.size() << " build(s) written to "
+                << out->string() << "\n";
+    });
+  });
+}
+
 std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   auto app = std::make_unique<CLI::App>(
       "torchgauge-report: TorchGauge results -> static site with the paper's figures and tables", "torchgauge-report");
@@ -212,6 +245,7 @@ std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   AddValidateCommand(*app, state);
   AddServeCommand(*app, state);
   AddTriageCommand(*app, state);
+  AddExportV3Command(*app, state);
   AddCompareCommand(*app);
   AddRatioCommand(*app);
   AddPaperCommand(*app);
