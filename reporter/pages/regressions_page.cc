@@ -170,6 +170,24 @@ mu::data AlertRow(const TriagedAlert& t) {
 }
 
 // Newest first, as the other tables.
+void SetHealth(mu::data& d, const std::vector<HealthAlert>& health) {
+  mu::data rows = List();
+  for (auto it = health.rbegin(); it != health.rend(); ++it) {
+    mu::data r;
+    Set(r, "id", it->id);
+    Set(r, "kind", it->kind);
+    Set(r, "platform", it->platform);
+    Set(r, "build", it->build);
+    Set(r, "date", Date(it->started_at));
+    Set(r, "detail", it->detail);
+    Append(rows, std::move(r));
+  }
+  Set(d, "has_health", !health.empty());
+  Set(d, "health_total", std::to_string(health.size()));
+  Set(d, "health", std::move(rows));
+}
+
+// Newest first, as the other tables.
 void SetChangePoints(mu::data& d, const std::vector<ChangePoint>& cps) {
   mu::data rows = List();
   int uncovered = 0;
@@ -225,7 +243,8 @@ void SetAlertsByState(mu::data& d, const std::vector<TriagedAlert>& alerts) {
 }  // namespace
 
 mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned,
-                             const std::vector<TriagedAlert>& alerts, const std::vector<ChangePoint>& change_points) {
+                             const std::vector<TriagedAlert>& alerts, const std::vector<ChangePoint>& change_points,
+                             const std::vector<HealthAlert>& health) {
   const auto sorted = NewestFirst(events);
   mu::data d;
   Set(d, "home", Href(kPageMd, {Kind::kIndexPage, "", "", "md"}));
@@ -248,7 +267,8 @@ mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool co
   Set(d, "table_html", HtmlTable(sorted, pruned, alerts));
   SetAlertsByState(d, alerts);
   SetChangePoints(d, change_points);
-  Set(d, "has_sections", !alerts.empty() || !change_points.empty());
+  SetHealth(d, health);
+  Set(d, "has_sections", !alerts.empty() || !change_points.empty() || !health.empty());
   return d;
 }
 

@@ -16,6 +16,7 @@
 #include "reporter/output/mustache_fwd.h"
 #include "reporter/output/paths.h"
 #include "reporter/results/change_points.h"
+#include "reporter/results/health.h"
 #include "reporter/results/regressions.h"
 #include "reporter/results/triage.h"
 
@@ -30,6 +31,7 @@ inline constexpr size_t kFeedEntries = 50;
 // any build was compared (otherwise the page says comparisons are off).
 // `pruned`: builds the retention policy pruned; their rows name the build
 // and model without links, marked "(pruned)".
+// `health`: the pipeline's own alerts (results/health.h), listed first.
 // `change_points`: the steps the change-point search found over each run's
 // whole history (results/change_points.h), listed with the alert that
 // covers each, if any.
@@ -37,7 +39,8 @@ inline constexpr size_t kFeedEntries = 50;
 // them by state, and each regression row names its alert and that state.
 mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned = nullptr,
                              const std::vector<TriagedAlert>& alerts = {},
-                             const std::vector<ChangePoint>& change_points = {});
+                             const std::vector<ChangePoint>& change_points = {},
+                             const std::vector<HealthAlert>& health = {});
 
 // The Atom document. `site_url` (may be empty) makes its links absolute;
 // without it they are relative to the feed, which sits at the site root.

@@ -14,6 +14,7 @@
 #include "reporter/pages/regressions_page.h"
 #include "reporter/results/alerts.h"
 #include "reporter/results/change_points.h"
+#include "reporter/results/health.h"
 #include "reporter/results/triage.h"
 #include "reporter/site/page_writer.h"
 
@@ -35,7 +36,10 @@ void PageWriter::WriteReaderPages(const std::vector<BuildSummary>& history, cons
     std::cerr << "warning: " << TriagePath(o_.results).string() << ": alerts." << id
               << " names no alert of this site\n";
   }
-  mu::data d = RegressionsPageData(events, o_.compare, pruned, alerts, steps);
+  HealthOptions health_options;
+  health_options.max_noisy_percent = o_.compare_options.max_noisy_percent;
+  const std::vector<HealthAlert> health = CheckHealth(changes, history, health_options);
+  mu::data d = RegressionsPageData(events, o_.compare, pruned, alerts, steps, health);
   r_.Page(w_, PageKind::kRegressions, d, {Kind::kRegressionsPage, "", "", "md"},
           {Kind::kRegressionsPage, "", "", "html"}, "Regressions · TorchGauge");
   for (const auto& t : alerts) {
