@@ -74,6 +74,29 @@ std::string StateSection(const std::string& page, const std::string& state, cons
   return page.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
+void CheckHealthAlerts(const std::string& page, const FixtureSpec& spec) {
+  // Pipeline health: the machine change and the missing night, nothing else.
+  const auto health = Lines(StateSection(page, "Pipeline health", "## "));
+  int machine = 0, missing = 0, other_health = 0;
+  for (const auto& line : health) {
+    if (line.rfind("| H-", 0) != 0) continue;
+    if (line.find(" | machine | " + kGpu + " | " + FixtureBuildId(spec, 12) + " | ") != std::string::npos &&
+        line.find("CPU model: Synthetic CPU @ 2.0GHz \xE2\x86\x92 Other Synthetic CPU @ 3.1GHz; CPU cores: 2 "
+                  "\xE2\x86\x92 8") != std::string::npos) {
+      ++machine;
+    } else if (line.find(" | missing | " + kGpu + " | " + FixtureBuildId(spec, 26) + " | ") != std::string::npos &&
+               line.find("no build for 48 h") != std::string::npos) {
+      ++missing;
+    } else {
+      ++other_health;
+      MESSAGE("unexpected health alert: " << line);
+    }
+  }
+  CHECK(machine == 1);
+  CHECK(missing == 1);
+  CHECK(other_health == 0);
+}
+
 int Triage(const fs::path& results, const std::string& args) {
   const std::string cmd = std::string(TORCHGAUGE_REPORT_EXE) + " triage " + args + " --results " + results.string();
   return std::system(cmd.c_str());
@@ -98,26 +121,7 @@ TEST_CASE("alerts acceptance: one regression alert of 6 runs for the planted ste
   }
   CHECK(regressions == 1);
   CHECK(StateSection(page, "untriaged").find(" | regression | 6 | ") != std::string::npos);
-  // Pipeline health: the machine change and the missing night, nothing else.
-  const auto health = Lines(StateSection(page, "Pipeline health", "## "));
-  int machine = 0, missing = 0, other_health = 0;
-  for (const auto& line : health) {
-    if (line.rfind("| H-", 0) != 0) continue;
-    if (line.find(" | machine | " + kGpu + " | " + FixtureBuildId(spec, 12) + " | ") != std::string::npos &&
-        line.find("CPU model: Synthetic CPU @ 2.0GHz \xE2\x86\x92 Other Synthetic CPU @ 3.1GHz; CPU cores: 2 "
-                  "\xE2\x86\x92 8") != std::string::npos) {
-      ++machine;
-    } else if (line.find(" | missing | " + kGpu + " | " + FixtureBuildId(spec, 26) + " | ") != std::string::npos &&
-               line.find("no build for 48 h") != std::string::npos) {
-      ++missing;
-    } else {
-      ++other_health;
-      MESSAGE("unexpected health alert: " << line);
-    }
-  }
-  CHECK(machine == 1);
-  CHECK(missing == 1);
-  CHECK(other_health == 0);
+  CheckHealthAlerts(page, spec);
   // The change-point search: the step's six runs, covered by its alert, and
   // the drift (hf_gpt2, builds 6-15), which no comparison flagged; nothing else.
   std::string step_id;
