@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
 namespace torchgauge::reporter {
 
@@ -53,6 +54,36 @@ std::string PValue(const std::optional<double>& p) {
   if (!p) return "n/a";
   if (*p < 1e-4) return Num(*p, "%.1e");
   return Num(*p, "%.4f");
+}
+
+std::optional<int64_t> UtcSeconds(const std::string& started_at) {
+  int y, mo, d, h, mi, s, n = 0;
+  if (std::sscanf(started_at.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) != 6 || n != 19) {
+    return std::nullopt;
+  }
+  size_t at = 19;
+  if (at < started_at.size() && started_at[at] == '.') {
+    for (++at; at < started_at.size() && started_at[at] >= '0' && started_at[at] <= '9';) ++at;
+  }
+  const std::string zone = started_at.substr(at);
+  long offset = 0;  // seconds east of UTC
+  int oh, om;
+  if (zone == "Z" || zone == "z") {
+    offset = 0;
+  } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':' &&
+             std::sscanf(zone.c_str() + 1, "%2d:%2d", &oh, &om) == 2) {
+    offset = (zone[0] == '-' ? -1 : 1) * (oh * 3600L + om * 60L);
+  } else {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  return static_cast<int64_t>(timegm(&tm) - offset);
 }
 
 }  // namespace torchgauge::reporter

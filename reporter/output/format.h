@@ -35,4 +35,8 @@ std::string DeltaPercent(double delta);
 // A p-value: "n/a" when no test ran, exponent form below 1e-4.
 std::string PValue(const std::optional<double>& p);
 
+// An RFC 3339 time ("2026-01-02T03:04:05Z", fractions and offsets
+// allowed) as seconds since the Unix epoch; nullopt when it is not one.
+std::optional<int64_t> UtcSeconds(const std::string& rfc3339);
+
 }  // namespace torchgauge::reporter

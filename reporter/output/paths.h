@@ -5,6 +5,7 @@
 //
 //   index.{html,md}                        figures/index-*.svg
 //   regressions.{html,md,atom}             models.{html,md}
+//   alerts/<alert-id>.{html,md}            (one page per alert: pages/alert_page.h)
 //   compare.html                           (any two builds: #base=<a>&new=<b>)
 //   builds/<build>/index.{html,md}         builds/<build>/summary.md
 //   builds/<build>/compare.{html,md}       (comparison with the previous build)
@@ -49,6 +50,7 @@ enum class Kind {
   kPaperKit,     // build: the paper kit as a zip (site --paper-kit)
   kBuildDir,     // build: the build's snapshot directory, builds/<build> (deleted when pruned)
   kPrunedRecord,  // build: a pruned build's summary and changes (site/retention.h)
+  kAlertPage,     // name = alert id, ext: html | md (alerts/<id>.{html,md}: pages/alert_page.h)
 };
 
 struct Target {

@@ -22,6 +22,7 @@ Templates Templates::Load(const fs::path& dir) {
   t.models = ReadText(dir / "models.md.mustache");
   t.compare = ReadText(dir / "compare.md.mustache");
   t.table1 = ReadText(dir / "table1.md.mustache");
+  t.alert = ReadText(dir / "alert.md.mustache");
   return t;
 }
 
@@ -35,7 +36,8 @@ struct Renderer::Impl {
         regressions(t.regressions),
         models(t.models),
         compare(t.compare),
-        table1(t.table1) {}
+        table1(t.table1),
+        alert(t.alert) {}
   mu::mustache& Of(PageKind kind) {
     switch (kind) {
       case PageKind::kIndex:
@@ -52,6 +54,8 @@ struct Renderer::Impl {
         return compare;
       case PageKind::kTable1:
         return table1;
+      case PageKind::kAlert:
+        return alert;
     }
     throw std::logic_error("unknown page kind");
   }
@@ -66,17 +70,17 @@ struct Renderer::Impl {
     return text;
   }
   std::string chart_partial;
-  mu::mustache layout, index, build, model, regressions, models, compare, table1;
+  mu::mustache layout, index, build, model, regressions, models, compare, table1, alert;
 };
 
 Renderer::Renderer(const Templates& t) : impl_(std::make_unique<Impl>(t)) {
   for (auto* m : {&impl_->index, &impl_->build, &impl_->model, &impl_->regressions, &impl_->models, &impl_->compare,
-                  &impl_->table1}) {
+                  &impl_->table1, &impl_->alert}) {
     m->set_custom_escape([](const std::string& s) { return MarkdownEscape(s); });
   }
   impl_->layout.set_custom_escape([](const std::string& s) { return HtmlEscape(s); });
   for (auto* m : {&impl_->layout, &impl_->index, &impl_->build, &impl_->model, &impl_->regressions, &impl_->models,
-                  &impl_->compare, &impl_->table1}) {
+                  &impl_->compare, &impl_->table1, &impl_->alert}) {
     if (!m->is_valid()) throw std::runtime_error("template error: " + m->error_message());
   }
 }

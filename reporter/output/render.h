@@ -17,11 +17,11 @@ class SiteWriter;
 
 // The template texts, read once per site render.
 struct Templates {
-  std::string layout, index, build, model, chart, regressions, models, compare, table1;
+  std::string layout, index, build, model, chart, regressions, models, compare, table1, alert;
   static Templates Load(const std::filesystem::path& dir);
 };
 
-enum class PageKind { kIndex, kBuild, kModel, kRegressions, kModelGrid, kCompare, kTable1 };
+enum class PageKind { kIndex, kBuild, kModel, kRegressions, kModelGrid, kCompare, kTable1, kAlert };
 
 class Renderer {
  public:

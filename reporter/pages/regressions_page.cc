@@ -54,9 +54,15 @@ std::vector<const RegressionEvent*> NewestFirst(const std::vector<RegressionEven
 
 bool IsPruned(const Pruned* pruned, const std::string& build) { return pruned && pruned->Has(build); }
 
-mu::data MarkdownRow(const RegressionEvent& e, bool pruned) {
+// "A-0123456789ab · untriaged", or a dash for a row of no alert.
+std::string AlertText(const TriagedAlert* a) {
+  return a ? a->alert.id + " \xC2\xB7 " + TriageStateLabel(a->state) : Dash();
+}
+
+mu::data MarkdownRow(const RegressionEvent& e, bool pruned, const TriagedAlert* alert) {
   const FlaggedChange& f = e.change;
   mu::data r;
+  Set(r, "alert", AlertText(alert));
   Set(r, "build", e.build);
   Set(r, "pruned", pruned);
   Set(r, "build_href", Href(kPageMd, {Kind::kComparePage, e.build, "", "md"}));
@@ -82,11 +88,11 @@ std::string LinkCell(const std::string& href, const std::string& text) {
 
 // One row of the HTML table; its data-* attributes drive the filters. A
 // pruned build's pages are gone: its cells name build and model unlinked.
-std::string HtmlRow(const RegressionEvent& e, bool pruned) {
+std::string HtmlRow(const RegressionEvent& e, bool pruned, const TriagedAlert* alert) {
   const FlaggedChange& f = e.change;
   std::string row = "<tr data-platform=\"" + HtmlEscape(f.platform) + "\" data-domain=\"" + HtmlEscape(e.domain) +
                     "\" data-state=\"" + StateName(e.state) + "\" id=\"" + HtmlEscape(NameUuid(e.Key()).substr(9)) +
-                    "\">";
+                    "\" data-alert-state=\"" + (alert ? TriageStateName(alert->state) : "") + "\">";
   row += (pruned ? Cell(e.build + " (pruned)")
                  : LinkCell(Href(kPageHtml, {Kind::kComparePage, e.build, "", "html"}), e.build)) +
          Cell(Date(e.started_at));
@@ -96,6 +102,11 @@ std::string HtmlRow(const RegressionEvent& e, bool pruned) {
   row += "<td class=\"num\">" + HtmlEscape(Factor(f)) + "</td>" + Cell(BeforeAfter(f));
   row +=
       "<td class=\"num\">" + HtmlEscape(PValue(f.p_value)) + "</td><td class=\"num\">" + HtmlEscape(Noise(f)) + "</td>";
+  row += alert
+             ? "<td class=\"alert\"><a href=\"" +
+                   HtmlEscape(Href(kPageHtml, {Kind::kAlertPage, "", alert->alert.id, "html"})) + "\">" +
+                   HtmlEscape(alert->alert.id) + "</a> \xC2\xB7 " + HtmlEscape(TriageStateLabel(alert->state)) + "</td>"
+             : Cell(Dash());
   row +=
       "<td class=\"state state-" + std::string(StateName(e.state)) + "\">" + HtmlEscape(StateText(e)) + "</td></tr>\n";
   return row;
@@ -108,7 +119,8 @@ std::string Select(const std::string& field, const std::string& label, const std
 }
 
 // The filters and the table as one raw HTML block (no blank line inside).
-std::string HtmlTable(const std::vector<const RegressionEvent*>& events, const Pruned* pruned) {
+std::string HtmlTable(const std::vector<const RegressionEvent*>& events, const Pruned* pruned,
+                      const std::vector<TriagedAlert>& alerts) {
   std::set<std::string> platforms, domains, states;
   for (const auto* e : events) {
     platforms.insert(e->change.platform);
@@ -123,14 +135,116 @@ std::string HtmlTable(const std::vector<const RegressionEvent*>& events, const P
   h += "<table id=\"regressions\" class=\"filterable\">\n<thead><tr><th>Build</th><th>Date</th><th>Platform</th>"
        "<th>Model</th><th>Domain</th><th>Configuration</th><th>Metric</th><th>Factor</th><th>Before \xE2\x86\x92 "
        "after</th>"
-       "<th>p</th><th>Noise band</th><th>State</th></tr></thead>\n<tbody>\n";
-  for (const auto* e : events) h += HtmlRow(*e, IsPruned(pruned, e->build));
+       "<th>p</th><th>Noise band</th><th>Alert</th><th>State</th></tr></thead>\n<tbody>\n";
+  for (const auto* e : events) h += HtmlRow(*e, IsPruned(pruned, e->build), AlertOfEvent(alerts, *e));
   return h + "</tbody>\n</table>\n";
+}
+
+std::string Range(const Alert& a) { return (a.base_build.empty() ? "?" : a.base_build) + ".." + a.build; }
+
+mu::data AlertRow(const TriagedAlert& t) {
+  const Alert& a = t.alert;
+  mu::data r;
+  Set(r, "id", a.id);
+  Set(r, "href", Href(kPageMd, {Kind::kAlertPage, "", a.id, "md"}));
+  Set(r, "range", Range(a));
+  Set(r, "date", Date(a.started_at));
+  Set(r, "platform", a.platform);
+  Set(r, "direction", a.regression ? "regression" : "improvement");
+  Set(r, "runs", std::to_string(a.runs));
+  Set(r, "geomean",
+      Num(a.geomean, "%.3f") + "\xC3\x97 " + a.geomean_metric + " over " + std::to_string(a.geomean_runs));
+  const FlaggedChange& top = a.rows.front();
+  Set(r, "largest", top.model + " " + Config(top) + " " + top.metric + " " + Factor(top));
+  Set(r, "owner", t.entry && !t.entry->owner.empty() ? t.entry->owner : Dash());
+  std::string note = t.entry ? t.entry->note : "";
+  if (t.state == TriageState::kRecovered)
+    note += (note.empty() ? "" : " ") + std::string("(recovered in ") + a.recovered_in + ")";
+  Set(r, "note", note.empty() ? Dash() : note);
+  std::string links;
+  if (t.entry) {
+    for (const auto& l : t.entry->links) links += (links.empty() ? "" : " ") + l;
+  }
+  Set(r, "links", links.empty() ? Dash() : links);
+  return r;
+}
+
+// Newest first, as the other tables.
+void SetHealth(mu::data& d, const std::vector<HealthAlert>& health) {
+  mu::data rows = List();
+  for (auto it = health.rbegin(); it != health.rend(); ++it) {
+    mu::data r;
+    Set(r, "id", it->id);
+    Set(r, "kind", it->kind);
+    Set(r, "platform", it->platform);
+    Set(r, "build", it->build);
+    Set(r, "date", Date(it->started_at));
+    Set(r, "detail", it->detail);
+    Append(rows, std::move(r));
+  }
+  Set(d, "has_health", !health.empty());
+  Set(d, "health_total", std::to_string(health.size()));
+  Set(d, "health", std::move(rows));
+}
+
+// Newest first, as the other tables.
+void SetChangePoints(mu::data& d, const std::vector<ChangePoint>& cps) {
+  mu::data rows = List();
+  int uncovered = 0;
+  for (auto it = cps.rbegin(); it != cps.rend(); ++it) {
+    const ChangePoint& c = *it;
+    mu::data r;
+    Set(r, "range", c.build_before + ".." + c.build);
+    Set(r, "date", Date(c.started_at));
+    Set(r, "platform", c.platform);
+    Set(r, "model", c.model);
+    Set(r, "config", c.config);
+    Set(r, "before_after",
+        MetricValue(core::Metric::kTime, c.before_ms) + " \xE2\x86\x92 " +
+            MetricValue(core::Metric::kTime, c.after_ms));
+    Set(r, "factor", Num(c.Factor(), "%.2f") + "\xC3\x97");
+    Set(r, "t", Num(c.t, "%.1f"));
+    Set(r, "points", std::to_string(c.points));
+    Set(r, "alert", c.alert_id.empty() ? std::string("none: not flagged build against build") : c.alert_id);
+    uncovered += c.alert_id.empty();
+    Append(rows, std::move(r));
+  }
+  Set(d, "has_change_points", !cps.empty());
+  Set(d, "change_points_total", std::to_string(cps.size()));
+  Set(d, "change_points_uncovered", std::to_string(uncovered));
+  Set(d, "change_points", std::move(rows));
+}
+
+// The alerts grouped by their state, in the order of kTriageStates.
+void SetAlertsByState(mu::data& d, const std::vector<TriagedAlert>& alerts) {
+  mu::data groups = List();
+  for (TriageState s : kTriageStates) {
+    mu::data rows = List();
+    int n = 0;
+    // Newest first within a state.
+    for (auto it = alerts.rbegin(); it != alerts.rend(); ++it) {
+      if (it->state != s) continue;
+      Append(rows, AlertRow(*it));
+      ++n;
+    }
+    if (n == 0) continue;
+    mu::data g;
+    Set(g, "state", TriageStateLabel(s));
+    Set(g, "state_name", TriageStateName(s));
+    Set(g, "count", std::to_string(n));
+    Set(g, "alerts", std::move(rows));
+    Append(groups, std::move(g));
+  }
+  Set(d, "has_alerts", !alerts.empty());
+  Set(d, "alerts_total", std::to_string(alerts.size()));
+  Set(d, "alert_groups", std::move(groups));
 }
 
 }  // namespace
 
-mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned) {
+mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned,
+                             const std::vector<TriagedAlert>& alerts, const std::vector<ChangePoint>& change_points,
+                             const std::vector<HealthAlert>& health) {
   const auto sorted = NewestFirst(events);
   mu::data d;
   Set(d, "home", Href(kPageMd, {Kind::kIndexPage, "", "", "md"}));
@@ -143,14 +257,18 @@ mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool co
   mu::data rows = List();
   for (const auto* e : sorted) {
     counts[e->state]++;
-    Append(rows, MarkdownRow(*e, IsPruned(pruned, e->build)));
+    Append(rows, MarkdownRow(*e, IsPruned(pruned, e->build), AlertOfEvent(alerts, *e)));
   }
   Set(d, "rows", std::move(rows));
   Set(d, "total", std::to_string(sorted.size()));
   Set(d, "open", std::to_string(counts[RegressionState::kOpen]));
   Set(d, "recovered", std::to_string(counts[RegressionState::kRecovered]));
   Set(d, "persisting", std::to_string(counts[RegressionState::kPersisting]));
-  Set(d, "table_html", HtmlTable(sorted, pruned));
+  Set(d, "table_html", HtmlTable(sorted, pruned, alerts));
+  SetAlertsByState(d, alerts);
+  SetChangePoints(d, change_points);
+  SetHealth(d, health);
+  Set(d, "has_sections", !alerts.empty() || !change_points.empty() || !health.empty());
   return d;
 }
 
@@ -180,14 +298,17 @@ std::string Link(const std::string& site_url, const Target& t) {
 
 // A pruned build's entry links its row of the regressions page (the row's
 // id), since its comparison report is deleted.
-std::string Entry(const RegressionEvent& e, const std::string& site_url, const std::string& fallback_at, bool pruned) {
+std::string Entry(const RegressionEvent& e, const std::string& site_url, const std::string& fallback_at, bool pruned,
+                  const TriagedAlert* alert) {
   const FlaggedChange& f = e.change;
-  const std::string title = f.model + " " + Config(f) + " " + f.metric + " " + Factor(f) + " on " + f.platform +
-                            " in build " + e.build + " (" + StateName(e.state) + ")";
+  const std::string title =
+      f.model + " " + Config(f) + " " + f.metric + " " + Factor(f) + " on " + f.platform + " in build " + e.build +
+      " (" + StateName(e.state) +
+      (alert ? std::string(", alert ") + alert->alert.id + " " + TriageStateLabel(alert->state) : std::string()) + ")";
   const std::string summary = "Build " + e.build + " (" + Date(e.started_at) + ") on " + f.platform + ": " + f.model +
                               " " + Config(f) + ", " + f.metric + " " + BeforeAfter(f) + " (" + Factor(f) +
                               ", p = " + PValue(f.p_value) + ", noise band " + Noise(f) + "). State: " + StateText(e) +
-                              ".";
+                              "." + (alert ? " Alert " + AlertText(alert) + "." : std::string());
   std::string x = "  <entry>\n    <id>" + NameUuid(e.Key()) + "</id>\n";
   x += "    <title>" + HtmlEscape(title) + "</title>\n";
   x += "    <published>" + HtmlEscape(e.started_at.empty() ? fallback_at : e.started_at) + "</published>\n";
@@ -196,13 +317,15 @@ std::string Entry(const RegressionEvent& e, const std::string& site_url, const s
                                   : Link(site_url, {Kind::kComparePage, e.build, "", "html"});
   x += "    <link rel=\"alternate\" type=\"text/html\" href=\"" + HtmlEscape(href) + "\"/>\n";
   x += "    <category term=\"" + std::string(StateName(e.state)) + "\"/>\n";
+  if (alert) x += "    <category term=\"alert-state:" + std::string(TriageStateName(alert->state)) + "\"/>\n";
   x += "    <summary type=\"text\">" + HtmlEscape(summary) + "</summary>\n  </entry>\n";
   return x;
 }
 }  // namespace
 
 std::string RegressionsAtom(const std::vector<RegressionEvent>& events, const std::string& site_url,
-                            const std::string& newest_build_at, const Pruned* pruned) {
+                            const std::string& newest_build_at, const Pruned* pruned,
+                            const std::vector<TriagedAlert>& alerts) {
   const auto sorted = NewestFirst(events);
   const std::string fallback = newest_build_at.empty() ? "1970-01-01T00:00:00Z" : newest_build_at;
   std::string updated;
@@ -218,7 +341,7 @@ std::string RegressionsAtom(const std::vector<RegressionEvent>& events, const st
   x += "  <link rel=\"alternate\" type=\"text/html\" href=\"" + HtmlEscape(Link(site_url, kPageHtml)) + "\"/>\n";
   x += "  <author><name>torchgauge-report</name></author>\n  <generator>torchgauge-report</generator>\n";
   for (size_t i = 0; i < sorted.size() && i < kFeedEntries; ++i)
-    x += Entry(*sorted[i], site_url, fallback, IsPruned(pruned, sorted[i]->build));
+    x += Entry(*sorted[i], site_url, fallback, IsPruned(pruned, sorted[i]->build), AlertOfEvent(alerts, *sorted[i]));
   return x + "</feed>\n";
 }
 

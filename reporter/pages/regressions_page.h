@@ -15,7 +15,10 @@
 
 #include "reporter/output/mustache_fwd.h"
 #include "reporter/output/paths.h"
+#include "reporter/results/change_points.h"
+#include "reporter/results/health.h"
 #include "reporter/results/regressions.h"
+#include "reporter/results/triage.h"
 
 namespace torchgauge::reporter {
 
@@ -28,15 +31,27 @@ inline constexpr size_t kFeedEntries = 50;
 // any build was compared (otherwise the page says comparisons are off).
 // `pruned`: builds the retention policy pruned; their rows name the build
 // and model without links, marked "(pruned)".
-mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned = nullptr);
+// `health`: the pipeline's own alerts (results/health.h), listed first.
+// `change_points`: the steps the change-point search found over each run's
+// whole history (results/change_points.h), listed with the alert that
+// covers each, if any.
+// `alerts`: the alerts with their triage (results/triage.h): the page lists
+// them by state, and each regression row names its alert and that state.
+mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned = nullptr,
+                             const std::vector<TriagedAlert>& alerts = {},
+                             const std::vector<ChangePoint>& change_points = {},
+                             const std::vector<HealthAlert>& health = {});
 
 // The Atom document. `site_url` (may be empty) makes its links absolute;
 // without it they are relative to the feed, which sits at the site root.
 // `newest_build_at`: the feed's updated time when it has no entries. An
 // entry of a pruned build links its row of the regressions page instead of
 // the deleted comparison report.
+// An entry whose regression belongs to an alert carries the alert's id and
+// state (a category "alert-state:<state>", and in its title and summary).
 std::string RegressionsAtom(const std::vector<RegressionEvent>& events, const std::string& site_url,
-                            const std::string& newest_build_at, const Pruned* pruned = nullptr);
+                            const std::string& newest_build_at, const Pruned* pruned = nullptr,
+                            const std::vector<TriagedAlert>& alerts = {});
 
 // Links to the regressions page, its feed and the model grid for another
 // page's data (regressions_href, regressions_feed, models_href); `base` as

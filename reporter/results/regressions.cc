@@ -54,6 +54,32 @@ bool BackWithinBand(const FlaggedChange& e, double after) {
 }
 }  // namespace
 
+std::map<std::string, std::string> ManifestIdentity(const core::Manifest& m) {
+  std::map<std::string, std::string> id;
+  auto put = [&](const char* name, const std::string& v) {
+    if (!v.empty()) id[name] = v;
+  };
+  put("torch version", m.libtorch_version);
+  put("torch commit", m.libtorch_git_commit);
+  put("torch build", m.libtorch_build_version);
+  put("CUDA runtime", m.cuda_runtime);
+  put("cuDNN", m.cudnn);
+  put("HIP runtime", m.hip_runtime);
+  put("collector version", m.collector_version);
+  put("collector commit", m.git_sha);
+  put("device", m.device_name);
+  put("driver", m.driver);
+  if (m.device_memory_bytes) put("device memory bytes", std::to_string(*m.device_memory_bytes));
+  put("CPU model", m.cpu_model);
+  if (m.logical_cores > 0) put("CPU cores", std::to_string(m.logical_cores));
+  if (m.torch_threads) put("torch threads", std::to_string(*m.torch_threads));
+  if (m.cpu_memory_bytes) put("CPU memory bytes", std::to_string(*m.cpu_memory_bytes));
+  put("host", m.hostname);
+  put("OS", m.os);
+  put("kernel", m.kernel);
+  return id;
+}
+
 bool FlaggedChange::SameRun(const FlaggedChange& o) const {
   return platform == o.platform && model == o.model && mode == o.mode && backend == o.backend &&
          precision == o.precision && metric == o.metric;
@@ -65,6 +91,7 @@ BuildChanges CollectChanges(const BuildResults& b, const std::string& started_at
   out.started_at = started_at;
   for (const auto& p : b.platforms) {
     for (const auto& r : p.runs) out.domains.emplace(r.model.id, r.model.domain);
+    if (p.manifest.present) out.identities[p.manifest.platform_id] = ManifestIdentity(p.manifest);
   }
   if (!cmp) return out;
   out.persist = cmp->options.persist;
@@ -104,7 +131,8 @@ json ToJson(const BuildChanges& c) {
           {"started_at", c.started_at},
           {"persist", c.persist},
           {"domains", c.domains},
-          {"changes", changes}};
+          {"changes", changes},
+          {"identities", c.identities}};
 }
 
 BuildChanges BuildChangesFromJson(const json& j) {
@@ -116,6 +144,8 @@ BuildChanges BuildChangesFromJson(const json& j) {
   c.started_at = j.at("started_at").get<std::string>();
   c.persist = j.at("persist").get<int>();
   c.domains = j.at("domains").get<std::map<std::string, std::string>>();
+  if (j.contains("identities"))
+    c.identities = j.at("identities").get<std::map<std::string, std::map<std::string, std::string>>>();
   for (const auto& x : j.at("changes")) {
     FlaggedChange f;
     for (auto [field, key] : {std::pair{&f.platform, "platform"},

@@ -53,7 +53,15 @@ struct BuildChanges {
   int persist = 1;                             // the comparison's --compare-persist
   std::map<std::string, std::string> domains;  // model id -> domain
   std::vector<FlaggedChange> changes;
+  // Per platform, what its manifest says the build and the machine were
+  // (ManifestIdentity), for the alert pages' "what changed" and the health
+  // checks. Empty in a cache written before it existed.
+  std::map<std::string, std::map<std::string, std::string>> identities;
 };
+// The manifest's identity fields that a change of build or machine moves,
+// by a reader's name ("torch version", "CPU model", ...); unrecorded ones
+// are left out, never written as "" or 0.
+std::map<std::string, std::string> ManifestIdentity(const core::Manifest& m);
 // `cmp` may be null (the build was not compared).
 BuildChanges CollectChanges(const BuildResults& b, const std::string& started_at, const core::Comparison* cmp);
 nlohmann::json ToJson(const BuildChanges& c);

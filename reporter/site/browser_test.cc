@@ -264,6 +264,51 @@ TEST_CASE("browser: the regressions page and the model grid, from serve and from
   }
 }
 
+TEST_CASE("browser: an alert's page and the triage states, from serve and from file://") {
+  if (!HaveChromium()) return;
+  fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_alerts";
+  fs::remove_all(work);
+  FixtureSpec spec;
+  spec.builds = 12;
+  spec.models = 7;
+  spec.configs = 2;
+  spec.cpu_platform = false;
+  spec.step_at = 8;
+  GenerateFixtureTree(work / "results", spec);
+  SiteOptions o = BrowserSiteOptions(work);
+  BuildSite(o);
+  const std::string md = Read(o.out / "regressions.md");
+  const size_t at = md.find("| [A-");
+  REQUIRE(at != std::string::npos);
+  const std::string id = md.substr(at + 3, 14);
+  const std::string cmd = std::string(TORCHGAUGE_REPORT_EXE) + " triage " + id + " --results " +
+                          (work / "results").string() + " --state investigating --owner @oncall >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  BuildSite(o);
+  Server server(o.out);
+  const std::string file = "file://" + fs::absolute(o.out).lexically_normal().string() + "/";
+  SUBCASE("regressions, served: the alert under its state, each row with it") {
+    PageResult r = Load(server.url() + "regressions.html", work, "regressions-alerts");
+    CHECK(r.dom.find("investigating (1)</h3>") != std::string::npos);
+    CHECK(r.dom.find("@oncall") != std::string::npos);
+    CHECK(Count(r.dom, "data-alert-state=\"investigating\"") == 12);  // 6 runs x time and throughput
+    CHECK(r.dom.find("href=\"alerts/" + id + ".html\"") != std::string::npos);
+    CHECK_MESSAGE(ConsoleLines(r.log).empty(), ConsoleLines(r.log));
+  }
+  for (const std::string& base : {server.url(), file}) {
+    SUBCASE(("alert page from " + base.substr(0, 4)).c_str()) {
+      PageResult r = Load(base + "alerts/" + id + ".html", work, "alert-" + base.substr(0, 4));
+      CHECK(r.dom.find("Alert " + id + ": regression on nvidia-a100-40gb-cu130") != std::string::npos);
+      CHECK(r.dom.find("<strong>investigating</strong>") != std::string::npos);
+      CHECK(r.dom.find("(the step)") != std::string::npos);
+      CHECK(r.dom.find("torchgauge-collect bisect --good") != std::string::npos);
+      CHECK(r.dom.find("href=\"../regressions.html#" + id + "\"") != std::string::npos);
+      if (fs::exists(o.out / "assets" / "vega-bundle.js")) CHECK(Count(r.dom, "class=\"marks\"") == 1);
+      CHECK_MESSAGE(ConsoleLines(r.log).empty(), ConsoleLines(r.log));
+    }
+  }
+}
+
 namespace {
 // The build ids the model page's trend charted (its data-builds attribute).
 std::string ChartedBuilds(const std::string& dom) {

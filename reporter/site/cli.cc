@@ -5,13 +5,17 @@
 #include "reporter/compare/ratio_command.h"
 #include "reporter/paper/command.h"
 
+#include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <iostream>
 
 #include "core/analysis/compare_cli.h"
 #include "core/io/json_io.h"
 #include "reporter/output/assets.h"
 #include "reporter/results/load.h"
+#include "reporter/results/triage.h"
+#include "reporter/results/v3_export.h"
 #include "reporter/site/serve.h"
 #include "reporter/site/site.h"
 
@@ -140,6 +144,98 @@ void AddServeCommand(CLI::App& app, CliState& state) {
   });
 }
 
+namespace {
+std::string UtcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+}  // namespace
+
+// torchgauge-report triage ALERT --results DIR --state S [--owner O] [--note N] [--link URL ...]
+// Sets one alert's triage in <results>/triage.json (results/triage.h). An
+// owner or note not given keeps the one recorded; links are added to those
+// recorded. The id is checked for its shape, not against the alerts: the
+// site warns about an id that names no alert.
+void AddTriageCommand(CLI::App& app, CliState& state) {
+  struct Args {
+    std::string id, state;
+    fs::path results;
+    std::optional<std::string> owner, note;
+    std::vector<std::string> links;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* sub =
+      app.add_subcommand("triage", "Set an alert's triage state, owner, note and links (results/triage.json)");
+  sub->add_option("alert", a->id, "Alert id (A-0123456789ab), as the regressions page lists it")->required();
+  sub->add_option("--results", a->results, "Results tree whose triage.json to write")->required();
+  std::string states;
+  for (TriageState s : kTriageStates) {
+    if (SettableTriageState(TriageStateName(s))) states += std::string(states.empty() ? "" : ", ") + TriageStateName(s);
+  }
+  sub->add_option("--state", a->state, "One of: " + states)->required();
+  sub->add_option("--owner", a->owner, "Who looks at it");
+  sub->add_option("--note", a->note, "What is known");
+  sub->add_option("--link", a->links, "A URL to add (repeatable): the culprit, an issue, a revert");
+  sub->callback([&state, a] {
+    Guard(state, [&] {
+      if (!IsAlertId(a->id)) throw std::runtime_error("'" + a->id + "' is not an alert id (A- and 12 hex digits)");
+      const auto s = SettableTriageState(a->state);
+      if (!s)
+        throw std::runtime_error("--state '" + a->state +
+                                 "': not a state that can be set (recovered is set by the reporter)");
+      if (!fs::is_directory(a->results)) throw std::runtime_error(a->results.string() + ": not a directory");
+      const fs::path file = TriagePath(a->results);
+      TriageFile t = ReadTriage(file);
+      TriageEntry& e = t.alerts[a->id];
+      e.state = *s;
+      if (a->owner) e.owner = *a->owner;
+      if (a->note) e.note = *a->note;
+      for (const auto& l : a->links) {
+        if (std::find(e.links.begin(), e.links.end(), l) == e.links.end()) e.links.push_back(l);
+      }
+      e.updated_at = UtcNow();
+      WriteTriage(file, t);
+      std::cout << a->id << ": " << TriageStateName(e.state) << " (" << file.string() << ")\n";
+    });
+  });
+}
+
+// torchgauge-report export-v3 --results DIR [--build ID ...] --out FILE
+// Every ok run of the builds as PyTorch OSS benchmark database v3 records
+// (results/v3_export.h), one JSON array, written atomically.
+void AddExportV3Command(CLI::App& app, CliState& state) {
+  auto results = std::make_shared<fs::path>();
+  auto out = std::make_shared<fs::path>();
+  auto builds = std::make_shared<std::vector<std::string>>();
+  CLI::App* sub = app.add_subcommand(
+      "export-v3", "Write results as PyTorch OSS benchmark database v3 records (JSON array) for the HUD");
+  sub->add_option("--results", *results, "Results tree")->required();
+  sub->add_option("--build", *builds, "Only these builds (repeatable; default: every build)");
+  sub->add_option("--out", *out, "JSON file to write")->required();
+  sub->callback([&state, results, out, builds] {
+    Guard(state, [&] {
+      LoadOptions lo;
+      lo.only_builds = std::set<std::string>(builds->begin(), builds->end());
+      const LoadedResults loaded = LoadResults(*results, lo);
+      for (const auto& b : *builds) {
+        if (std::none_of(loaded.builds.begin(), loaded.builds.end(), [&](const BuildResults& x) { return x.id == b; }))
+          throw std::runtime_error("--build '" + b + "': no such build under " + results->string());
+      }
+      nlohmann::json all = nlohmann::json::array();
+      for (const auto& b : loaded.builds) {
+        for (auto& r : V3Records(b)) all.push_back(std::move(r));
+      }
+      core::WriteJsonAtomic(*out, all);
+      std::cout << all.size() << " v3 record(s) from " << loaded.builds.size() << " build(s) written to "
+                << out->string() << "\n";
+    });
+  });
+}
+
 std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   auto app = std::make_unique<CLI::App>(
       "torchgauge-report: TorchGauge results -> static site with the paper's figures and tables", "torchgauge-report");
@@ -148,6 +244,8 @@ std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   AddBuildCommand(*app, state);
   AddValidateCommand(*app, state);
   AddServeCommand(*app, state);
+  AddTriageCommand(*app, state);
+  AddExportV3Command(*app, state);
   AddCompareCommand(*app);
   AddRatioCommand(*app);
   AddPaperCommand(*app);

@@ -17,6 +17,8 @@ struct CliState {
 void AddBuildCommand(CLI::App& app, CliState& state);
 void AddValidateCommand(CLI::App& app, CliState& state);
 void AddServeCommand(CLI::App& app, CliState& state);
+void AddTriageCommand(CLI::App& app, CliState& state);
+void AddExportV3Command(CLI::App& app, CliState& state);
 
 // The whole command line with every subcommand registered.
 std::unique_ptr<CLI::App> MakeApp(CliState& state);

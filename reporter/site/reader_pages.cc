@@ -3,13 +3,19 @@
 // comparing any two builds (compare/browser_page.h). They are
 // assembled on every render from the per-build caches, so they need no
 // build's results.
+#include <iostream>
 #include <map>
 
 #include "reporter/compare/browser_page.h"
 #include "reporter/output/mustache_data.h"
 #include "reporter/output/writer.h"
+#include "reporter/pages/alert_page.h"
 #include "reporter/pages/model_grid.h"
 #include "reporter/pages/regressions_page.h"
+#include "reporter/results/alerts.h"
+#include "reporter/results/change_points.h"
+#include "reporter/results/health.h"
+#include "reporter/results/triage.h"
 #include "reporter/site/page_writer.h"
 
 namespace torchgauge::reporter {
@@ -17,11 +23,33 @@ namespace torchgauge::reporter {
 void PageWriter::WriteReaderPages(const std::vector<BuildSummary>& history, const std::vector<BuildChanges>& changes,
                                   const Pruned* pruned) {
   const std::vector<RegressionEvent> events = TrackRegressions(changes);
-  mu::data d = RegressionsPageData(events, o_.compare, pruned);
+  // The triage is read on every render: a state set since the last render
+  // shows at once, and no build's pages depend on it.
+  const TriageFile triage = ReadTriage(TriagePath(o_.results));
+  std::vector<Alert> grouped = GroupAlerts(changes, events);
+  std::vector<ChangePoint> steps = FindChangePoints(history);
+  for (auto& c : steps) {
+    if (const Alert* a = CoveringAlert(grouped, c)) c.alert_id = a->id;
+  }
+  const std::vector<TriagedAlert> alerts = ApplyTriage(std::move(grouped), triage);
+  for (const auto& id : UnknownTriageIds(alerts, triage)) {
+    std::cerr << "warning: " << TriagePath(o_.results).string() << ": alerts." << id
+              << " names no alert of this site\n";
+  }
+  HealthOptions health_options;
+  health_options.max_noisy_percent = o_.compare_options.max_noisy_percent;
+  const std::vector<HealthAlert> health = CheckHealth(changes, history, health_options);
+  mu::data d = RegressionsPageData(events, o_.compare, pruned, alerts, steps, health);
   r_.Page(w_, PageKind::kRegressions, d, {Kind::kRegressionsPage, "", "", "md"},
           {Kind::kRegressionsPage, "", "", "html"}, "Regressions · TorchGauge");
+  for (const auto& t : alerts) {
+    mu::data ad = AlertPageData({t, history, changes, steps, pruned}, ctx_.figures);
+    r_.Page(w_, PageKind::kAlert, ad, {Kind::kAlertPage, "", t.alert.id, "md"},
+            {Kind::kAlertPage, "", t.alert.id, "html"}, "Alert " + t.alert.id + " · TorchGauge");
+  }
   const std::string newest_at = history.empty() ? "" : history.back().started_at;
-  w_.Write(SitePath({Kind::kRegressionsPage, "", "", "atom"}), RegressionsAtom(events, o_.site_url, newest_at, pruned));
+  w_.Write(SitePath({Kind::kRegressionsPage, "", "", "atom"}),
+           RegressionsAtom(events, o_.site_url, newest_at, pruned, alerts));
   // A model's domain as its newest build records it.
   std::map<std::string, std::string> domains;
   for (const auto& c : changes) {

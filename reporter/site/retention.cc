@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/json_io.h"
+#include "reporter/output/format.h"
 #include "reporter/output/paths.h"
 #include "reporter/output/writer.h"
 
@@ -55,33 +56,9 @@ std::string RetentionPolicy(const SiteOptions& o) {
 }
 
 std::string UtcDate(const std::string& started_at) {
-  int y, mo, d, h, mi, s, n = 0;
-  if (std::sscanf(started_at.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) != 6 || n != 19) {
-    return "";
-  }
-  size_t at = 19;
-  if (at < started_at.size() && started_at[at] == '.') {
-    for (++at; at < started_at.size() && started_at[at] >= '0' && started_at[at] <= '9';) ++at;
-  }
-  const std::string zone = started_at.substr(at);
-  long offset = 0;  // seconds east of UTC
-  int oh, om;
-  if (zone == "Z" || zone == "z") {
-    offset = 0;
-  } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':' &&
-             std::sscanf(zone.c_str() + 1, "%2d:%2d", &oh, &om) == 2) {
-    offset = (zone[0] == '-' ? -1 : 1) * (oh * 3600L + om * 60L);
-  } else {
-    return "";
-  }
-  std::tm tm{};
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
-  const std::time_t utc = timegm(&tm) - offset;
+  const std::optional<int64_t> seconds = UtcSeconds(started_at);
+  if (!seconds) return "";
+  const std::time_t utc = static_cast<std::time_t>(*seconds);
   std::tm out{};
   gmtime_r(&utc, &out);
   char buf[48];  // room for any int in each field, so no output can be cut (-Wformat-truncation)

@@ -181,7 +181,7 @@ core::ProbeResult Peaks(bool gpu, const std::string& start) {
 }
 
 json Manifest(const std::string& build, const std::string& platform, bool gpu, const std::string& start,
-              const std::string& end) {
+              const std::string& end, bool other_machine) {
   // A torch commit per build, stable across runs of the generator: 40 hex
   // digits from the build id's fingerprint.
   const std::string h = core::Fingerprint().Add(build).Hex();
@@ -199,7 +199,9 @@ json Manifest(const std::string& build, const std::string& platform, bool gpu, c
               {"cuda_runtime", gpu ? json("13.0") : json(nullptr)},
               {"cudnn", gpu ? json("9.10") : json(nullptr)},
               {"cuda_available", gpu}}},
-            {"cpu", {{"model", "Synthetic CPU @ 2.0GHz"}, {"logical_cores", 2}, {"torch_threads", 2}}},
+            {"cpu", other_machine
+                        ? json{{"model", "Other Synthetic CPU @ 3.1GHz"}, {"logical_cores", 8}, {"torch_threads", 2}}
+                        : json{{"model", "Synthetic CPU @ 2.0GHz"}, {"logical_cores", 2}, {"torch_threads", 2}}},
             {"host", {{"hostname", "fixture-host"}, {"os", "Linux"}, {"kernel", "6.1"}}},
             {"started_at", start},
             {"finished_at", end},
@@ -316,11 +318,25 @@ core::RunResult SplitInTwoProcesses(const core::RunResult& r, int samples) {
   return core::PoolProcesses({first, second});
 }
 
-// The slowdown FixtureSpec::plant_at plants in run (m, c) of build b.
+// Whether run (m, c) on the GPU carries an alerts-acceptance plant.
+bool AcceptancePlanted(const FixtureSpec& spec, int m, int c, bool gpu) {
+  if (!gpu || c != 1) return false;
+  return (spec.step_at >= 0 && m < spec.step_models) || (spec.drift_model >= 0 && m == spec.drift_model);
+}
+
+// The slowdown FixtureSpec plants in run (m, c) of build b.
 double Planted(const FixtureSpec& spec, int m, int c, int b, bool gpu) {
-  if (spec.plant_at < 0 || !gpu || c != 1) return 1.0;
-  const bool step = m == 1 && b >= spec.plant_at, spike = m == 2 && b == spec.plant_at;
-  return step || spike ? 1.3 : 1.0;
+  if (!gpu || c != 1) return 1.0;
+  double f = 1.0;
+  if (spec.plant_at >= 0) {
+    const bool step = m == 1 && b >= spec.plant_at, spike = m == 2 && b == spec.plant_at;
+    if (step || spike) f *= 1.3;
+  }
+  if (spec.step_at >= 0 && m < spec.step_models && b >= spec.step_at && (spec.step_until < 0 || b < spec.step_until))
+    f *= 1.3;
+  if (spec.drift_model >= 0 && m == spec.drift_model && b > spec.drift_from)
+    f *= std::pow(1.03, std::min(b - spec.drift_from, spec.drift_builds));
+  return f;
 }
 
 // Timing, memory, FLOPs and (GPU) breakdown of an ok run.
@@ -368,7 +384,8 @@ void Measure(core::RunResult& r, const FixtureSpec& spec, const ModelTraits& mt,
   if (!gpu) r.host_breakdown = HostBreakdownOf(mt, r.timing->median_ms, hr);
   // The runs a test plants changes in are never busy: a noisy side is
   // reported, not counted, and the tests look for the planted regressions.
-  const bool planted_run = spec.plant_at >= 0 && gpu && c == 1 && (m == 1 || m == 2);
+  const bool planted_run =
+      (spec.plant_at >= 0 && gpu && c == 1 && (m == 1 || m == 2)) || AcceptancePlanted(spec, m, c, gpu);
   const bool busy = m != 0 && hr.Next() % 9 == 0 && !planted_run;
   double window_ms = 0;
   for (double v : r.timing->samples_ms) window_ms += v;
@@ -399,6 +416,7 @@ core::RunResult FixtureRun(const FixtureSpec& spec, const ModelTraits& mt, int m
   r.duration_s = 5.0 + rr.Uniform();
   r.settings = core::RunSettings{};
   uint64_t fail = Mix(static_cast<uint64_t>(m * 31 + c), static_cast<uint64_t>(b + 7 * pi)) % 53;
+  if (AcceptancePlanted(spec, m, c, plat.gpu)) fail = 2;
   if (fail == 0) {
     r.status = "oom";
     r.reason = "CUDA out of memory. Tried to allocate 2.00 GiB";
@@ -420,15 +438,18 @@ size_t GenerateFixtureTree(const fs::path& root, const FixtureSpec& spec) {
   std::vector<FixturePlatform> platforms = {{"nvidia-a100-40gb-cu130", true}};
   if (spec.cpu_platform) platforms.push_back({"cpu-x86_64-2c", false});
   for (int b = 0; b < spec.builds; ++b) {
+    if (b == spec.missing_build) continue;
     const std::string build = FixtureBuildId(spec, b);
     for (size_t pi = 0; pi < platforms.size(); ++pi) {
       const auto& plat = platforms[pi];
       fs::path dir = core::PlatformDir(root, build, plat.id);
       fs::create_directories(core::RunsDir(dir));
       const std::string start = Date(spec.first_day + b, 2 + static_cast<int>(pi));
-      WriteText(
-          core::ManifestPath(dir),
-          Manifest(build, plat.id, plat.gpu, start, Date(spec.first_day + b, 3 + static_cast<int>(pi))).dump(2) + "\n");
+      WriteText(core::ManifestPath(dir),
+                Manifest(build, plat.id, plat.gpu, start, Date(spec.first_day + b, 3 + static_cast<int>(pi)),
+                         plat.gpu && spec.machine_change_at >= 0 && b >= spec.machine_change_at)
+                        .dump(2) +
+                    "\n");
       for (int m = 0; m < spec.models; ++m) {
         // Per-model constants (stable across builds) and per-build drift.
         Rng mr{Mix(spec.seed, static_cast<uint64_t>(m))};

@@ -28,6 +28,20 @@ struct FixtureSpec {
   // slower (a step that stays); in build `plant_at` alone, model 2's is (a
   // spike that recovers in the next build).
   int plant_at = -1;
+  // The alerts' acceptance history (results/alerts.h), all on the GPU
+  // platform's eval/eager/fp32 runs, which are then never busy and never
+  // fail, so what is planted is what the comparison sees:
+  // - step_at >= 0: models 0..step_models-1 are 30% slower from build
+  //   step_at on, until build step_until (exclusive; -1: for good);
+  int step_at = -1, step_models = 6, step_until = -1;
+  // - drift_model >= 0: that model slows by 3% a build over the drift_builds
+  //   builds from drift_from on (each step under the 7% threshold), then stays;
+  int drift_model = -1, drift_from = 10, drift_builds = 10;
+  // - machine_change_at >= 0: from that build on, the GPU platform's
+  //   manifest names another CPU model and core count under the same id;
+  int machine_change_at = -1;
+  // - missing_build >= 0: that build (a night) is not written at all.
+  int missing_build = -1;
 };
 
 // Writes the tree under `root` (created). Returns the number of run files.

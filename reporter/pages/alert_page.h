@@ -1,0 +1,55 @@
+// One page per alert (alerts/<id>.{html,md}): everything the oncall needs
+// for one regression in one place (test-infra #4031): its state and triage,
+// its runs, their trend around the step, the two builds' identities and
+// what changed between their manifests, the steps the change-point search
+// found in its runs, the commands that reproduce it and the bisect command
+// for its range. The alert comes from results/alerts.h with its triage
+// (results/triage.h); this file only lays it out.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reporter/output/mustache_fwd.h"
+#include "reporter/results/aggregate.h"
+#include "reporter/results/change_points.h"
+#include "reporter/results/regressions.h"
+#include "reporter/results/triage.h"
+
+namespace torchgauge::reporter {
+
+class Figures;
+struct Pruned;
+
+// Builds shown on each side of the step in the alert's trend.
+inline constexpr int kAlertTrendBuilds = 6;
+
+struct AlertPageInputs {
+  const TriagedAlert& alert;
+  const std::vector<BuildSummary>& history;  // every build's summary, oldest first
+  const std::vector<BuildChanges>& changes;  // every build's cached changes (the identities)
+  const std::vector<ChangePoint>& change_points;
+  const Pruned* pruned = nullptr;  // the retention policy's pruned builds: their pages are gone
+};
+
+// The page data for templates/alert.md.mustache. The trend chart is placed
+// through `figures` (SVG for the Markdown, embedded spec for the HTML).
+mu::data AlertPageData(const AlertPageInputs& in, Figures& figures);
+
+// The two builds' identity rows: every field either build's manifest on
+// the alert's platform records, the value on each side ("" where not
+// recorded) and whether it changed. Sorted by field name.
+struct IdentityRow {
+  std::string field, base, now;
+  bool changed = false;
+};
+std::vector<IdentityRow> IdentityDiff(const std::map<std::string, std::string>& base,
+                                      const std::map<std::string, std::string>& now);
+
+// The shell commands of the page: collecting the alert's runs under each
+// build, comparing them, and bisecting the range.
+std::vector<std::string> ReproduceCommands(const Alert& a, const std::string& device);
+std::vector<std::string> BisectCommands(const Alert& a, const std::string& good, const std::string& bad,
+                                        const std::string& device);
+
+}  // namespace torchgauge::reporter

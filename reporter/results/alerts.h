@@ -1,0 +1,60 @@
+// Alerts: one per cause. The changes that the comparison rules flagged
+// (results/regressions.h, the same cached rows the regressions page reads)
+// are grouped so that every run on one platform whose change points at the
+// same build range, in the same direction, is one alert, as Perfherder's
+// alert summaries group every test that moved at one push.
+//
+// - The build range is (the last build of the comparison's baseline, the
+//   build that flagged it]: bisecting it finds the culprit of every run in
+//   the alert at once.
+// - An alert lists its runs largest change first and carries the geomean of
+//   their factors. Every flagged row is a run both builds have (the rules
+//   compare nothing else), so the geomean is over exactly those runs
+//   (test-infra #6969). Time rows give it; an alert with no time row (a
+//   memory change alone) takes the factors of its first row's metric.
+// - Its id is derived from platform, range and direction alone, so it is the
+//   same in every render and on every machine (AlertId).
+// - A regression alert whose every run recovered (RegressionEvent's
+//   recovered state: the series came back within the regression's band)
+//   closes itself as recovered. Triage states are applied on top
+//   (results/triage.h).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reporter/results/regressions.h"
+
+namespace torchgauge::reporter {
+
+struct Alert {
+  std::string id;  // AlertId(platform, base_build, build, regression)
+  std::string platform;
+  std::string base_build, build, started_at;  // the range (base_build, build]; the build's start time
+  bool regression = true;                     // false: an improvement alert
+  std::vector<FlaggedChange> rows;            // every flagged row: the geomean's metric first, largest first
+  int runs = 0;                               // distinct runs (platform, run key) among the rows
+  std::string geomean_metric;                 // the metric the geomean is over
+  double geomean = 1;                         // geomean of that metric's factors (new / before)
+  int geomean_runs = 0;                       // how many factors it is over
+  bool recovered = false;                     // every run's regression recovered
+  std::string recovered_in;                   // the build in which the last one recovered
+  std::string recovered_at;
+  std::vector<std::string> domains;  // sorted, distinct
+};
+
+// "A-" and 12 hex digits of a fingerprint of the four fields: stable across
+// renders, machines and versions of this reporter.
+std::string AlertId(const std::string& platform, const std::string& base_build, const std::string& build,
+                    bool regression);
+
+// Every alert of `history` (oldest first), oldest build first, then
+// regressions before improvements, then platform. `events` are
+// TrackRegressions(history), for the recovered states.
+std::vector<Alert> GroupAlerts(const std::vector<BuildChanges>& history, const std::vector<RegressionEvent>& events);
+
+// The alert whose id is `id`, or null.
+const Alert* FindAlert(const std::vector<Alert>& alerts, const std::string& id);
+
+}  // namespace torchgauge::reporter

@@ -1,0 +1,100 @@
+#include "reporter/results/alerts.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace torchgauge::reporter;
+
+namespace {
+FlaggedChange Row(const std::string& platform, const std::string& model, bool regression, double ratio,
+                  const std::string& base_build, const std::string& metric = "time") {
+  FlaggedChange f;
+  f.platform = platform;
+  f.model = model;
+  f.mode = "eval";
+  f.backend = "eager";
+  f.precision = "fp32";
+  f.metric = metric;
+  f.regression = regression;
+  f.base_value = 10;
+  f.new_value = 10 * ratio;
+  f.ratio = ratio;
+  f.threshold_percent = 7;
+  f.p_value = 0.001;
+  f.base_builds = {base_build};
+  return f;
+}
+BuildChanges Build(const std::string& id, int day, std::vector<FlaggedChange> rows) {
+  BuildChanges b;
+  b.build = id;
+  b.started_at = "2026-01-0" + std::to_string(day) + "T02:00:00Z";
+  b.domains = {{"a", "vision"}, {"b", "nlp"}, {"c", "nlp"}};
+  b.changes = std::move(rows);
+  return b;
+}
+}  // namespace
+
+TEST_CASE("alerts: one alert per platform, range and direction; runs largest first; geomean over them") {
+  std::vector<BuildChanges> h = {
+      Build("b0", 1, {}), Build("b1", 2,
+                                {Row("gpu", "a", true, 1.2, "b0"), Row("gpu", "b", true, 1.5, "b0"),
+                                 Row("gpu", "b", true, 0.67, "b0", "throughput"), Row("gpu", "c", false, 0.8, "b0"),
+                                 Row("cpu", "a", true, 1.1, "b0")})};
+  const auto alerts = GroupAlerts(h, TrackRegressions(h));
+  REQUIRE(alerts.size() == 3);
+  // Regressions first, by platform: cpu, gpu; then the gpu improvement.
+  CHECK(alerts[0].platform == "cpu");
+  CHECK(alerts[0].runs == 1);
+  const Alert& gpu = alerts[1];
+  CHECK(gpu.platform == "gpu");
+  CHECK(gpu.regression);
+  CHECK(gpu.base_build == "b0");
+  CHECK(gpu.build == "b1");
+  CHECK(gpu.runs == 2);  // model b's two rows are one run
+  REQUIRE(gpu.rows.size() == 3);
+  CHECK(gpu.rows[0].model == "b");  // time rows first, largest first
+  CHECK(gpu.rows[1].model == "a");
+  CHECK(gpu.rows[2].metric == "throughput");
+  CHECK(gpu.geomean_metric == "time");
+  CHECK(gpu.geomean_runs == 2);
+  CHECK(gpu.geomean == doctest::Approx(std::sqrt(1.2 * 1.5)));
+  CHECK(gpu.domains == std::vector<std::string>{"nlp", "vision"});
+  CHECK_FALSE(alerts[2].regression);  // an improvement is an alert too
+  CHECK(alerts[2].runs == 1);
+  CHECK(alerts[2].id != gpu.id);
+  CHECK(FindAlert(alerts, gpu.id) == &alerts[1]);
+  CHECK(FindAlert(alerts, "A-000000000000") == nullptr);
+}
+
+TEST_CASE("alerts: the id depends on platform, range and direction only") {
+  const std::string id = AlertId("gpu", "b0", "b1", true);
+  CHECK(id.size() == 14);
+  CHECK(id.rfind("A-", 0) == 0);
+  CHECK(id == AlertId("gpu", "b0", "b1", true));
+  CHECK(id != AlertId("gpu", "b0", "b1", false));
+  CHECK(id != AlertId("cpu", "b0", "b1", true));
+  CHECK(id != AlertId("gpu", "b00", "b1", true));
+  // Adding a run to the alert, or a later build, does not move it.
+  std::vector<BuildChanges> one = {Build("b1", 2, {Row("gpu", "a", true, 1.2, "b0")})};
+  std::vector<BuildChanges> two = {Build("b1", 2, {Row("gpu", "a", true, 1.2, "b0"), Row("gpu", "b", true, 1.3, "b0")}),
+                                   Build("b2", 3, {})};
+  CHECK(GroupAlerts(one, TrackRegressions(one))[0].id == GroupAlerts(two, TrackRegressions(two))[0].id);
+  CHECK(GroupAlerts(one, TrackRegressions(one))[0].id == id);
+}
+
+TEST_CASE("alerts: closes itself as recovered only when every run came back within its band") {
+  std::vector<BuildChanges> h = {Build("b1", 1, {Row("gpu", "a", true, 1.3, "b0"), Row("gpu", "b", true, 1.3, "b0")}),
+                                 Build("b2", 2, {Row("gpu", "a", false, 1.0 / 1.3, "b1")})};
+  h[1].changes[0].base_value = 13;
+  h[1].changes[0].new_value = 10.2;
+  auto alerts = GroupAlerts(h, TrackRegressions(h));
+  REQUIRE(alerts.size() == 2);
+  CHECK_FALSE(alerts[0].recovered);  // b is still slow
+  h.push_back(Build("b3", 3, {Row("gpu", "b", false, 1.0 / 1.3, "b2")}));
+  h[2].changes[0].base_value = 13;
+  h[2].changes[0].new_value = 10.1;
+  alerts = GroupAlerts(h, TrackRegressions(h));
+  CHECK(alerts[0].recovered);
+  CHECK(alerts[0].recovered_in == "b3");
+}

@@ -1,0 +1,118 @@
+#include "reporter/results/change_points.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace torchgauge::reporter;
+
+namespace {
+// The project's noise model (core/analysis/compare_test.cc, "measured:
+// process-level noise"; docs/nightly.md): the processes of one run differ
+// by ~10 % (lognormal), samples within a process by ~5 %; at the nightly's
+// defaults a run is 5 processes x 3 repetitions, pooled, and its median is
+// what a build's summary keeps.
+double Lognormal(std::mt19937_64& rng, double median, double cov) {
+  std::normal_distribution<double> z(0.0, std::sqrt(std::log1p(cov * cov)));
+  return median * std::exp(z(rng));
+}
+double NightlyMedian(std::mt19937_64& rng, double true_ms) {
+  std::vector<double> pooled;
+  for (int p = 0; p < 5; ++p) {
+    const double level = Lognormal(rng, true_ms, 0.10);
+    for (int s = 0; s < 3; ++s) pooled.push_back(Lognormal(rng, level, 0.05));
+  }
+  std::sort(pooled.begin(), pooled.end());
+  return pooled[pooled.size() / 2];
+}
+// A history of `n` builds whose true value is `truth(i)`.
+template <typename F>
+std::vector<double> History(std::mt19937_64& rng, int n, F truth) {
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i) v.push_back(NightlyMedian(rng, truth(i)));
+  return v;
+}
+bool FoundUp(const std::vector<Step>& steps, size_t from, size_t to) {
+  return std::any_of(steps.begin(), steps.end(),
+                     [&](const Step& s) { return s.at >= from && s.at <= to && s.Factor() > 1; });
+}
+}  // namespace
+
+TEST_CASE("change points: a clean step is found where it is; a flat series has none; short series none") {
+  std::vector<double> v(20, 10.0);
+  for (size_t i = 12; i < v.size(); ++i) v[i] = 12.0;
+  for (size_t i = 0; i < v.size(); ++i) v[i] *= 1 + 0.002 * std::sin(static_cast<double>(i));
+  auto steps = FindSteps(v);
+  REQUIRE(steps.size() == 1);
+  CHECK(steps[0].at == 12);
+  CHECK(steps[0].Factor() == doctest::Approx(1.2).epsilon(0.01));
+  for (auto& x : v) x = 10.0 * (1 + 0.002 * std::sin(x));
+  CHECK(FindSteps(v).empty());
+  CHECK(FindSteps({10, 10, 20, 20}).empty());  // under min_segment on each side
+  // A change under the threshold is not a change point, however clean.
+  std::vector<double> small(20, 10.0);
+  for (size_t i = 10; i < small.size(); ++i) small[i] = 10.5;
+  CHECK(FindSteps(small).empty());
+}
+
+TEST_CASE("change points from the site's summaries: noisy runs are left out, builds are named") {
+  std::vector<BuildSummary> h;
+  for (int b = 0; b < 12; ++b) {
+    BuildSummary s;
+    s.id = "b" + std::to_string(b);
+    s.started_at = "2026-01-" + std::string(b < 9 ? "0" : "") + std::to_string(b + 1) + "T02:00:00Z";
+    PlatformSummary p;
+    p.id = "cpu";
+    p.medians.push_back({"m", "eval", b >= 6 ? 13.0 : 10.0, false});
+    p.medians.push_back({"n", "eval", b == 3 ? 30.0 : 10.0, b == 3});  // a noisy night
+    s.platforms.push_back(p);
+    h.push_back(s);
+  }
+  const auto cps = FindChangePoints(h);
+  REQUIRE(cps.size() == 1);
+  CHECK(cps[0].model == "m");
+  CHECK(cps[0].build_before == "b5");
+  CHECK(cps[0].build == "b6");
+  CHECK(cps[0].Factor() == doctest::Approx(1.3));
+  CHECK(cps[0].points == 12);
+}
+
+// Issue 37, item 2: the search's false-alarm and detection rates at the
+// defaults, on the project's noise model, over 30-build histories.
+TEST_CASE("measured: change-point false alarms and detection on the nightly's noise model") {
+  std::mt19937_64 rng(20261128);
+  const int series = 1000, n = 30;
+  const ChangePointOptions o;
+  int false_series = 0, false_points = 0, step15 = 0, step30 = 0, drift = 0, hidden = 0;
+  std::uniform_int_distribution<int> where(8, 22);
+  for (int i = 0; i < series; ++i) {
+    const auto flat = FindSteps(History(rng, n, [](int) { return 20.0; }), o);
+    false_series += !flat.empty();
+    false_points += static_cast<int>(flat.size());
+    const int k = where(rng);
+    step15 += FoundUp(FindSteps(History(rng, n, [&](int b) { return b >= k ? 23.0 : 20.0; }), o), k - 2, k + 2);
+    step30 += FoundUp(FindSteps(History(rng, n, [&](int b) { return b >= k ? 26.0 : 20.0; }), o), k - 2, k + 2);
+    // A slow drift: +3 % a night over ten nights (each under the threshold), from night 10.
+    drift += FoundUp(
+        FindSteps(History(rng, n, [](int b) { return 20.0 * std::pow(1.03, std::clamp(b - 10, 0, 10)); }), o), 10, 21);
+    // A +30 % step whose first night is an outlier (+40 % more), which the
+    // build-against-build rules may call noise.
+    auto v = History(rng, n, [&](int b) { return b >= k ? 26.0 : 20.0; });
+    v[static_cast<size_t>(k)] *= 1.4;
+    hidden += FoundUp(FindSteps(v, o), k - 2, k + 2);
+  }
+  auto pct = [&](int x) { return 100.0 * x / series; };
+  MESSAGE("change points at the defaults (min change "
+          << o.min_change_percent << "%, " << o.min_t << " sigma, segments >= " << o.min_segment << "), " << series
+          << " histories of " << n << " builds, 5 processes x 3 per build: false alarms " << pct(false_series)
+          << "% of series (" << false_points << " points)");
+  MESSAGE("detected within 2 builds: +15% step " << pct(step15) << "%, +30% step " << pct(step30)
+                                                 << "%, +30% step behind an outlier night " << pct(hidden)
+                                                 << "%; +34% drift over 10 nights (3%/night) " << pct(drift) << "%");
+  CHECK(pct(false_series) <= 2.0);
+  CHECK(pct(step30) >= 90.0);
+  CHECK(pct(drift) >= 80.0);
+  CHECK(pct(hidden) >= 80.0);
+}

@@ -1,0 +1,100 @@
+#include "reporter/results/health.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "core/io/hash.h"
+#include "reporter/output/format.h"
+
+namespace torchgauge::reporter {
+
+namespace {
+
+// The manifest fields that say which machine a platform id ran on
+// (ManifestIdentity's names); the host name is left out: runners of one
+// pool share a platform id.
+constexpr const char* kMachineFields[] = {"CPU model",           "CPU cores", "CPU memory bytes", "device",
+                                          "device memory bytes", "driver",    "torch threads"};
+
+std::string HealthId(const std::string& kind, const std::string& platform, const std::string& build) {
+  return "H-" + core::Fingerprint().Add("torchgauge health").Add(kind).Add(platform).Add(build).Hex().substr(0, 12);
+}
+
+HealthAlert Make(const std::string& kind, const std::string& platform, const BuildChanges* before,
+                 const BuildChanges& b, std::string detail) {
+  return {HealthId(kind, platform, b.build),
+          kind,
+          platform,
+          before ? before->build : "",
+          b.build,
+          b.started_at,
+          std::move(detail)};
+}
+
+std::string MachineChange(const std::map<std::string, std::string>& a, const std::map<std::string, std::string>& b) {
+  std::string out;
+  for (const char* f : kMachineFields) {
+    auto x = a.find(f), y = b.find(f);
+    const std::string va = x == a.end() ? "not recorded" : x->second, vb = y == b.end() ? "not recorded" : y->second;
+    if (va == vb) continue;
+    out += (out.empty() ? "" : "; ") + std::string(f) + ": " + va + " \xE2\x86\x92 " + vb;
+  }
+  return out;
+}
+
+void CheckPlatformPairs(const std::vector<BuildChanges>& changes, const HealthOptions& o,
+                        std::vector<HealthAlert>& out) {
+  std::map<std::string, const BuildChanges*> last;  // platform -> its previous build
+  for (const auto& b : changes) {
+    for (const auto& [platform, identity] : b.identities) {
+      auto it = last.find(platform);
+      if (it != last.end()) {
+        const BuildChanges& prev = *it->second;
+        const auto t0 = UtcSeconds(prev.started_at), t1 = UtcSeconds(b.started_at);
+        if (t0 && t1 && (*t1 - *t0) / 3600.0 > o.max_gap_hours) {
+          out.push_back(Make("missing", platform, &prev, b,
+                             "no build for " + Num((*t1 - *t0) / 3600.0, "%.0f") + " h (the schedule allows " +
+                                 Num(o.max_gap_hours, "%.0f") + " h) between " + prev.build + " and " + b.build));
+        }
+        auto p = prev.identities.find(platform);
+        if (p != prev.identities.end() && !p->second.empty() && !identity.empty()) {
+          const std::string moved = MachineChange(p->second, identity);
+          if (!moved.empty())
+            out.push_back(Make("machine", platform, &prev, b, "the platform id now names another machine: " + moved));
+        }
+      }
+      last[platform] = &b;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<HealthAlert> CheckHealth(const std::vector<BuildChanges>& changes, const std::vector<BuildSummary>& history,
+                                     const HealthOptions& o) {
+  std::vector<HealthAlert> out;
+  CheckPlatformPairs(changes, o, out);
+  for (size_t i = 0; i < history.size(); ++i) {
+    for (const auto& p : history[i].platforms) {
+      if (p.medians.empty()) continue;
+      int noisy = 0;
+      for (const auto& m : p.medians) noisy += m.noisy;
+      const double share = 100.0 * noisy / static_cast<double>(p.medians.size());
+      if (share <= o.max_noisy_percent) continue;
+      BuildChanges b;
+      b.build = history[i].id;
+      b.started_at = history[i].started_at;
+      out.push_back(Make("noisy", p.id, nullptr, b,
+                         std::to_string(noisy) + " of " + std::to_string(p.medians.size()) + " runs noisy (" +
+                             Num(share, "%.0f") + "%, above " + Num(o.max_noisy_percent, "%.0f") + "%)"));
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const HealthAlert& a, const HealthAlert& b) {
+    return std::tie(a.started_at, a.build, a.platform, a.kind) < std::tie(b.started_at, b.build, b.platform, b.kind);
+  });
+  return out;
+}
+
+}  // namespace torchgauge::reporter

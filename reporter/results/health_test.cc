@@ -1,0 +1,54 @@
+#include "reporter/results/health.h"
+
+#include <doctest/doctest.h>
+
+using namespace torchgauge::reporter;
+
+namespace {
+BuildChanges Build(const std::string& id, const std::string& at, const std::string& cpu, const std::string& driver) {
+  BuildChanges b;
+  b.build = id;
+  b.started_at = at;
+  b.identities["gpu"] = {{"CPU model", cpu}, {"driver", driver}, {"torch commit", id}, {"host", "runner-" + id}};
+  return b;
+}
+BuildSummary Summary(const std::string& id, const std::string& at, int runs, int noisy) {
+  BuildSummary s;
+  s.id = id;
+  s.started_at = at;
+  PlatformSummary p;
+  p.id = "gpu";
+  for (int i = 0; i < runs; ++i) p.medians.push_back({"m" + std::to_string(i), "eval", 10, i < noisy});
+  s.platforms.push_back(p);
+  return s;
+}
+}  // namespace
+
+TEST_CASE("health: a missing night, a machine change and a noisy build; a new commit or host is not one") {
+  const std::vector<BuildChanges> changes = {Build("b1", "2026-01-01T02:00:00Z", "Xeon", "580"),
+                                             Build("b2", "2026-01-02T02:00:00Z", "Xeon", "580"),
+                                             Build("b3", "2026-01-04T02:00:00Z", "Xeon", "580"),  // a night missing
+                                             Build("b4", "2026-01-05T02:00:00Z", "EPYC", "590")};
+  const std::vector<BuildSummary> history = {
+      Summary("b1", "2026-01-01T02:00:00Z", 8, 2), Summary("b2", "2026-01-02T02:00:00Z", 8, 3),
+      Summary("b3", "2026-01-04T02:00:00Z", 8, 0), Summary("b4", "2026-01-05T02:00:00Z", 8, 0)};
+  const auto alerts = CheckHealth(changes, history);
+  REQUIRE(alerts.size() == 3);
+  CHECK(alerts[0].kind == "noisy");  // 3 of 8 is over 25 %; 2 of 8 is not
+  CHECK(alerts[0].build == "b2");
+  CHECK(alerts[0].detail == "3 of 8 runs noisy (38%, above 25%)");
+  CHECK(alerts[1].kind == "missing");
+  CHECK(alerts[1].build_before == "b2");
+  CHECK(alerts[1].build == "b3");
+  CHECK(alerts[1].detail.find("no build for 48 h") == 0);
+  CHECK(alerts[2].kind == "machine");
+  CHECK(alerts[2].build == "b4");
+  CHECK(alerts[2].detail.find("CPU model: Xeon \xE2\x86\x92 EPYC; driver: 580 \xE2\x86\x92 590") != std::string::npos);
+  CHECK(alerts[2].id.rfind("H-", 0) == 0);
+  CHECK(alerts[2].id == CheckHealth(changes, history)[2].id);
+  CHECK(alerts[1].id != alerts[2].id);
+  // A cache without identities (written before them) judges nothing.
+  std::vector<BuildChanges> old = changes;
+  for (auto& b : old) b.identities.clear();
+  CHECK(CheckHealth(old, {}).empty());
+}

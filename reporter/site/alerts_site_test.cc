@@ -1,0 +1,240 @@
+// Integration tests of the alerts (results/alerts.h) and their triage
+// (results/triage.h) on a rendered site: the acceptance history of issue 37
+// (30 builds; a step in 6 models at one build, a slow drift in one, a
+// machine change and a missing night), and the triage round trip through
+// `torchgauge-report triage` and a re-render.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "reporter/results/triage.h"
+#include "reporter/site/site.h"
+#include "reporter/site/test_support.h"
+#include "reporter/testing/fixtures.h"
+
+namespace fs = std::filesystem;
+using namespace torchgauge;
+using namespace torchgauge::reporter;
+using namespace torchgauge::reporter::test;
+
+namespace {
+const std::string kGpu = "nvidia-a100-40gb-cu130";
+
+FixtureSpec Acceptance() {
+  FixtureSpec spec;
+  spec.builds = 30;
+  spec.models = 8;
+  spec.configs = 2;
+  spec.cpu_platform = false;
+  spec.step_at = 20;
+  spec.step_models = 6;
+  spec.drift_model = 7;
+  spec.drift_from = 5;
+  spec.drift_builds = 10;
+  spec.machine_change_at = 12;
+  spec.missing_build = 25;
+  return spec;
+}
+
+// The rows of the alerts tables ("| A-... | range | ..."), as lines.
+std::vector<std::string> Lines(const std::string& text);
+std::vector<std::string> AlertRows(const std::string& page) {
+  std::vector<std::string> rows;
+  static const std::regex row(R"(^\| \[(A-[0-9a-f]{12})\]\(alerts/A-[0-9a-f]{12}\.md\) \|.*$)");
+  for (const auto& line : Lines(page)) {
+    if (std::regex_match(line, row)) rows.push_back(line);
+  }
+  return rows;
+}
+
+std::string IdOf(const std::string& row) { return row.substr(3, 14); }
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+// The lines of `page` from the heading "<prefix><state> (" (or the heading
+// itself) to the next heading.
+std::string StateSection(const std::string& page, const std::string& state, const std::string& prefix = "### ") {
+  size_t at = page.find(prefix + state + " (");
+  if (at == std::string::npos) at = page.find(prefix + state + "\n");
+  if (at == std::string::npos) return "";
+  const size_t end = page.find("\n#", at + 1);
+  return page.substr(at, end == std::string::npos ? std::string::npos : end - at);
+}
+
+void CheckHealthAlerts(const std::string& page, const FixtureSpec& spec) {
+  // Pipeline health: the machine change and the missing night, nothing else.
+  const auto health = Lines(StateSection(page, "Pipeline health", "## "));
+  int machine = 0, missing = 0, other_health = 0;
+  for (const auto& line : health) {
+    if (line.rfind("| H-", 0) != 0) continue;
+    if (line.find(" | machine | " + kGpu + " | " + FixtureBuildId(spec, 12) + " | ") != std::string::npos &&
+        line.find("CPU model: Synthetic CPU @ 2.0GHz \xE2\x86\x92 Other Synthetic CPU @ 3.1GHz; CPU cores: 2 "
+                  "\xE2\x86\x92 8") != std::string::npos) {
+      ++machine;
+    } else if (line.find(" | missing | " + kGpu + " | " + FixtureBuildId(spec, 26) + " | ") != std::string::npos &&
+               line.find("no build for 48 h") != std::string::npos) {
+      ++missing;
+    } else {
+      ++other_health;
+      MESSAGE("unexpected health alert: " << line);
+    }
+  }
+  CHECK(machine == 1);
+  CHECK(missing == 1);
+  CHECK(other_health == 0);
+}
+
+int Triage(const fs::path& results, const std::string& args) {
+  const std::string cmd = std::string(TORCHGAUGE_REPORT_EXE) + " triage " + args + " --results " + results.string();
+  return std::system(cmd.c_str());
+}
+}  // namespace
+
+TEST_CASE("alerts acceptance: one regression alert of 6 runs for the planted step, none for drift or noise") {
+  fs::path root = ScratchDir("alerts_acceptance");
+  const FixtureSpec spec = Acceptance();
+  GenerateFixtureTree(root / "results", spec);
+  BuildSite(TestSiteOptions(root / "results", root / "site"));
+  const std::string page = ReadText(root / "site" / "regressions.md");
+  INFO(page);
+  const auto rows = AlertRows(page);
+  int regressions = 0;
+  for (const auto& r : rows) {
+    if (r.find(" | regression | ") == std::string::npos) continue;
+    ++regressions;
+    // The step: builds 19..20 (the missing night is 25), 6 runs, 1.3x.
+    CHECK(r.find(" | " + FixtureBuildId(spec, 19) + ".." + FixtureBuildId(spec, 20) + " | ") != std::string::npos);
+    CHECK(r.find(" | " + kGpu + " | regression | 6 | 1.30") != std::string::npos);
+  }
+  CHECK(regressions == 1);
+  CHECK(StateSection(page, "untriaged").find(" | regression | 6 | ") != std::string::npos);
+  CheckHealthAlerts(page, spec);
+  // The change-point search: the step's six runs, covered by its alert, and
+  // the drift (hf_gpt2, builds 6-15), which no comparison flagged; nothing else.
+  std::string step_id;
+  for (const auto& r : rows) {
+    if (r.find(" | regression | ") != std::string::npos) step_id = IdOf(r);
+  }
+  int step_points = 0, drift_points = 0, other = 0;
+  static const std::regex cp(
+      R"(^\| (\S+)\.\.(\S+) \| .* \| (\S+) \| eval/eager/fp32/bs64 \| .* \| (A-[0-9a-f]{12}|none: not flagged build against build) \|$)");
+  for (const auto& line : Lines(StateSection(page, "Steps over the whole history", "## "))) {
+    std::smatch m;
+    if (!std::regex_match(line, m, cp)) continue;
+    if (m[4] == step_id && m[2] == FixtureBuildId(spec, 20)) {
+      ++step_points;
+    } else if (m[3] == "hf\\_gpt2" && m[4].str().starts_with("none") && m[2] > FixtureBuildId(spec, 5) &&
+               m[2] <= FixtureBuildId(spec, 16)) {
+      ++drift_points;
+    } else {
+      ++other;
+      MESSAGE("unexpected change point: " << line);
+    }
+  }
+  CHECK(step_points == 6);
+  CHECK(drift_points >= 1);
+  CHECK(other == 0);
+
+  // The alert's page: its runs, the trend around the step, both builds'
+  // identities, the commands, and operators said to be not measured.
+  const std::string alert = ReadText(root / "site" / "alerts" / (step_id + ".md"));
+  INFO(alert);
+  CHECK(alert.find("# Alert " + step_id + ": regression on " + kGpu) != std::string::npos);
+  CHECK(alert.find("**6 runs** changed between builds **" + FixtureBuildId(spec, 19) + "** and **" +
+                   FixtureBuildId(spec, 20) + "**") != std::string::npos);
+  for (const char* m :
+       {"resnet50", "hf\\_bert", "dlrm", "soft\\_actor\\_critic", "speech\\_transformer", "pyhpc\\_eos"})
+    CHECK(alert.find("| " + std::string(m) + " | eval/eager/fp32/bs64 | time | 1.") != std::string::npos);
+  CHECK(alert.find("| " + FixtureBuildId(spec, 20) + " (the step) | ") != std::string::npos);
+  CHECK(alert.find("| torch commit | ") != std::string::npos);
+  CHECK(alert.find(" | changed |") != std::string::npos);
+  CHECK(alert.find("| CPU model | Other Synthetic CPU @ 3.1GHz | Other Synthetic CPU @ 3.1GHz |  |") !=
+        std::string::npos);
+  CHECK(alert.find("torchgauge-collect bisect --good '") != std::string::npos);
+  CHECK(alert.find("--model '^(dlrm|hf_bert|pyhpc_eos|resnet50|soft_actor_critic|speech_transformer)$' --mode eval "
+                   "--backend eager --precision fp32 --device cuda") != std::string::npos);
+  CHECK(alert.find("torchgauge-report compare --results repro --base " + FixtureBuildId(spec, 19) + "-repro") !=
+        std::string::npos);
+  CHECK(alert.find("## Operators whose self time moved\n\nNot measured") != std::string::npos);
+  CHECK(fs::exists(root / "site" / "alerts" / (step_id + ".html")));
+}
+
+TEST_CASE("triage round trip: a state set by the command shows after a re-render; the id does not change") {
+  fs::path root = ScratchDir("alerts_triage");
+  FixtureSpec spec = Acceptance();
+  spec.builds = 24;
+  spec.drift_model = -1;
+  GenerateFixtureTree(root / "results", spec);
+  const SiteOptions o = TestSiteOptions(root / "results", root / "site");
+  BuildSite(o);
+  const auto before = AlertRows(ReadText(root / "site" / "regressions.md"));
+  REQUIRE(before.size() == 1);
+  const std::string id = IdOf(before[0]);
+  CHECK(IsAlertId(id));
+
+  CHECK(Triage(root / "results", id + " --state investigating --owner @perf-oncall --note 'bisecting the range'" +
+                                     " --link https://github.com/pytorch/pytorch/issues/1") == 0);
+  CHECK(fs::exists(TriagePath(root / "results")));
+  BuildSite(o);
+  std::string md = ReadText(root / "site" / "regressions.md");
+  INFO(md);
+  const auto after = AlertRows(md);
+  REQUIRE(after.size() == 1);
+  CHECK(IdOf(after[0]) == id);
+  const std::string investigating = StateSection(md, "investigating");
+  CHECK(investigating.find(id) != std::string::npos);
+  CHECK(investigating.find("@perf-oncall") != std::string::npos);
+  CHECK(investigating.find("bisecting the range") != std::string::npos);
+  CHECK(StateSection(md, "untriaged").empty());
+  // The regression rows and the feed carry it too; the HTML page shows it.
+  CHECK(md.find("| " + id + " \xC2\xB7 investigating | open |") != std::string::npos);
+  CHECK(ReadText(root / "site" / "regressions.atom").find("alert-state:investigating") != std::string::npos);
+  const std::string html = ReadText(root / "site" / "regressions.html");
+  CHECK(html.find("id=\"" + id + "\"") != std::string::npos);
+  CHECK(html.find("data-alert-state=\"investigating\"") != std::string::npos);
+
+  CHECK(Triage(root / "results", id + " --state wont-fix") == 0);
+  BuildSite(o);
+  md = ReadText(root / "site" / "regressions.md");
+  CHECK(StateSection(md, "won't fix").find("@perf-oncall") != std::string::npos);  // the owner is kept
+  CHECK(IdOf(AlertRows(md)[0]) == id);
+
+  // Refusals name what is wrong, and leave the file alone.
+  const std::string file = ReadText(TriagePath(root / "results"));
+  CHECK(Triage(root / "results", id + " --state recovered 2>/dev/null") == 2 * 256);
+  CHECK(Triage(root / "results", "A-nothex --state fixed 2>/dev/null") == 2 * 256);
+  CHECK(ReadText(TriagePath(root / "results")) == file);
+}
+
+TEST_CASE("alerts: a step that goes away closes its alert as recovered by itself") {
+  fs::path root = ScratchDir("alerts_recovered");
+  FixtureSpec spec = Acceptance();
+  spec.builds = 8;
+  spec.step_at = 3;
+  spec.step_until = 5;
+  spec.drift_model = -1;
+  spec.machine_change_at = -1;
+  spec.missing_build = -1;
+  GenerateFixtureTree(root / "results", spec);
+  BuildSite(TestSiteOptions(root / "results", root / "site"));
+  const std::string md = ReadText(root / "site" / "regressions.md");
+  INFO(md);
+  const std::string recovered = StateSection(md, "recovered");
+  CHECK(recovered.find(" | regression | 6 | ") != std::string::npos);
+  CHECK(recovered.find("(recovered in " + FixtureBuildId(spec, 5) + ")") != std::string::npos);
+  CHECK(StateSection(md, "improvement").find(" | improvement | 6 | ") != std::string::npos);  // the way back
+  CHECK(StateSection(md, "untriaged").empty());
+}
