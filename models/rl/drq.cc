@@ -161,7 +161,7 @@ struct PixelEnv {
 
 class DrqWorkload final : public OffPolicyWorkload {
  public:
-  explicit DrqWorkload(const WorkloadOptions& opt)
+  DrqWorkload(const WorkloadOptions& opt, bool replay)
       : OffPolicyWorkload(opt, {
                                    .id = "drq",
                                    .obs_input = "obs",
@@ -181,6 +181,7 @@ class DrqWorkload final : public OffPolicyWorkload {
                                    .train_compiled_forward_unsupported =
                                        "the DrQ update trains the encoder, actor and critic outside the policy's "
                                        "forward pass",
+                                   .replay = replay,
                                }) {
     net_->to(opt.device);
     if (opt.mode == Mode::kTrain) {
@@ -206,7 +207,7 @@ class DrqWorkload final : public OffPolicyWorkload {
 
   // agent.update from a sampled, augmented batch.
   torch::Tensor Update(int64_t step) override {
-    auto b = replay_buffer().Sample(batch_size(), dtype());
+    auto b = UpdateBatch();
     // replay_buffer.sample: .float() on the device, then four augmentations.
     auto obs_u = b.obs.to(dtype()), next_u = b.next_obs.to(dtype());
     auto obs = RandomShift(obs_u), next_obs = RandomShift(next_u);
@@ -224,12 +225,16 @@ class DrqWorkload final : public OffPolicyWorkload {
         auto v = torch::min(q1, q2) - alpha.detach() * log_prob;
         return b.reward + b.not_done * kDiscount * v;
       };
-      target_q = (target(next_obs) + target(next_obs_aug)) / 2;
+      // Two statements: the operands of + are evaluated in an unspecified
+      // order, and update_critic samples the next_obs action first.
+      auto target_q_obs = target(next_obs);
+      auto target_q_aug = target(next_obs_aug);
+      target_q = (target_q_obs + target_q_aug) / 2;
     }
     auto [q1, q2] = net_->critic->forward(obs, b.action);
     auto critic_loss = F::mse_loss(q1, target_q) + F::mse_loss(q2, target_q);
     auto [q1_aug, q2_aug] = net_->critic->forward(obs_aug, b.action);
-    critic_loss = critic_loss + F::mse_loss(q1_aug, target_q) + F::mse_loss(q2_aug, target_q);
+    critic_loss = critic_loss + (F::mse_loss(q1_aug, target_q) + F::mse_loss(q2_aug, target_q));
     critic_opt_->zero_grad();
     critic_loss.backward();
     critic_opt_->step();
@@ -264,6 +269,10 @@ class DrqWorkload final : public OffPolicyWorkload {
 
 }  // namespace
 
+std::unique_ptr<Workload> MakeDrqWorkload(const WorkloadOptions& opt, bool replay) {
+  return std::make_unique<DrqWorkload>(opt, replay);
+}
+
 void AddDrqModels(std::vector<ModelInfo>& out) {
   ModelInfo info;
   info.id = "drq";
@@ -279,7 +288,7 @@ void AddDrqModels(std::vector<ModelInfo>& out) {
   info.default_batch = {128, 1};
   info.cpu_batch = BatchSizes{16, 1};
   info.smoke_batch = {1, 1};
-  info.create = [](const WorkloadOptions& opt) { return std::make_unique<DrqWorkload>(opt); };
+  info.create = [](const WorkloadOptions& opt) { return MakeDrqWorkload(opt, /*replay=*/true); };
   out.push_back(std::move(info));
 }
 

@@ -34,6 +34,7 @@
 // critic.encoder.convs.* (tie_weights), so they appear under both names.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "models/workload.h"
@@ -41,5 +42,9 @@
 namespace torchgauge::models {
 
 void AddDrqModels(std::vector<ModelInfo>& out);
+
+// replay = false: the parity hook (OffPolicySettings::replay), a train step
+// that is one update on the batch_* inputs.
+std::unique_ptr<Workload> MakeDrqWorkload(const WorkloadOptions& opt, bool replay);
 
 }  // namespace torchgauge::models

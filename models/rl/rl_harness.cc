@@ -28,6 +28,22 @@ void OffPolicyWorkload::Start(const std::vector<int64_t>& obs_shape, torch::Scal
   inputs_[settings_.obs_input] = host_obs_.to(torch::kFloat).to(device_);
   samples_per_step_ = batch_;
   if (mode_ != Mode::kTrain) return;
+  if (!settings_.replay) {
+    // The parity hook's minibatch, replaced by the reference's.
+    auto dev = torch::TensorOptions().device(device_);
+    std::vector<int64_t> batch_obs_shape{batch_};
+    batch_obs_shape.insert(batch_obs_shape.end(), obs_shape.begin(), obs_shape.end());
+    auto random_obs = [&] {
+      return obs_dtype == torch::kByte ? torch::randint(0, 256, batch_obs_shape, dev.dtype(torch::kByte))
+                                       : torch::randn(batch_obs_shape, dev.dtype(obs_dtype));
+    };
+    inputs_["batch_obs"] = random_obs();
+    inputs_["batch_next_obs"] = random_obs();
+    inputs_["batch_action"] = torch::rand({batch_, settings_.act_dim}, dev.dtype(torch::kFloat)) * 2 - 1;
+    inputs_["batch_reward"] = torch::rand({batch_, 1}, dev.dtype(torch::kFloat));
+    inputs_["batch_not_done"] = torch::ones({batch_, 1}, dev.dtype(torch::kFloat));
+    return;
+  }
   buffer_ = std::make_unique<ReplayBuffer>(settings_.buffer_capacity, obs_shape, obs_dtype, settings_.act_dim, device_);
   std::mt19937_64 rng(seed_ + settings_.warmup_seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
@@ -43,8 +59,16 @@ std::optional<std::string> OffPolicyWorkload::CompiledForwardUnsupported(Mode mo
   return std::nullopt;
 }
 
+ReplayBuffer::Batch OffPolicyWorkload::UpdateBatch() {
+  if (settings_.replay) return buffer_->Sample(batch_, dtype_);
+  auto obs = [&](const torch::Tensor& t) { return t.scalar_type() == torch::kByte ? t : t.to(dtype_); };
+  return {obs(inputs_.at("batch_obs")), inputs_.at("batch_action").to(dtype_), inputs_.at("batch_reward").to(dtype_),
+          obs(inputs_.at("batch_next_obs")), inputs_.at("batch_not_done").to(dtype_)};
+}
+
 torch::Tensor OffPolicyWorkload::TrainStep() {
-  TORCH_CHECK(buffer_, settings_.id, ": TrainStep needs a workload built in train mode");
+  TORCH_CHECK(mode_ == Mode::kTrain, settings_.id, ": TrainStep needs a workload built in train mode");
+  if (!settings_.replay) return Update(step_++);
   torch::Tensor action;
   {
     torch::NoGradGuard g;

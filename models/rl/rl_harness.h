@@ -40,6 +40,12 @@ struct OffPolicySettings {
   bool update_before_env_step = false;
   // Why a compiled forward cannot stand for the train step.
   std::string train_compiled_forward_unsupported;
+  // false: the parity hook. TrainStep() is one Update() on the minibatch
+  // held in inputs() (batch_obs, batch_action, batch_reward, batch_next_obs,
+  // batch_not_done; a parity test replaces them by its reference's), with no
+  // acting, environment step or replay buffer, so that the update draws the
+  // same random numbers as a reference that runs the update alone.
+  bool replay = true;
 };
 
 class OffPolicyWorkload : public Workload {
@@ -49,6 +55,7 @@ class OffPolicyWorkload : public Workload {
   // One training iteration: act on the device with a sampled action, step
   // the environment on the CPU, store the transition, one update (in the
   // order of settings.update_before_env_step). Returns the critic loss.
+  // Without replay (the parity hook), only the update.
   torch::Tensor TrainStep() final;
   // Eval: deterministic actions for every environment, copied to the host,
   // then every environment advances one step on the CPU.
@@ -79,7 +86,10 @@ class OffPolicyWorkload : public Workload {
   // 0. Returns the (detached) critic loss.
   virtual torch::Tensor Update(int64_t step) = 0;
 
-  ReplayBuffer& replay_buffer() { return *buffer_; }
+  // The minibatch of an update: sampled from the replay buffer, or without
+  // replay the batch_* inputs. Observations keep their dtype when they are
+  // pixels (uint8); the rest is in dtype().
+  ReplayBuffer::Batch UpdateBatch();
   int64_t batch_size() const { return batch_; }
   torch::ScalarType dtype() const { return dtype_; }
 

@@ -92,7 +92,7 @@ constexpr int64_t kStateDim = PendulumEnv::kObsDim, kActDim = PendulumEnv::kActD
 
 class SacWorkload final : public OffPolicyWorkload {
  public:
-  explicit SacWorkload(const WorkloadOptions& opt)
+  SacWorkload(const WorkloadOptions& opt, bool replay)
       : OffPolicyWorkload(opt,
                           {
                               .id = "soft_actor_critic",
@@ -110,6 +110,7 @@ class SacWorkload final : public OffPolicyWorkload {
                               .train_compiled_forward_unsupported =
                                   "the SAC update trains the actor and both critics outside the policy's "
                                   "forward pass",
+                              .replay = replay,
                           }),
         net_(kStateDim, kActDim) {
     net_->to(opt.device);
@@ -157,7 +158,7 @@ class SacWorkload final : public OffPolicyWorkload {
   }
 
   torch::Tensor Learn(bool update_policy) {
-    auto batch = replay_buffer().Sample(batch_size(), dtype());
+    auto batch = UpdateBatch();
     auto alpha = net_->log_alpha.exp();
     torch::Tensor td_target;
     {
@@ -200,6 +201,10 @@ class SacWorkload final : public OffPolicyWorkload {
 
 }  // namespace
 
+std::unique_ptr<Workload> MakeSacWorkload(const WorkloadOptions& opt, bool replay) {
+  return std::make_unique<SacWorkload>(opt, replay);
+}
+
 void AddSacModels(std::vector<ModelInfo>& out) {
   ModelInfo info;
   info.id = "soft_actor_critic";
@@ -213,7 +218,7 @@ void AddSacModels(std::vector<ModelInfo>& out) {
   // of environments stepped together (1 reproduces TorchBench exactly).
   info.default_batch = {256, 256};
   info.smoke_batch = {16, 4};
-  info.create = [](const WorkloadOptions& opt) { return std::make_unique<SacWorkload>(opt); };
+  info.create = [](const WorkloadOptions& opt) { return MakeSacWorkload(opt, /*replay=*/true); };
   out.push_back(std::move(info));
 }
 

@@ -26,6 +26,7 @@
 // target agent's unused actor copy is not kept) and log_alpha.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "models/workload.h"
@@ -33,5 +34,9 @@
 namespace torchgauge::models {
 
 void AddSacModels(std::vector<ModelInfo>& out);
+
+// replay = false: the parity hook (OffPolicySettings::replay), a train step
+// that is one update on the batch_* inputs.
+std::unique_ptr<Workload> MakeSacWorkload(const WorkloadOptions& opt, bool replay);
 
 }  // namespace torchgauge::models

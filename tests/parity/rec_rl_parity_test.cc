@@ -5,7 +5,8 @@
 // read from the C++ modules), against the reference's state-dict names, and
 // smoke-run at its smoke batch sizes; dlrm is also compared numerically with
 // the plain-torch DLRM_Net of ref_dlrm.py, nvidia_deeprecommender with the
-// AutoEncoder of ref_deeprecommender.py. The CPU environments of the RL models
+// AutoEncoder of ref_deeprecommender.py, soft_actor_critic's update with
+// ref_sac.py's. The CPU environments of the RL models
 // are checked for their physics (energy conservation, a hand-computed Gym
 // step), determinism and rendering.
 #include <doctest/doctest.h>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "models/rl/rl_env.h"
+#include "models/rl/sac.h"
 #include "models/rl/squashed_normal.h"
 #include "tests/parity/parity.h"
 
@@ -223,6 +225,35 @@ TEST_CASE("parity soft_actor_critic target critics track by Polyak averaging") {
   auto expected = 0.995 * target_before + 0.005 * critic;
   CHECK(parity::RelError(params["target_critic1.fc3.weight"], expected) <= 1e-6);
   CHECK_FALSE(torch::equal(params["target_critic1.fc3.weight"], target_before));
+}
+
+TEST_CASE("parity soft_actor_critic") {
+  // Against ref_sac.py: TorchBench's learn_standard on a 256-transition batch
+  // given as inputs (the workload's parity hook runs the update without its
+  // environment loop), with the squashed-Gaussian samples drawn from the same
+  // seed. Compared: the deterministic action of 256 states (eval), the critic
+  // loss, every gradient the update leaves (the actor's, log_alpha's, and the
+  // critics', where the actor loss's backward adds to the critic loss's), and
+  // every parameter afterwards, the Polyak-averaged target critics included.
+  auto ref = parity::RunReference("ref_sac.py", "soft_actor_critic");
+  models::WorkloadOptions opt;
+  opt.mode = models::Mode::kTrain;
+  opt.batch_size = ref.inputs.at("batch_obs").size(0);
+  opt.seed = 0;
+  models::SeedAll(0);
+  auto w = models::MakeSacWorkload(opt, /*replay=*/false);
+  const parity::ParityErrors e = parity::MeasureParity(*w, ref);
+  std::cout << "parity soft_actor_critic: params " << ref.param_count << ", output rel err " << e.output
+            << ", loss rel err " << e.loss << ", " << e.grads << " gradients max rel err " << e.grads_max << " ("
+            << e.worst_grad << "), updated params max rel err " << e.updated_max << " (" << e.worst_param << ")"
+            << std::endl;
+  // Actor and both critics (6 tensors each) and log_alpha.
+  CHECK(e.grads == 19);
+  CHECK(ref.updated.count("target_critic2.fc3.weight") == 1);
+  CHECK(e.output <= 1e-4);
+  CHECK(e.loss <= 1e-4);
+  CHECK(e.grads_max <= 1e-4);
+  CHECK(e.updated_max <= 1e-4);
 }
 
 TEST_CASE("smoke soft_actor_critic") { parity::SmokeCheck("soft_actor_critic", {.eval_batch_first = true}); }
