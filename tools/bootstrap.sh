@@ -34,6 +34,8 @@ TG_CACHE="${TORCHGAUGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/torchgauge}"
 TG_REQ="$TG_ROOT/tools/requirements.txt"
 TG_REF_TORCH="$(sed -n 's/^torch==//p' "$TG_REQ")"
 TG_PIN="$(grep -v '^#' "$TG_ROOT/tools/torch_pin.txt" | head -1)"
+# The oldest supported release: CI's second build (tools/oldest_release_check.sh).
+TG_OLDEST="$(grep -v '^#' "$TG_ROOT/tools/torch_releases.txt" | head -1)"
 
 tg_log() { printf '[bootstrap] %s\n' "$*" >&2; }
 

@@ -18,14 +18,14 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-release="${TORCHGAUGE_OLDEST:-$(grep -v '^#' tools/torch_releases.txt | head -1)}"
+source tools/bootstrap.sh
+release="${TORCHGAUGE_OLDEST:-$TG_OLDEST}"
 results="${1:-$root/build/check-torch-$release-results}"
 
 export TORCHGAUGE_TORCH="$release"
 export TORCHGAUGE_BUILD="$root/build/check-torch-$release"
 export TORCHGAUGE_BUILD_TYPE=None
 unset TORCHGAUGE_PYTHON TORCHGAUGE_LIBTORCH
-source tools/bootstrap.sh
 
 start=$(date +%s)
 tg_bootstrap
