@@ -2,16 +2,23 @@
 
 #include <sys/wait.h>
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "core/analysis/bisect.h"
+#include "core/contract/alerts_file.h"
 #include "core/contract/layout.h"
+#include "core/contract/result.h"
 #include "core/contract/run_settings.h"
 #include "core/io/json_io.h"
 #include "core/io/shell.h"
+#include "core/stats/mann_whitney.h"
 
 namespace torchgauge::collector {
 
@@ -45,7 +52,106 @@ std::vector<std::string> ReadCandidates(const std::filesystem::path& file, const
   return revs;
 }
 
+// A regex that matches exactly these model ids.
+std::string ExactModels(const std::set<std::string>& models) {
+  std::string re = "^(";
+  bool first = true;
+  for (const auto& m : models) {
+    if (!first) re += "|";
+    first = false;
+    for (char c : m) {
+      if (std::string(".+()[]{}^$|?*\\").find(c) != std::string::npos) re += '\\';
+      re += c;
+    }
+  }
+  return re + ")$";
+}
+
+std::string PValue(double p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2g", p);
+  return buf;
+}
+
+enum class StepVerdict { kSame, kDifferent, kUnknown };
+const char* Name(StepVerdict v) {
+  return v == StepVerdict::kSame ? "same" : v == StepVerdict::kDifferent ? "different" : "unknown";
+}
+
+// Same, different or unknown, and why, from one comparison with the good
+// endpoint. "Same" needs evidence that a change of the threshold's size
+// would have shown: samples enough to reach `alpha` (3 against 3 cannot),
+// and a spread of the processes' medians narrower than the threshold.
+struct Judgement {
+  StepVerdict verdict;
+  std::string why;
+  bool in_band = false;  // unknown because the change lies inside the processes' spread
+};
+Judgement Judge(const core::PlatformComparison& cmp, const std::string& metric, double alpha) {
+  std::string unknown;
+  bool in_band = false;
+  for (const auto& c : cmp.changes) {
+    if (!metric.empty() && metric != core::MetricName(c.metric)) continue;
+    const std::string what =
+        c.key.model + " " + core::MetricName(c.metric) + " " +
+        std::to_string(static_cast<int>(c.delta_percent >= 0 ? c.delta_percent + 0.5 : c.delta_percent - 0.5)) + "%";
+    if (c.verdict == core::Verdict::kRegression)
+      return {StepVerdict::kDifferent, what + (c.p_value ? ", p " + PValue(*c.p_value) : std::string())};
+    if (c.verdict == core::Verdict::kNoise || c.verdict == core::Verdict::kTooFewSamples ||
+        c.verdict == core::Verdict::kNoisyRun) {
+      if (unknown.empty()) {
+        unknown = what + " (" + core::VerdictName(c.verdict) +
+                  (c.noise_percent ? ", band " + std::to_string(static_cast<int>(*c.noise_percent + 0.5)) + "%" : "") +
+                  ")";
+      }
+      in_band = in_band || (c.noise_percent && std::abs(c.delta_percent) <= *c.noise_percent);
+    } else if (c.p_value && c.n_base > 0 && core::MinAchievablePValue(c.n_base, c.n_new) > alpha) {
+      if (unknown.empty())
+        unknown = what + " (" + std::to_string(c.n_base) + " against " + std::to_string(c.n_new) +
+                  " samples cannot reach alpha)";
+    } else if (c.noise_percent && *c.noise_percent > c.threshold_percent) {
+      // Under the threshold, but the processes' spread is wider than it: a
+      // change of the threshold's size could hide in it.
+      if (unknown.empty())
+        unknown = what + " (band " + std::to_string(static_cast<int>(*c.noise_percent + 0.5)) +
+                  "% is wider than the threshold)";
+      in_band = true;
+    }
+  }
+  for (const auto& s : cmp.status_changes) {
+    if (s.worse) return {StepVerdict::kDifferent, s.key.model + " " + s.base_status + " -> " + s.new_status};
+  }
+  if (!unknown.empty()) return {StepVerdict::kUnknown, unknown, in_band};
+  return {StepVerdict::kSame, "every compared metric within its threshold, or better"};
+}
+
 }  // namespace
+
+void ApplyAlert(BisectCommandOptions& o, const std::string& alert_id, const std::filesystem::path& alerts_file,
+                bool keep_selection) {
+  if (alerts_file.empty()) throw std::invalid_argument("--alert needs --alerts, the site's alerts.json");
+  const core::AlertRecord a = core::FindAlertRecord(core::ReadAlertsFile(alerts_file), alerts_file, alert_id);
+  if (a.kind != "regression")
+    throw std::invalid_argument("alert " + alert_id + " is an " + a.kind + ": bisect looks for a regression");
+  o.alert_id = a.id;
+  if (o.good.empty()) o.good = a.base_build;
+  if (o.bad.empty()) o.bad = a.build;
+  const core::AlertRun& top = a.rows.front();
+  if (!keep_selection) {
+    o.runs.mode = top.mode;
+    o.runs.backend = top.backend;
+    o.runs.precision = top.precision;
+  }
+  if (o.metric.empty()) o.metric = top.metric;
+  std::set<std::string> models;
+  for (const auto& r : a.rows) {
+    if (r.mode == o.runs.mode && r.backend == o.runs.backend && r.precision == o.runs.precision) models.insert(r.model);
+  }
+  if (models.empty())
+    throw std::invalid_argument("alert " + alert_id + " has no run in " + o.runs.mode + "/" + o.runs.backend + "/" +
+                                o.runs.precision);
+  if (o.runs.model.empty()) o.runs.model = ExactModels(models);
+}
 
 std::vector<std::string> CollectArgs(const BisectCommandOptions& o) {
   const int repeat = o.runs.repeat.value_or(core::RunSettings{}.repeat);
@@ -60,68 +166,97 @@ std::vector<std::string> CollectArgs(const BisectCommandOptions& o) {
 }
 
 int RunBisect(const BisectCommandOptions& o) {
+  if (o.good.empty() || o.bad.empty()) throw std::invalid_argument("give --good and --bad, or --alert");
+  if (o.runs.model.empty()) throw std::invalid_argument("give --model, or --alert");
+  if (o.processes < 1 || o.max_processes < o.processes)
+    throw std::invalid_argument("--processes must be >= 1 and at most --max-processes");
   const auto revs = ReadCandidates(o.candidates_file, o.good, o.bad);
   o.compare.Validate();
   std::filesystem::create_directories(o.work_dir);
   const auto results = core::BisectResultsRoot(o.work_dir);
   const auto log = core::BisectLogPath(o.work_dir);
-  const auto collect_args = CollectArgs(o);
+  auto note = [&](const std::string& line) {
+    std::cerr << "[bisect] " << line << "\n";
+    std::ofstream(log, std::ios::app) << line << "\n";
+  };
   std::ofstream(log, std::ios::trunc) << "torchgauge bisect: good " << o.good << ", bad " << o.bad << ", "
-                                      << revs.size() << " candidates\n";
+                                      << revs.size() << " candidates"
+                                      << (o.alert_id.empty() ? "" : ", alert " + o.alert_id) << "\n";
 
-  // Measures one revision into build id rev-<n>; false when it cannot be tested.
-  auto measure = [&](const std::string& rev, const std::string& build_id) -> bool {
+  // Measures one revision into `build_id` with `processes` workers; false
+  // when it cannot be tested. The command runs before every measurement:
+  // the good endpoint is measured again between other revisions, and a
+  // command may build them all in one tree.
+  struct Size {
+    int processes, repeat;
+    auto operator<=>(const Size&) const = default;
+    std::string Text() const { return std::to_string(processes) + " process(es) x " + std::to_string(repeat); }
+  };
+  auto measure = [&](const std::string& rev, const std::string& build_id, Size size) -> bool {
     std::cerr << "[bisect] " << rev << ": building/installing\n";
     if (int rc = Shell(core::FormatRevCommand(o.command, rev), log); rc != 0) {
-      std::cerr << "[bisect] " << rev << ": command failed (exit " << rc << "): skipped\n";
+      note(rev + ": command failed (exit " + std::to_string(rc) + "): skipped");
       return false;
     }
     std::string collector = core::FormatRevCommand(o.collector, rev);
     std::string cmd = collector + " run --out " + core::ShellQuote(results.string()) + " --build-id " +
-                      core::ShellQuote(build_id) + " --platform-id bisect --no-summary --no-probe";
+                      core::ShellQuote(build_id) + " --platform-id bisect --no-summary --no-probe --processes " +
+                      std::to_string(size.processes);
+    BisectCommandOptions sized = o;
+    sized.runs.repeat = size.repeat;
     // Appended in two steps: GCC 12 reports `" " + std::string` at -O2
     // (-Wstringop-overflow, a false positive fixed in 13).
-    for (const auto& a : collect_args) {
+    for (const auto& a : CollectArgs(sized)) {
       cmd += ' ';
       cmd += core::ShellQuote(a);
     }
-    std::cerr << "[bisect] " << rev << ": measuring\n";
+    std::cerr << "[bisect] " << rev << ": measuring (" << size.Text() << ")\n";
     if (int rc = Shell(cmd, log); rc != 0) {
-      std::cerr << "[bisect] " << rev << ": collector failed (exit " << rc << "): skipped\n";
+      note(rev + ": collector failed (exit " + std::to_string(rc) + "): skipped");
       return false;
     }
     return true;
   };
 
-  if (!measure(o.good, "good")) {
+  // The good endpoint, measured once per size.
+  std::map<Size, core::RunSet> good_sets;
+  auto good_at = [&](Size size) -> const core::RunSet* {
+    auto it = good_sets.find(size);
+    if (it != good_sets.end()) return &it->second;
+    const std::string id = "good-p" + std::to_string(size.processes) + "-r" + std::to_string(size.repeat);
+    if (!measure(o.good, id, size)) return nullptr;
+    return &good_sets.emplace(size, core::LoadRunSet(results, id, "bisect")).first->second;
+  };
+  const Size first{o.processes, o.runs.repeat.value_or(core::RunSettings{}.repeat)};
+  if (!good_at(first)) {
     std::cerr << "error: the good revision '" << o.good << "' could not be measured; see " << log.string() << "\n";
     return 2;
   }
-  const auto good_set = core::LoadRunSet(results, "good", "bisect");
 
-  int noisy_steps = 0;
+  core::CompareOptions options = o.compare;
+  options.judge_noisy_runs = true;  // a step is judged by its samples; unknown runs more of them
+  int unknowns = 0;
   auto judge = [&](const std::string& rev, std::size_t index) {
-    const std::string build_id = "rev-" + std::to_string(index);
-    if (!measure(rev, build_id)) return core::BisectVerdict::kSkip;
-    const auto set = core::LoadRunSet(results, build_id, "bisect");
-    // Each step must be good or bad, so noisy runs are judged too (the
-    // nightly report would only flag them); the log names them.
-    core::CompareOptions options = o.compare;
-    options.judge_noisy_runs = true;
-    const auto cmp = core::CompareRunSets({&good_set}, set, options);
-    bool bad = false;
-    std::string noisy;
-    for (const auto& c : cmp.changes) {
-      bad = bad || c.verdict == core::Verdict::kRegression;
-      if (c.noisy && noisy.empty()) noisy = *c.noisy;
+    for (Size size = first;;) {
+      const core::RunSet* good = good_at(size);
+      const std::string build_id =
+          "rev-" + std::to_string(index) + "-p" + std::to_string(size.processes) + "-r" + std::to_string(size.repeat);
+      if (!good || !measure(rev, build_id, size)) return core::BisectVerdict::kSkip;
+      const auto cmp = core::CompareRunSets({good}, core::LoadRunSet(results, build_id, "bisect"), options);
+      const auto [verdict, why, in_band] = Judge(cmp, o.metric, options.alpha);
+      note(rev + " (" + size.Text() + "): " + Name(verdict) + ": " + why);
+      if (verdict == StepVerdict::kDifferent) return core::BisectVerdict::kBad;
+      if (verdict == StepVerdict::kSame) return core::BisectVerdict::kGood;
+      ++unknowns;
+      if (size.processes * 2 > o.max_processes) {
+        note(rev + ": still unknown at --max-processes " + std::to_string(o.max_processes) + ": skipped");
+        return core::BisectVerdict::kSkip;
+      }
+      // More processes give the test more samples; a change inside the
+      // processes' spread also needs steadier process medians: more steps each.
+      size = {size.processes * 2, in_band ? size.repeat * 2 : size.repeat};
+      note(rev + ": unknown, measuring it and the good endpoint again with " + size.Text());
     }
-    for (const auto& s : cmp.status_changes) bad = bad || s.worse;
-    const std::string verdict =
-        std::string(bad ? "bad" : "good") + (noisy.empty() ? "" : " (judged on noisy runs: " + noisy + ")");
-    if (!noisy.empty()) ++noisy_steps;
-    std::cerr << "[bisect] " << rev << ": " << verdict << "\n";
-    std::ofstream(log, std::ios::app) << rev << ": " << verdict << "\n";
-    return bad ? core::BisectVerdict::kBad : core::BisectVerdict::kGood;
   };
 
   core::BisectOptions bo;
@@ -131,9 +266,18 @@ int RunBisect(const BisectCommandOptions& o) {
   std::ofstream(log, std::ios::app) << text;
   std::cout << text;
   std::cout << "log: " << log.string() << "\n";
-  if (noisy_steps > 0) {
-    std::cout << "warning: " << noisy_steps << " step(s) were judged on noisy runs (see the log); confirm the result "
-              << "on a quieter machine\n";
+  if (unknowns > 0) std::cout << unknowns << " measurement(s) were unknown and were repeated with more processes\n";
+  if (!o.alert_id.empty() && !o.results_root.empty()) {
+    core::Culprit c;
+    c.first_bad = result.first_bad_index ? result.first_bad : "";
+    c.last_good = result.first_bad_index && *result.first_bad_index > 0 ? revs[*result.first_bad_index - 1] : o.good;
+    c.skipped_before = result.skipped_before;
+    c.found_at = core::NowUtc();
+    c.log = log.string();
+    for (const auto& s : result.log) c.steps.push_back({s.revision, core::BisectVerdictName(s.verdict)});
+    const auto file = core::CulpritsPath(o.results_root);
+    core::WriteCulprit(file, o.alert_id, c);
+    std::cout << "culprit of alert " << o.alert_id << " recorded in " << file.string() << "\n";
   }
   if (!result.first_bad_index) return 1;
   std::cout << "first bad revision: " << result.first_bad << "\n";

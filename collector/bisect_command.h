@@ -1,8 +1,21 @@
 // `torchgauge-collect bisect`: finds the first bad revision in an ordered
 // candidate list. At each step it runs the user's command for a revision
 // (build or install it), measures only the affected runs with a collector,
-// and judges good or bad with core/analysis/compare.h's rules against the good
-// endpoint. The search itself is core/analysis/bisect.h.
+// and compares them with the good endpoint by core/analysis/compare.h's
+// rules. The search itself is core/analysis/bisect.h.
+//
+// Each step's verdict has three values, as Pinpoint's: *different* (a
+// regression: the revision is bad), *same* (every compared metric under
+// its threshold, or better: good) and *unknown* (over the threshold but not
+// significant, or too few samples to reach alpha). Unknown measures both the
+// revision and the good endpoint again with twice the worker processes, up
+// to --max-processes; a revision still unknown then is skipped.
+//
+// With --alert ID and the site's alerts.json (core/contract/alerts_file.h),
+// the range and the runs come from the alert: good = the alert's baseline
+// build, bad = its build, the models, mode, backend and precision of its
+// largest run's configuration. With --results, the culprit is recorded in
+// <results>/culprits.json, where the reporter shows it on the alert page.
 #pragma once
 
 #include <filesystem>
@@ -34,7 +47,18 @@ struct BisectCommandOptions {
   std::filesystem::path work_dir = "bisect-work";  // results of every step and the log
   core::CompareOptions compare;
   bool verify_bad = false;
+  int processes = 1;                   // worker processes per measurement at first
+  int max_processes = 8;               // an unknown verdict doubles them up to this
+  std::string metric;                  // judge only this metric (an alert's); empty: every compared metric
+  std::string alert_id;                // --alert: the culprit is recorded under this id
+  std::filesystem::path results_root;  // --results: where culprits.json goes
 };
+
+// Fills the options an alert decides (core::AlertRecord): good and bad
+// where empty, the model regex, and the mode, backend and precision of its
+// largest run unless `keep_selection` (the user gave them).
+void ApplyAlert(BisectCommandOptions& o, const std::string& alert_id, const std::filesystem::path& alerts_file,
+                bool keep_selection);
 
 // The `run` arguments that measure o.runs (then o.collect_args).
 std::vector<std::string> CollectArgs(const BisectCommandOptions& o);

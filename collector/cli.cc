@@ -211,31 +211,50 @@ void AddBisectCommand(CLI::App& app, CliState& state) {
   auto* sub = app.add_subcommand(
       "bisect", "Binary-search an ordered list of revisions for the first one that regressed the selected runs.");
   auto o = std::make_shared<BisectCommandOptions>();
-  sub->add_option("--good", o->good, "Known-good revision")->required();
-  sub->add_option("--bad", o->bad, "Known-bad revision")->required();
+  auto alert = std::make_shared<std::string>();
+  auto alerts_file = std::make_shared<std::filesystem::path>();
+  sub->add_option("--good", o->good, "Known-good revision (default with --alert: the alert's baseline build)");
+  sub->add_option("--bad", o->bad, "Known-bad revision (default with --alert: the alert's build)");
+  sub->add_option("--alert", *alert,
+                  "Bisect this alert (A-0123456789ab): its range and runs from --alerts, the culprit recorded with "
+                  "--results");
+  sub->add_option("--alerts", *alerts_file, "The site's alerts.json (written by torchgauge-report build)");
+  sub->add_option("--results", o->results_root,
+                  "With --alert: the results tree whose culprits.json records the culprit");
   sub->add_option("--candidates", o->candidates_file,
                   "File: revisions after --good, oldest first, ending with --bad (git rev-list --reverse good..bad)")
       ->required();
   sub->add_option("--command", o->command, "Shell command that builds or installs a revision; {rev} is replaced")
       ->required();
   sub->add_option("--collector", o->collector, "Collector to measure with ({rev} allowed; default: this binary)");
-  sub->add_option("--model", o->runs.model, "Regex of the affected models")->required();
-  sub->add_option("--mode", o->runs.mode, "train | eval")->check(Choices(core::kModes))->capture_default_str();
-  sub->add_option("--precision", o->runs.precision, "Precision of the affected runs")
-      ->check(Choices(core::kPrecisions));
-  sub->add_option("--backend", o->runs.backend, "Backend of the affected runs")
-      ->check(Choices(core::kBackends))
-      ->capture_default_str();
+  sub->add_option("--model", o->runs.model, "Regex of the affected models (default with --alert: the alert's)");
+  auto* mode =
+      sub->add_option("--mode", o->runs.mode, "train | eval")->check(Choices(core::kModes))->capture_default_str();
+  auto* precision = sub->add_option("--precision", o->runs.precision, "Precision of the affected runs")
+                        ->check(Choices(core::kPrecisions));
+  auto* backend = sub->add_option("--backend", o->runs.backend, "Backend of the affected runs")
+                      ->check(Choices(core::kBackends))
+                      ->capture_default_str();
   sub->add_option("--device", o->runs.device, "auto | cpu | cuda")->check(DeviceChoices())->capture_default_str();
-  sub->add_option("--repeat", o->runs.repeat, "Timed repetitions per measurement")
+  sub->add_option("--repeat", o->runs.repeat, "Timed repetitions per process")
       ->default_str(std::to_string(core::RunSettings{}.repeat));
+  sub->add_option("--processes", o->processes, "Worker processes per measurement at first")->capture_default_str();
+  sub->add_option("--max-processes", o->max_processes,
+                  "An unknown verdict (over the threshold, not significant) measures again with twice the processes, "
+                  "up to this; then the revision is skipped")
+      ->capture_default_str();
   sub->add_option("--collect-arg", o->collect_args, "Extra argument for `run`, repeatable");
   sub->add_option("--work-dir", o->work_dir, "Where each step's results and bisect.log go")->capture_default_str();
   core::AddCompareOptions(*sub, o->compare, {.prefix = "", .history = false});
   sub->add_flag("--verify-bad", o->verify_bad, "Also measure --bad instead of assuming it is bad");
-  sub->callback([&state, o] {
+  sub->callback([&state, o, alert, alerts_file, mode, precision, backend] {
     Guard(state, [&] {
       if (o->collector.empty()) o->collector = std::filesystem::read_symlink("/proc/self/exe").string();
+      if (!alert->empty()) {
+        ApplyAlert(*o, *alert, *alerts_file, mode->count() + precision->count() + backend->count() > 0);
+      } else if (!o->results_root.empty() || !alerts_file->empty()) {
+        throw std::invalid_argument("--alerts and --results go with --alert");
+      }
       return RunBisect(*o);
     });
   });

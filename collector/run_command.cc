@@ -34,7 +34,7 @@ struct RunCommandOptions {
   PlanFilters filters;
   SettingsOverrides overrides;
   bool resume = false, retry_failed = false, trace = false, dry_run = false, no_summary = false, no_probe = false;
-  double slowdown = 0;
+  double slowdown = 0, jitter = 0;
   std::string slowdown_model;
   ShardOptions shard;
 };
@@ -64,7 +64,9 @@ void Place(std::vector<RunSpec>& plan, const RunCommandOptions& o, const std::st
     s.platform_id = platform_id;
     s.platform_dir = platform_dir.string();
     s.trace = o.trace;
-    if (o.slowdown > 0 && (!slow_re || std::regex_search(s.model, *slow_re))) s.slowdown = o.slowdown;
+    if (slow_re && !std::regex_search(s.model, *slow_re)) continue;
+    s.slowdown = o.slowdown;
+    s.jitter = o.jitter;
   }
 }
 
@@ -297,7 +299,11 @@ void AddRunCommand(CLI::App& app, CliState& state) {
                 "Do not measure the platform's peaks before the runs (the manifest then has none: not probed)");
   sub->add_option("--slowdown", o->slowdown, "Testing: sleep this fraction of each step's time (plants a regression)")
       ->group("");
-  sub->add_option("--slowdown-model", o->slowdown_model, "Testing: regex of models that --slowdown applies to")
+  sub->add_option("--jitter", o->jitter,
+                  "Testing: sleep a random fraction in [0, J) of each step's time (plants noise)")
+      ->group("");
+  sub->add_option("--slowdown-model", o->slowdown_model,
+                  "Testing: regex of models that --slowdown and --jitter apply to")
       ->group("");
   sub->callback([&state, o] { Guard(state, [&] { return RunCommand(*o, state.argv); }); });
 }

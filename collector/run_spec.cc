@@ -29,7 +29,8 @@ json RunSpec::ToJson() const {
           {"build_id", build_id},
           {"platform_id", platform_id},
           {"platform_dir", platform_dir},
-          {"slowdown", slowdown}};
+          {"slowdown", slowdown},
+          {"jitter", jitter}};
 }
 
 RunSpec RunSpec::FromJson(const json& j) {
@@ -47,6 +48,7 @@ RunSpec RunSpec::FromJson(const json& j) {
   s.platform_id = j.at("platform_id");
   s.platform_dir = j.at("platform_dir");
   s.slowdown = j.value("slowdown", 0.0);
+  s.jitter = j.value("jitter", 0.0);
   return s;
 }
 

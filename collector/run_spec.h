@@ -31,6 +31,7 @@ struct RunSpec {
   // Test hook: extra host-side delay per step as a fraction of the step's own
   // time (used to plant a known regression); 0 in normal use.
   double slowdown = 0;
+  double jitter = 0;  // testing: sleep a random fraction in [0, jitter) of each step's time (plants noise)
 
   core::RunKey key() const { return {model, mode, backend, precision}; }
   nlohmann::json ToJson() const;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <random>
 #include <thread>
 
 #include "collector/backends/backend.h"
@@ -60,7 +61,8 @@ struct Stepper {
   models::Workload& workload;
   models::Mode mode;
   bool gpu = false;
-  std::optional<core::PrecisionFlags> flags;  // as in effect during the first step
+  std::optional<core::PrecisionFlags> flags;    // as in effect during the first step
+  std::mt19937_64 rng{std::random_device{}()};  // --jitter's noise: another stream in every process
 
   c10::DeviceType device_type() const { return gpu ? c10::DeviceType::CUDA : c10::DeviceType::CPU; }
   void Sync() const {
@@ -71,10 +73,13 @@ struct Stepper {
     if (!flags) flags = EffectiveFlags(spec.precision, device_type());
     const auto s0 = Clock::now();
     workload.Step(mode);
-    if (spec.slowdown > 0) {
-      // Planted regression for tests: wait a fraction of the step's own host time.
+    if (spec.slowdown > 0 || spec.jitter > 0) {
+      // Planted regression and noise for tests: wait a fraction of the
+      // step's own host time, fixed (slowdown) plus random (jitter).
       Sync();
-      std::this_thread::sleep_for((Clock::now() - s0) * spec.slowdown);
+      const double f =
+          spec.slowdown + (spec.jitter > 0 ? std::uniform_real_distribution<double>(0, spec.jitter)(rng) : 0);
+      std::this_thread::sleep_for((Clock::now() - s0) * f);
     }
   }
 };

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -45,4 +46,53 @@ TEST_CASE("bisect finds the planted revision") {
   for (size_t pos = 0; (pos = text.find(": measuring", pos)) != std::string::npos; ++pos) ++judged;
   CHECK(judged - 1 <= static_cast<int>(std::ceil(std::log2(n))));  // minus the good endpoint
   CHECK(fs::exists(work / "w" / "bisect.log"));
+}
+
+// bisect --alert: the range and runs come from the site's alerts.json, and
+// the culprit goes to the results tree's culprits.json. A jitter of up to
+// +100 % of the step's own time is planted in every revision, and a step of
+// +300 % at r05. Measured with one process of 3 steps, no comparison can
+// reach alpha, so the first verdict on every revision must be unknown and
+// the revision measured again with more processes before bisect decides.
+// (The step is large so that a loaded test machine cannot hide it.)
+TEST_CASE("bisect --alert: unknown runs more processes, then names the planted revision") {
+  const fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "test-output" / "bisect-alert";
+  fs::remove_all(work);
+  fs::create_directories(work / "results");
+  const int n = 8, planted = 5;
+  {
+    std::ofstream c(work / "candidates.txt");
+    for (int i = 1; i <= n; ++i) c << "r0" << i << "\n";
+  }
+  {
+    std::ofstream a(work / "alerts.json");
+    a << R"({"schema_version": 1, "kind": "torchgauge.alerts", "health": [], "alerts": [
+      {"id": "A-0123456789ab", "kind": "regression", "platform": "cpu-x86_64-2c", "base_build": "r00",
+       "build": "r08", "started_at": "2026-11-20T02:00:00Z", "state": "untriaged", "runs": 1,
+       "geomean_metric": "time", "geomean": 1.5, "page": "alerts/A-0123456789ab.html", "culprit": null,
+       "rows": [{"model": "test_tiny", "mode": "train", "backend": "eager", "precision": "default",
+                 "batch_size": 4, "metric": "time", "before": 1.0, "after": 1.5, "factor": 1.5}]}]})";
+  }
+  const std::string install = (work / "install").string();
+  const std::string cmd =
+      std::string(TORCHGAUGE_COLLECT) + " bisect --alert A-0123456789ab --alerts " + (work / "alerts.json").string() +
+      " --results " + (work / "results").string() + " --candidates " + (work / "candidates.txt").string() +
+      " --command 'sh " + TORCHGAUGE_SOURCE_DIR + "/tests/fake_build.sh {rev} " + install + " " + TORCHGAUGE_COLLECT +
+      " " + std::to_string(planted) + " 3.0 1.0' --collector " + install +
+      "/collector --device cpu --repeat 3 --processes 1 --max-processes 32 "
+      "--collect-arg --include-test-models --collect-arg --profile-iterations "
+      "--collect-arg 0 --collect-arg --warmup --collect-arg 1 --threshold 25 --alpha 0.01 --work-dir " +
+      (work / "w").string();
+  auto [code, text] = torchgauge::core::RunCapture(cmd, /*merge_stderr=*/true);
+  INFO(text);
+  CHECK(code == 0);
+  CHECK(text.find("first bad revision: r05") != std::string::npos);
+  // The first look at any revision (3 against 3 samples) cannot decide.
+  CHECK(text.find("(1 process(es) x 3): unknown") != std::string::npos);
+  CHECK(text.find("unknown, measuring it and the good endpoint again with 2 process(es) x 3") != std::string::npos);
+  CHECK(text.find("culprit of alert A-0123456789ab recorded in") != std::string::npos);
+  std::ifstream in(work / "results" / "culprits.json");
+  const std::string culprits((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(culprits.find("\"first_bad\": \"r05\"") != std::string::npos);
+  CHECK(culprits.find("\"last_good\": \"r04\"") != std::string::npos);
 }

@@ -4,6 +4,9 @@
 # --skip-collect so it needs no LibTorch:
 #   - a night with a regression exits 1 and writes the issue body and title;
 #   - the site is rendered, and a second night renders no build again;
+#   - tonight's alerts become a comment per platform: without credentials the
+#     gh commands are printed; with them (a stand-in gh on PATH) the tracking
+#     issue is opened, commented once, and the next night posts nothing again;
 #   - --max-builds reaches the site (the older build's pages go);
 #   - the first build of a tree exits 0; a bad build id exits 2.
 # Usage: nightly_test.sh <dir with torchgauge-report> <source dir> <work dir>
@@ -35,6 +38,39 @@ rc=$?
 cat "$work/out2"
 [ $rc -eq 1 ] || fail "second night: exit $rc, want 1"
 grep -q "Rendered 0 build(s).*(2 unchanged build(s) skipped" "$work/out2" || fail "second night rendered builds again"
+
+# Alerts reach people. Without --tracking-repo, the commands are printed.
+platform=cpu-x86_64-2c
+grep -q "the commands that would post tonight's alerts" "$work/out1" || fail "first night printed no gh commands"
+comment="$issue/tracking/$platform.md"
+[ -s "$comment" ] || fail "no tracking comment $comment"
+grep -q "^2 new and 0 changed alert(s)" "$comment" || { cat "$comment"; fail "comment: want 2 new alerts (the regression, the improvement)"; }
+grep -q "gh issue comment .*$platform.md" "$issue/tracking/gh-commands.sh" || fail "gh-commands.sh posts no comment"
+[ ! -e "$work/results/tracking.json" ] || fail "an unposted comment was recorded"
+# A stand-in gh: authenticated, no tracking issue yet; it logs every call.
+mkdir -p "$work/bin"
+cat >"$work/bin/gh" <<GH
+#!/usr/bin/env bash
+echo "\$*" >>"$work/gh.log"
+case "\$1 \$2" in
+  "auth status") exit 0 ;;
+  "issue list") exit 0 ;;
+  "issue create") echo "https://github.com/example/bench/issues/7" ;;
+esac
+GH
+chmod +x "$work/bin/gh"
+PATH="$work/bin:$PATH" night --build-id 2.11.0-20261122 --tracking-repo example/bench >"$work/out6" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$work/out6"; fail "night with --tracking-repo: exit $rc, want 1"; }
+grep -q "^issue create -R example/bench --title TorchGauge tracking: $platform" "$work/gh.log" ||
+  { cat "$work/gh.log"; fail "the tracking issue was not opened"; }
+grep -q "^issue comment 7 -R example/bench --body-file .*$platform.md" "$work/gh.log" ||
+  { cat "$work/gh.log"; fail "no comment on issue 7"; }
+[ -s "$work/results/tracking.json" ] || fail "the posted comment was not recorded"
+comments=$(grep -c "^issue comment" "$work/gh.log")
+PATH="$work/bin:$PATH" night --build-id 2.11.0-20261122 --tracking-repo example/bench >"$work/out7" 2>&1
+grep -q "$platform: nothing new or changed" "$work/out7" || { cat "$work/out7"; fail "second posting night: not deduplicated"; }
+[ "$(grep -c "^issue comment" "$work/gh.log")" -eq "$comments" ] || fail "an alert was posted twice"
 
 # A retention policy reaches the site: the older build's pages go, the index keeps it.
 night --build-id 2.11.0-20261122 --max-builds 1 >"$work/out5" 2>&1

@@ -4,9 +4,14 @@
 #   2. render the site: that build and anything changed (torchgauge-report build)
 #   3. compare it with the previous build (torchgauge-report compare)
 #   4. write the GitHub issue body (and title) when something regressed
-#   5. exit with the CI code: 0 nothing regressed, 1 regression, 2 bad input
+#   5. write tonight's comment for each platform's tracking issue (the
+#      alerts that are new or changed) and post it with gh when it can
+#      (--tracking-repo and gh credentials); otherwise print the commands
+#   6. exit with the CI code: 0 nothing regressed, 1 regression, 2 bad input
 #      or a failed step, 3 inconclusive (no regression, but more noisy runs
-#      than --max-noisy-percent allows: a noisy run cannot regress).
+#      than --max-noisy-percent allows: a noisy run cannot regress), 4 no
+#      regression but a pipeline health alert in this build (a missing
+#      night, a machine change, runs that vanished, too many noisy runs).
 # See docs/nightly.md for the scheduled CI job and the cron example.
 set -euo pipefail
 
@@ -39,6 +44,9 @@ Usage: tools/nightly.sh [--build-id ID] [options]
                        the site's retention policy, passed to `torchgauge-report build`:
                        older builds' pages are deleted, their history kept (pass it every night)
   --open-issue REPO    open the issue with `gh issue create -R REPO` when something regressed
+  --tracking-repo REPO post tonight's new and changed alerts as one comment on each platform's
+                       long-lived tracking issue in REPO (gh; opened when missing); without
+                       it, or without gh credentials, the gh commands are printed instead
   -h, --help
 USAGE
 }
@@ -47,7 +55,7 @@ die() { echo "nightly: $*" >&2; exit 2; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_id="" results="results" site="public" site_url="" suite="smoke" config="" bin_dir=""
-processes=5 base="" issue_dir="" open_issue=""
+processes=5 base="" issue_dir="" open_issue="" tracking_repo=""
 skip_collect=0 skip_site=0
 compare_args=() collect_args=() site_args=()
 
@@ -69,6 +77,7 @@ while [[ $# -gt 0 ]]; do
     --skip-collect) skip_collect=1; shift ;;
     --skip-site) skip_site=1; shift ;;
     --open-issue) open_issue="${2:?}"; shift 2 ;;
+    --tracking-repo) tracking_repo="${2:?}"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown option: $1" ;;
   esac
@@ -151,6 +160,32 @@ elif [[ $rc -eq 3 ]]; then
   step "inconclusive: $(head -n 1 "$issue_dir/report.md" | sed -e 's/^# //' -e 's/\\//g')"
 else
   step "compare failed (exit $rc)"
+fi
+# 5. Alerts reach people: one comment per platform on its tracking issue.
+if [[ $skip_site -eq 0 && ( $rc -le 1 || $rc -eq 3 ) ]]; then
+  track_dir="$issue_dir/tracking"
+  track=(track --results "$results" --site "$site" --out "$track_dir" --build "$build_id"
+         ${site_url:+--site-url "$site_url"} ${tracking_repo:+--repo "$tracking_repo"})
+  set +e
+  "$report" "${track[@]}" --fail-on-health "$build_id"
+  trc=$?
+  set -e
+  [[ $trc -eq 0 || $trc -eq 4 ]] || die "torchgauge-report track failed (exit $trc)"
+  if [[ -n "$tracking_repo" ]] && command -v gh >/dev/null && gh auth status >/dev/null 2>&1; then
+    step "posting tonight's alerts on the tracking issues of $tracking_repo"
+    if bash "$track_dir/gh-commands.sh"; then
+      "$report" "${track[@]}" --record >/dev/null
+    else
+      step "posting failed: the comments stay unrecorded and are posted with tomorrow's"
+    fi
+  else
+    step "no --tracking-repo or no gh credentials: the commands that would post tonight's alerts ($track_dir/gh-commands.sh):"
+    sed 's/^/    /' "$track_dir/gh-commands.sh" >&2
+  fi
+  if [[ $trc -eq 4 && ( $rc -eq 0 || $rc -eq 3 ) ]]; then
+    step "pipeline health alert in build $build_id (see the regressions page)"
+    rc=4
+  fi
 fi
 step "done in $(( $(date +%s) - start ))s, exit $rc"
 exit "$rc"

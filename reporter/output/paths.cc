@@ -92,6 +92,8 @@ std::string SitePath(const Target& t) {
       return Build(t).substr(0, Build(t).size() - 1);
     case Kind::kAlertPage:
       return "alerts/" + Name(t, "alert id") + Ext(t, "html");
+    case Kind::kAlertsData:
+      return "alerts.json";
     case Kind::kPrunedRecord:
       core::CheckSafeId(t.build, "build id");
       return ".torchgauge/pruned/" + t.build + ".json";

@@ -51,6 +51,7 @@ enum class Kind {
   kBuildDir,     // build: the build's snapshot directory, builds/<build> (deleted when pruned)
   kPrunedRecord,  // build: a pruned build's summary and changes (site/retention.h)
   kAlertPage,     // name = alert id, ext: html | md (alerts/<id>.{html,md}: pages/alert_page.h)
+  kAlertsData,    // alerts.json: every alert and health alert with its state (results/tracking.h)
 };
 
 struct Target {

@@ -172,6 +172,26 @@ void SetTriage(mu::data& d, const TriagedAlert& t) {
   Set(d, "recovered_in", t.alert.recovered_in);
 }
 
+void SetCulprit(mu::data& d, const core::Culprit* c) {
+  Set(d, "has_culprit", c != nullptr);
+  if (!c) return;
+  Set(d, "culprit_found", !c->first_bad.empty());
+  Set(d, "culprit_first_bad", c->first_bad);
+  Set(d, "culprit_last_good", c->last_good);
+  Set(d, "culprit_found_at", c->found_at.empty() ? Dash() : c->found_at);
+  std::string skipped;
+  for (const auto& s : c->skipped_before) skipped += (skipped.empty() ? "" : ", ") + s;
+  Set(d, "culprit_skipped", skipped);
+  mu::data steps = List();
+  for (const auto& [rev, verdict] : c->steps) {
+    mu::data x;
+    Set(x, "revision", rev);
+    Set(x, "verdict", verdict);
+    Append(steps, std::move(x));
+  }
+  Set(d, "culprit_steps", std::move(steps));
+}
+
 void SetChangePoints(mu::data& d, const AlertPageInputs& in) {
   mu::data rows = List();
   for (const auto& c : in.change_points) {
@@ -234,6 +254,13 @@ std::vector<std::string> BisectCommands(const Alert& a, const std::string& good,
                   Quote(ModelRegex(models)) + " --mode " + mode + " --backend " + backend + " --precision " +
                   precision + " --device " + device);
   }
+  out.push_back(
+      "# or from the alert itself: its range and runs from the site's alerts.json, the culprit recorded in "
+      "RESULTS/culprits.json");
+  out.push_back("torchgauge-collect bisect --alert " + a.id +
+                " --alerts SITE/alerts.json --candidates candidates.txt --command '<build or install {rev}>' "
+                "--collector '<the collector built against {rev}>' --device " +
+                device + " --results RESULTS");
   return out;
 }
 
@@ -261,6 +288,7 @@ mu::data AlertPageData(const AlertPageInputs& in, Figures& figures) {
   SetTrend(d, in, figures, md);
   SetIdentities(d, in);
   SetChangePoints(d, in);
+  SetCulprit(d, in.culprit);
   return d;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/contract/alerts_file.h"
 #include "reporter/output/mustache_fwd.h"
 #include "reporter/results/aggregate.h"
 #include "reporter/results/change_points.h"
@@ -29,7 +30,8 @@ struct AlertPageInputs {
   const std::vector<BuildSummary>& history;  // every build's summary, oldest first
   const std::vector<BuildChanges>& changes;  // every build's cached changes (the identities)
   const std::vector<ChangePoint>& change_points;
-  const Pruned* pruned = nullptr;  // the retention policy's pruned builds: their pages are gone
+  const Pruned* pruned = nullptr;          // the retention policy's pruned builds: their pages are gone
+  const core::Culprit* culprit = nullptr;  // what `bisect --alert` found (results/culprits.json), if it ran
 };
 
 // The page data for templates/alert.md.mustache. The trend chart is placed
@@ -47,7 +49,9 @@ std::vector<IdentityRow> IdentityDiff(const std::map<std::string, std::string>& 
                                       const std::map<std::string, std::string>& now);
 
 // The shell commands of the page: collecting the alert's runs under each
-// build, comparing them, and bisecting the range.
+// build, comparing them, and bisecting the range (by hand, and with
+// `bisect --alert`, which takes the range and runs from the site's
+// alerts.json).
 std::vector<std::string> ReproduceCommands(const Alert& a, const std::string& device);
 std::vector<std::string> BisectCommands(const Alert& a, const std::string& good, const std::string& bad,
                                         const std::string& device);

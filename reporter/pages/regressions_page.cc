@@ -296,52 +296,82 @@ std::string Link(const std::string& site_url, const Target& t) {
   return site_url.empty() ? SitePath(t) : SiteUrl(site_url, t);
 }
 
-// A pruned build's entry links its row of the regressions page (the row's
-// id), since its comparison report is deleted.
-std::string Entry(const RegressionEvent& e, const std::string& site_url, const std::string& fallback_at, bool pruned,
-                  const TriagedAlert* alert) {
-  const FlaggedChange& f = e.change;
-  const std::string title =
-      f.model + " " + Config(f) + " " + f.metric + " " + Factor(f) + " on " + f.platform + " in build " + e.build +
-      " (" + StateName(e.state) +
-      (alert ? std::string(", alert ") + alert->alert.id + " " + TriageStateLabel(alert->state) : std::string()) + ")";
-  const std::string summary = "Build " + e.build + " (" + Date(e.started_at) + ") on " + f.platform + ": " + f.model +
-                              " " + Config(f) + ", " + f.metric + " " + BeforeAfter(f) + " (" + Factor(f) +
-                              ", p = " + PValue(f.p_value) + ", noise band " + Noise(f) + "). State: " + StateText(e) +
-                              "." + (alert ? " Alert " + AlertText(alert) + "." : std::string());
-  std::string x = "  <entry>\n    <id>" + NameUuid(e.Key()) + "</id>\n";
+constexpr size_t kFeedRunsListed = 3;  // the largest runs an alert's entry names
+
+// The latest of the alert's own times: its build, its recovery, its triage.
+std::string Updated(const TriagedAlert& t, const std::string& fallback) {
+  std::string u = t.alert.started_at.empty() ? fallback : t.alert.started_at;
+  u = std::max(u, t.alert.recovered_at);
+  if (t.entry) u = std::max(u, t.entry->updated_at);
+  return u;
+}
+
+std::string AlertEntry(const TriagedAlert& t, const std::string& site_url, const std::string& fallback) {
+  const Alert& a = t.alert;
+  const std::string kind = a.regression ? "Regression" : "Improvement";
+  const std::string title = kind + " alert " + a.id + " on " + a.platform + ": " + std::to_string(a.runs) +
+                            " run(s), geomean " + Num(a.geomean, "%.2f") + "\xC3\x97 " + a.geomean_metric +
+                            ", builds " + a.base_build + " \xE2\x86\x92 " + a.build + " (" + TriageStateLabel(t.state) +
+                            ")";
+  std::string runs;
+  for (size_t i = 0; i < a.rows.size() && i < kFeedRunsListed; ++i) {
+    const FlaggedChange& f = a.rows[i];
+    runs += std::string(i ? "; " : "") + f.model + " " + Config(f) + " " + f.metric + " " + BeforeAfter(f) + " (" +
+            Factor(f) + ")";
+  }
+  if (a.rows.size() > kFeedRunsListed) runs += "; and " + std::to_string(a.rows.size() - kFeedRunsListed) + " more";
+  std::string summary = kind + " in build " + a.build + " (" + Date(a.started_at) + ") on " + a.platform +
+                        ", against " + a.base_build + ": " + runs + ". State: " + TriageStateLabel(t.state) +
+                        (a.recovered ? ", recovered in " + a.recovered_in : std::string()) + ".";
+  if (t.entry && !t.entry->owner.empty()) summary += " Owner: " + t.entry->owner + ".";
+  if (t.entry && !t.entry->note.empty()) summary += " Note: " + t.entry->note;
+  std::string x = "  <entry>\n    <id>" + NameUuid("torchgauge alert " + a.id) + "</id>\n";
   x += "    <title>" + HtmlEscape(title) + "</title>\n";
-  x += "    <published>" + HtmlEscape(e.started_at.empty() ? fallback_at : e.started_at) + "</published>\n";
-  x += "    <updated>" + HtmlEscape(e.state_at.empty() ? fallback_at : e.state_at) + "</updated>\n";
-  const std::string href = pruned ? Link(site_url, kPageHtml) + "#" + NameUuid(e.Key()).substr(9)
-                                  : Link(site_url, {Kind::kComparePage, e.build, "", "html"});
-  x += "    <link rel=\"alternate\" type=\"text/html\" href=\"" + HtmlEscape(href) + "\"/>\n";
-  x += "    <category term=\"" + std::string(StateName(e.state)) + "\"/>\n";
-  if (alert) x += "    <category term=\"alert-state:" + std::string(TriageStateName(alert->state)) + "\"/>\n";
+  x += "    <published>" + HtmlEscape(a.started_at.empty() ? fallback : a.started_at) + "</published>\n";
+  x += "    <updated>" + HtmlEscape(Updated(t, fallback)) + "</updated>\n";
+  x += "    <link rel=\"alternate\" type=\"text/html\" href=\"" +
+       HtmlEscape(Link(site_url, {Kind::kAlertPage, "", a.id, "html"})) + "\"/>\n";
+  x += "    <category term=\"" + std::string(a.regression ? "regression" : "improvement") + "\"/>\n";
+  x += "    <category term=\"alert-state:" + std::string(TriageStateName(t.state)) + "\"/>\n";
   x += "    <summary type=\"text\">" + HtmlEscape(summary) + "</summary>\n  </entry>\n";
+  return x;
+}
+
+std::string HealthEntry(const HealthAlert& h, const std::string& site_url, const std::string& fallback) {
+  const std::string at = h.started_at.empty() ? fallback : h.started_at;
+  std::string x = "  <entry>\n    <id>" + NameUuid("torchgauge health " + h.id) + "</id>\n";
+  x += "    <title>" +
+       HtmlEscape("Pipeline health alert " + h.id + " (" + h.kind + ") on " + h.platform + " in build " + h.build) +
+       "</title>\n";
+  x += "    <published>" + HtmlEscape(at) + "</published>\n    <updated>" + HtmlEscape(at) + "</updated>\n";
+  x += "    <link rel=\"alternate\" type=\"text/html\" href=\"" + HtmlEscape(Link(site_url, kPageHtml)) + "\"/>\n";
+  x += "    <category term=\"health:" + HtmlEscape(h.kind) + "\"/>\n";
+  x += "    <summary type=\"text\">" + HtmlEscape(h.detail) + "</summary>\n  </entry>\n";
   return x;
 }
 }  // namespace
 
-std::string RegressionsAtom(const std::vector<RegressionEvent>& events, const std::string& site_url,
-                            const std::string& newest_build_at, const Pruned* pruned,
-                            const std::vector<TriagedAlert>& alerts) {
-  const auto sorted = NewestFirst(events);
+std::string RegressionsAtom(const std::vector<TriagedAlert>& alerts, const std::vector<HealthAlert>& health,
+                            const std::string& site_url, const std::string& newest_build_at) {
   const std::string fallback = newest_build_at.empty() ? "1970-01-01T00:00:00Z" : newest_build_at;
-  std::string updated;
-  for (const auto* e : sorted) updated = std::max(updated, e->state_at);
-  if (updated.empty()) updated = fallback;
+  // (updated, entry), newest first.
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (const auto& t : alerts) entries.push_back({Updated(t, fallback), AlertEntry(t, site_url, fallback)});
+  for (const auto& h : health) {
+    entries.push_back({h.started_at.empty() ? fallback : h.started_at, HealthEntry(h, site_url, fallback)});
+  }
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  const std::string updated = entries.empty() ? fallback : entries.front().first;
   std::string x = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n";
-  x += "  <title>TorchGauge regressions</title>\n";
-  x += "  <subtitle>Changes the comparison rules of torchgauge-report compare counted as regressions, newest first"
-       "</subtitle>\n";
+  x += "  <title>TorchGauge alerts</title>\n";
+  x += "  <subtitle>One entry per alert (every run that changed at one build range on one platform) and per "
+       "pipeline health alert, newest first, with its triage state</subtitle>\n";
   x += "  <id>" + NameUuid("torchgauge regressions feed " + site_url) + "</id>\n";
   x += "  <updated>" + HtmlEscape(updated) + "</updated>\n";
   x += "  <link rel=\"self\" type=\"application/atom+xml\" href=\"" + HtmlEscape(Link(site_url, kFeed)) + "\"/>\n";
   x += "  <link rel=\"alternate\" type=\"text/html\" href=\"" + HtmlEscape(Link(site_url, kPageHtml)) + "\"/>\n";
   x += "  <author><name>torchgauge-report</name></author>\n  <generator>torchgauge-report</generator>\n";
-  for (size_t i = 0; i < sorted.size() && i < kFeedEntries; ++i)
-    x += Entry(*sorted[i], site_url, fallback, IsPruned(pruned, sorted[i]->build), AlertOfEvent(alerts, *sorted[i]));
+  for (size_t i = 0; i < entries.size() && i < kFeedEntries; ++i) x += entries[i].second;
   return x + "</feed>\n";
 }
 

@@ -42,16 +42,15 @@ mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool co
                              const std::vector<ChangePoint>& change_points = {},
                              const std::vector<HealthAlert>& health = {});
 
-// The Atom document. `site_url` (may be empty) makes its links absolute;
-// without it they are relative to the feed, which sits at the site root.
-// `newest_build_at`: the feed's updated time when it has no entries. An
-// entry of a pruned build links its row of the regressions page instead of
-// the deleted comparison report.
-// An entry whose regression belongs to an alert carries the alert's id and
-// state (a category "alert-state:<state>", and in its title and summary).
-std::string RegressionsAtom(const std::vector<RegressionEvent>& events, const std::string& site_url,
-                            const std::string& newest_build_at, const Pruned* pruned = nullptr,
-                            const std::vector<TriagedAlert>& alerts = {});
+// The Atom document: one entry per alert (results/alerts.h, with its triage
+// state as a category "alert-state:<state>" and in its title) and per health
+// alert (category "health:<kind>"), newest first by their latest change
+// (the build, a recovery, a triage). An alert's entry links its alert page.
+// `site_url` (may be empty) makes its links absolute; without it they are
+// relative to the feed, which sits at the site root. `newest_build_at`: the
+// feed's updated time when it has no entries.
+std::string RegressionsAtom(const std::vector<TriagedAlert>& alerts, const std::vector<HealthAlert>& health,
+                            const std::string& site_url, const std::string& newest_build_at);
 
 // Links to the regressions page, its feed and the model grid for another
 // page's data (regressions_href, regressions_feed, models_href); `base` as

@@ -572,6 +572,8 @@ BuildSummary Summarize(const BuildView& view) {
       if (Ok(*r)) {
         s.ok++;
         ps.medians.push_back({r->model.id, ConfigLabel(*r), r->timing->median_ms, core::RunNoise(*r).noisy});
+      } else {
+        ps.not_ok.push_back({r->model.id, ConfigLabel(*r)});
       }
     }
     s.platforms.push_back(std::move(ps));
@@ -582,7 +584,7 @@ BuildSummary Summarize(const BuildView& view) {
 namespace {
 // 2: adds "flagged" (the comparison with the previous build). An older cache
 // is stale and recomputed from the results.
-constexpr int kSummaryVersion = 3;  // 3: a noisy median carries a fourth element, 1
+constexpr int kSummaryVersion = 4;  // 3: a noisy median carries a fourth element, 1; 4: adds "not_ok"
 json OptNum(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 std::optional<double> GetOptNum(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
@@ -612,7 +614,8 @@ json ToJson(const BuildSummary& s) {
                      {"geomean_eval_ms", OptNum(p.geomean_eval_ms)},
                      {"geomean_train_n", p.geomean_train_n},
                      {"geomean_eval_n", p.geomean_eval_n},
-                     {"medians", med}});
+                     {"medians", med},
+                     {"not_ok", p.not_ok}});
   }
   j["platforms"] = plats;
   json flagged = json::array();
@@ -652,6 +655,7 @@ BuildSummary BuildSummaryFromJson(const json& j) {
       ps.medians.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>(), m.at(2).get<double>(),
                             m.size() > 3 && m.at(3) == 1});
     }
+    ps.not_ok = p.at("not_ok").get<std::vector<std::pair<std::string, std::string>>>();
     s.platforms.push_back(std::move(ps));
   }
   for (const auto& f : j.at("flagged")) {

@@ -262,7 +262,8 @@ struct PlatformSummary {
   std::map<std::string, int> status_counts;
   std::optional<double> geomean_train_ms, geomean_eval_ms;
   int geomean_train_n = 0, geomean_eval_n = 0;
-  std::vector<ConfigMedian> medians;  // ok runs, sorted by (model, config)
+  std::vector<ConfigMedian> medians;                        // ok runs, sorted by (model, config)
+  std::vector<std::pair<std::string, std::string>> not_ok;  // (model, config) of the runs that are not ok
 };
 // What the comparison with the previous build on one platform flagged
 // (filled by the site's writer, which runs core::CompareWithHistory).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "core/io/hash.h"
@@ -70,12 +71,52 @@ void CheckPlatformPairs(const std::vector<BuildChanges>& changes, const HealthOp
   }
 }
 
+// Runs of a platform's previous build (ok or not) of which the next build
+// has no result at all: the pipeline stopped running them, or they left the
+// suite. A run that ran and failed is not one: the comparison reports it as
+// a status change. One alert per build and platform, naming the first few.
+void CheckVanishedRuns(const std::vector<BuildSummary>& history, std::vector<HealthAlert>& out) {
+  constexpr size_t kListed = 5;
+  std::map<std::string, std::pair<const BuildSummary*, const PlatformSummary*>> last;  // platform -> previous
+  for (const auto& b : history) {
+    for (const auto& p : b.platforms) {
+      auto it = last.find(p.id);
+      if (it != last.end()) {
+        std::set<std::pair<std::string, std::string>> now(p.not_ok.begin(), p.not_ok.end());
+        for (const auto& m : p.medians) now.insert({m.model, m.config});
+        const PlatformSummary& before_p = *it->second.second;
+        std::vector<std::pair<std::string, std::string>> before_runs = before_p.not_ok;
+        for (const auto& m : before_p.medians) before_runs.push_back({m.model, m.config});
+        std::sort(before_runs.begin(), before_runs.end());
+        std::vector<std::string> gone;
+        for (const auto& [model, config] : before_runs) {
+          if (!now.count({model, config})) gone.push_back(model + " " + config);
+        }
+        if (!gone.empty()) {
+          std::string listed;
+          for (size_t i = 0; i < gone.size() && i < kListed; ++i) listed += (i ? ", " : "") + gone[i];
+          if (gone.size() > kListed) listed += ", and " + std::to_string(gone.size() - kListed) + " more";
+          BuildChanges before, now_build;
+          before.build = it->second.first->id;
+          now_build.build = b.id;
+          now_build.started_at = b.started_at;
+          out.push_back(Make("vanished", p.id, &before, now_build,
+                             std::to_string(gone.size()) + " run(s) of " + before.build + " have no result in " + b.id +
+                                 ": " + listed));
+        }
+      }
+      last[p.id] = {&b, &p};
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<HealthAlert> CheckHealth(const std::vector<BuildChanges>& changes, const std::vector<BuildSummary>& history,
                                      const HealthOptions& o) {
   std::vector<HealthAlert> out;
   CheckPlatformPairs(changes, o, out);
+  CheckVanishedRuns(history, out);
   for (size_t i = 0; i < history.size(); ++i) {
     for (const auto& p : history[i].platforms) {
       if (p.medians.empty()) continue;

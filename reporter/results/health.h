@@ -7,6 +7,10 @@
 //  - machine: the manifests of consecutive builds on one platform id name
 //    another machine (CPU model, cores or memory, device, its memory,
 //    driver, torch threads); one alert per change, listing the fields;
+//  - vanished: runs of a platform's previous build that have no result at
+//    all in the next one: the pipeline stopped running them, or they left
+//    the suite (one alert per build and platform, naming them). A run that
+//    ran and failed is the comparison's status change, not this;
 //  - noisy: more than `max_noisy_percent` of a build's runs on a platform
 //    were noisy (core::RunNoise), so its comparison says little.
 // They read the per-build caches the regressions page reads (the
@@ -31,7 +35,7 @@ struct HealthOptions {
 
 struct HealthAlert {
   std::string id;    // "H-" and 12 hex digits of kind, platform and build: stable
-  std::string kind;  // missing | machine | noisy
+  std::string kind;  // missing | machine | vanished | noisy
   std::string platform, build_before, build, started_at;
   std::string detail;  // what was found, in words
 };

@@ -52,3 +52,28 @@ TEST_CASE("health: a missing night, a machine change and a noisy build; a new co
   for (auto& b : old) b.identities.clear();
   CHECK(CheckHealth(old, {}).empty());
 }
+
+TEST_CASE("health: runs that vanished (no result at all), one alert per build and platform; a failed run is not one") {
+  BuildSummary b1 = Summary("b1", "2026-01-01T02:00:00Z", 8, 0);
+  BuildSummary b2 = Summary("b2", "2026-01-02T02:00:00Z", 8, 0);
+  BuildSummary b3 = Summary("b3", "2026-01-03T02:00:00Z", 8, 0);
+  b2.platforms[0].medians.erase(b2.platforms[0].medians.begin() + 2);  // m2: no result in b2
+  b2.platforms[0].medians.erase(b2.platforms[0].medians.begin() + 2);  // m3: failed in b2 (and b3)
+  b2.platforms[0].not_ok.push_back({"m3", "eval"});
+  b3.platforms[0].medians.erase(b3.platforms[0].medians.begin() + 3);
+  b3.platforms[0].not_ok.push_back({"m3", "eval"});
+  b2.platforms[0].medians.push_back({"m9", "eval", 10, false});  // a new run is not an alert
+  b3.platforms[0].medians.push_back({"m9", "eval", 10, false});
+  const auto alerts = CheckHealth({}, {b1, b2, b3});
+  REQUIRE(alerts.size() == 1);  // b3 has m2 back, and m3 still failing is the comparison's
+  CHECK(alerts[0].kind == "vanished");
+  CHECK(alerts[0].build_before == "b1");
+  CHECK(alerts[0].build == "b2");
+  CHECK(alerts[0].detail == "1 run(s) of b1 have no result in b2: m2 eval");
+  // Many: the first five are named.
+  BuildSummary b4 = Summary("b4", "2026-01-04T02:00:00Z", 1, 0);
+  const auto many = CheckHealth({}, {b3, b4});
+  REQUIRE(many.size() == 1);
+  CHECK(many[0].detail ==
+        "8 run(s) of b3 have no result in b4: m1 eval, m2 eval, m3 eval, m4 eval, m5 eval, and 3 more");
+}

@@ -13,7 +13,9 @@
 #include "core/analysis/compare_cli.h"
 #include "core/io/json_io.h"
 #include "reporter/output/assets.h"
+#include "reporter/output/paths.h"
 #include "reporter/results/load.h"
+#include "reporter/results/tracking.h"
 #include "reporter/results/triage.h"
 #include "reporter/results/v3_export.h"
 #include "reporter/site/serve.h"
@@ -204,6 +206,71 @@ void AddTriageCommand(CLI::App& app, CliState& state) {
   });
 }
 
+// torchgauge-report track --results DIR --site DIR --out DIR [--repo OWNER/NAME] [--build ID]
+//   [--platform P ...] [--site-url URL] [--record] [--fail-on-health BUILD]
+// The nightly's comment on each platform's tracking issue (results/tracking.h):
+// reads the rendered site's alerts.json and <results>/tracking.json, writes
+// <out>/<platform>.md for every platform with alerts that are new or changed,
+// and <out>/gh-commands.sh, the gh commands that post them. --record marks
+// them posted in tracking.json (after the commands ran). --fail-on-health
+// exits 4 when a health alert names that build.
+void AddTrackCommand(CLI::App& app, CliState& state) {
+  struct Args {
+    fs::path results, site, out;
+    std::string repo, build, site_url, health_build;
+    std::vector<std::string> platforms;
+    bool record = false;
+  };
+  auto a = std::make_shared<Args>();
+  CLI::App* sub = app.add_subcommand(
+      "track",
+      "Write tonight's comment for each platform's tracking issue (new and changed alerts) and its gh commands");
+  sub->add_option("--results", a->results, "Results tree (its tracking.json says what was posted)")->required();
+  sub->add_option("--site", a->site, "Rendered site (its alerts.json)")->required();
+  sub->add_option("--out", a->out, "Folder for <platform>.md and gh-commands.sh")->required();
+  sub->add_option("--repo", a->repo, "GitHub repository OWNER/NAME (default: $TORCHGAUGE_TRACKING_REPO when run)");
+  sub->add_option("--build", a->build, "The night's build id, for the comment's heading");
+  sub->add_option("--platform", a->platforms, "Only these platforms (repeatable)");
+  sub->add_option("--site-url", a->site_url, "Public URL of the site, for absolute links");
+  sub->add_flag("--record", a->record, "Mark the comments posted in tracking.json (run after gh-commands.sh)");
+  sub->add_option("--fail-on-health", a->health_build, "Exit 4 when a pipeline health alert names this build");
+  sub->callback([&state, a] {
+    Guard(state, [&] {
+      if (!fs::is_directory(a->results)) throw std::runtime_error(a->results.string() + ": not a directory");
+      const nlohmann::json alerts = core::ReadAlertsFile(a->site / SitePath({Kind::kAlertsData, "", "", ""}));
+      const fs::path ledger_file = TrackingPath(a->results);
+      TrackingLedger ledger = ReadTracking(ledger_file);
+      const auto comments = ComposeTrackingComments(alerts, ledger, a->site_url, a->build, a->platforms);
+      fs::create_directories(a->out);
+      for (const auto& c : comments) {
+        if (c.markdown.empty()) {
+          std::cout << c.platform << ": nothing new or changed\n";
+          continue;
+        }
+        core::WriteFileAtomic(a->out / (c.platform + ".md"), c.markdown);
+        std::cout << c.platform << ": " << c.fresh << " new, " << c.changed << " changed, " << c.health
+                  << " health alert(s) -> " << (a->out / (c.platform + ".md")).string() << "\n";
+      }
+      core::WriteFileAtomic(a->out / "gh-commands.sh", GhCommands(comments, a->repo, a->out));
+      std::cout << "gh commands: " << (a->out / "gh-commands.sh").string() << "\n";
+      if (a->record) {
+        const std::string now = UtcNow();
+        for (const auto& c : comments) RecordPosted(ledger, c, now);
+        WriteTracking(ledger_file, ledger);
+        std::cout << "recorded as posted in " << ledger_file.string() << "\n";
+      }
+      if (!a->health_build.empty()) {
+        int n = 0;
+        for (const auto& h : alerts["health"]) n += h["build"] == a->health_build;
+        if (n > 0) {
+          std::cout << n << " pipeline health alert(s) in build " << a->health_build << "\n";
+          state.exit_code = 4;
+        }
+      }
+    });
+  });
+}
+
 // torchgauge-report export-v3 --results DIR [--build ID ...] --out FILE
 // Every ok run of the builds as PyTorch OSS benchmark database v3 records
 // (results/v3_export.h), one JSON array, written atomically.
@@ -246,6 +313,7 @@ std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   AddServeCommand(*app, state);
   AddTriageCommand(*app, state);
   AddExportV3Command(*app, state);
+  AddTrackCommand(*app, state);
   AddCompareCommand(*app);
   AddRatioCommand(*app);
   AddPaperCommand(*app);

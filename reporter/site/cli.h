@@ -19,6 +19,7 @@ void AddValidateCommand(CLI::App& app, CliState& state);
 void AddServeCommand(CLI::App& app, CliState& state);
 void AddTriageCommand(CLI::App& app, CliState& state);
 void AddExportV3Command(CLI::App& app, CliState& state);
+void AddTrackCommand(CLI::App& app, CliState& state);
 
 // The whole command line with every subcommand registered.
 std::unique_ptr<CLI::App> MakeApp(CliState& state);

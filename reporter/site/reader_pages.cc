@@ -15,6 +15,7 @@
 #include "reporter/results/alerts.h"
 #include "reporter/results/change_points.h"
 #include "reporter/results/health.h"
+#include "reporter/results/tracking.h"
 #include "reporter/results/triage.h"
 #include "reporter/site/page_writer.h"
 
@@ -26,6 +27,7 @@ void PageWriter::WriteReaderPages(const std::vector<BuildSummary>& history, cons
   // The triage is read on every render: a state set since the last render
   // shows at once, and no build's pages depend on it.
   const TriageFile triage = ReadTriage(TriagePath(o_.results));
+  const auto culprits = core::ReadCulprits(core::CulpritsPath(o_.results));
   std::vector<Alert> grouped = GroupAlerts(changes, events);
   std::vector<ChangePoint> steps = FindChangePoints(history);
   for (auto& c : steps) {
@@ -43,13 +45,15 @@ void PageWriter::WriteReaderPages(const std::vector<BuildSummary>& history, cons
   r_.Page(w_, PageKind::kRegressions, d, {Kind::kRegressionsPage, "", "", "md"},
           {Kind::kRegressionsPage, "", "", "html"}, "Regressions · TorchGauge");
   for (const auto& t : alerts) {
-    mu::data ad = AlertPageData({t, history, changes, steps, pruned}, ctx_.figures);
+    auto culprit = culprits.find(t.alert.id);
+    mu::data ad = AlertPageData(
+        {t, history, changes, steps, pruned, culprit == culprits.end() ? nullptr : &culprit->second}, ctx_.figures);
     r_.Page(w_, PageKind::kAlert, ad, {Kind::kAlertPage, "", t.alert.id, "md"},
             {Kind::kAlertPage, "", t.alert.id, "html"}, "Alert " + t.alert.id + " · TorchGauge");
   }
   const std::string newest_at = history.empty() ? "" : history.back().started_at;
-  w_.Write(SitePath({Kind::kRegressionsPage, "", "", "atom"}),
-           RegressionsAtom(events, o_.site_url, newest_at, pruned, alerts));
+  w_.Write(SitePath({Kind::kRegressionsPage, "", "", "atom"}), RegressionsAtom(alerts, health, o_.site_url, newest_at));
+  w_.Write(SitePath({Kind::kAlertsData, "", "", ""}), AlertsJson(alerts, health, culprits).dump(1) + "\n");
   // A model's domain as its newest build records it.
   std::map<std::string, std::string> domains;
   for (const auto& c : changes) {

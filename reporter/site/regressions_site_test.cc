@@ -126,7 +126,8 @@ TEST_CASE("regressions page: with --compare-persist 2 the step is persisting and
   CHECK(RowOf(page, FixtureBuildId(spec, 2), "hf\\_bert").empty());  // one event per streak
 }
 
-TEST_CASE("regressions feed: valid Atom 1.0; a new build updates old entries without re-rendering their builds") {
+TEST_CASE(
+    "regressions feed: valid Atom 1.0, one entry per alert; a new build adds its alert, old ones keep their ids") {
   fs::path root = ScratchDir("regressions_feed");
   // Two builds first: both planted regressions are open.
   GenerateFixtureTree(root / "results", Planted(2));
@@ -135,7 +136,8 @@ TEST_CASE("regressions feed: valid Atom 1.0; a new build updates old entries wit
   const std::string feed1 = ReadText(site / "regressions.atom");
   const std::string b0 = FixtureBuildId(Planted(3), 0), b1 = FixtureBuildId(Planted(3), 1);
   const std::string cache1 = ReadText(site / "builds" / b1 / "data" / "regressions.json");
-  CHECK(feed1.find("<category term=\"recovered\"/>") == std::string::npos);
+  CHECK(feed1.find("<category term=\"improvement\"/>") == std::string::npos);
+  CHECK(feed1.find("<category term=\"alert-state:untriaged\"/>") != std::string::npos);
   // The third build arrives (the generator's builds do not depend on how
   // many follow them).
   fs::path more = root / "more";
@@ -147,7 +149,9 @@ TEST_CASE("regressions feed: valid Atom 1.0; a new build updates old entries wit
   CHECK(r.builds_unchanged == 2);
   CHECK(ReadText(site / "builds" / b1 / "data" / "regressions.json") == cache1);
   const std::string feed2 = ReadText(site / "regressions.atom");
-  CHECK(feed2.find("<category term=\"recovered\"/>") != std::string::npos);
+  // Build 3 flags the spike's reverse change: an improvement alert of its own.
+  CHECK(feed2.find("<category term=\"improvement\"/>") != std::string::npos);
+  CHECK(feed2.find("<link rel=\"alternate\" type=\"text/html\" href=\"alerts/A-") != std::string::npos);
   CHECK(RowOf(ReadText(site / "regressions.md"), b1, "dlrm").ends_with("| recovered in " + b2 + " |"));
   // Re-rendering everything changes no byte of the feed: no render time in it.
   SiteOptions force = TestSiteOptions(root / "results", site);
@@ -163,9 +167,10 @@ TEST_CASE("regressions feed: valid Atom 1.0; a new build updates old entries wit
   std::ofstream(first, std::ios::binary) << feed1;
   const std::string parsed1 = ParseFeed(first, root), parsed2 = ParseFeed(site / "regressions.atom", root);
   INFO(parsed1 << "\n---\n" << parsed2);
-  CHECK(parsed1.starts_with("atom10 0 4\n"));
-  CHECK(parsed2.starts_with("atom10 0 4\n"));
-  // Every entry keeps its id; only the state and its timestamp changed.
+  CHECK(parsed1.starts_with("atom10 0 1\n"));  // the planted regressions of build 1: one alert
+  CHECK(parsed2.starts_with("atom10 0 2\n"));  // and build 3's improvement, newest first
+  CHECK(parsed2.find("Improvement alert A-") < parsed2.find("Regression alert A-"));
+  // Every entry keeps its id.
   std::istringstream in1(parsed1);
   std::string line;
   std::getline(in1, line);

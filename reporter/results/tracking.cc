@@ -1,0 +1,301 @@
+#include "reporter/results/tracking.h"
+
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <stdexcept>
+
+#include "core/contract/alerts_file.h"
+#include "core/io/json_fields.h"
+#include "core/io/json_io.h"
+#include "core/io/shell.h"
+#include "reporter/output/format.h"
+#include "reporter/output/paths.h"
+#include "reporter/results/aggregate.h"
+
+using nlohmann::json;
+
+namespace torchgauge::reporter {
+
+namespace {
+constexpr const char* kTrackingKind = "torchgauge.tracking";
+constexpr size_t kRowsListed = 3;  // the largest runs a comment names per new alert
+
+json RowJson(const FlaggedChange& f) {
+  return {{"model", f.model},           {"mode", f.mode},
+          {"backend", f.backend},       {"precision", f.precision},
+          {"batch_size", f.batch_size}, {"config", ConfigLabel(f.mode, f.backend, f.precision, f.batch_size)},
+          {"metric", f.metric},         {"before", f.base_value},
+          {"after", f.new_value},       {"factor", f.ratio}};
+}
+
+// A table cell: no pipe or line break can leave it.
+std::string Cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out.empty() ? Dash() : out;
+}
+
+std::string Link(const std::string& site_url, const Target& t) {
+  return site_url.empty() ? SitePath(t) : SiteUrl(site_url, t);
+}
+
+std::string Factor(double f) { return Num(f, "%.2f") + "\xC3\x97"; }  // "1.30×"
+
+}  // namespace
+
+static json CulpritJson(const core::Culprit& c) {
+  return {{"last_good", c.last_good},
+          {"first_bad", c.first_bad.empty() ? json(nullptr) : json(c.first_bad)},
+          {"skipped_before", c.skipped_before},
+          {"found_at", c.found_at}};
+}
+
+json AlertsJson(const std::vector<TriagedAlert>& alerts, const std::vector<HealthAlert>& health,
+                const std::map<std::string, core::Culprit>& culprits) {
+  json a = json::array();
+  for (const auto& t : alerts) {
+    const Alert& x = t.alert;
+    json rows = json::array();
+    for (const auto& f : x.rows) rows.push_back(RowJson(f));
+    a.push_back({{"id", x.id},
+                 {"kind", x.regression ? "regression" : "improvement"},
+                 {"platform", x.platform},
+                 {"base_build", x.base_build},
+                 {"build", x.build},
+                 {"started_at", x.started_at},
+                 {"state", TriageStateName(t.state)},
+                 {"owner", t.entry ? t.entry->owner : ""},
+                 {"note", t.entry ? t.entry->note : ""},
+                 {"links", t.entry ? t.entry->links : std::vector<std::string>{}},
+                 {"runs", x.runs},
+                 {"geomean_metric", x.geomean_metric},
+                 {"geomean", x.geomean},
+                 {"geomean_runs", x.geomean_runs},
+                 {"recovered_in", x.recovered ? json(x.recovered_in) : json(nullptr)},
+                 {"domains", x.domains},
+                 {"page", SitePath({Kind::kAlertPage, "", x.id, "html"})},
+                 {"culprit", culprits.count(x.id) ? CulpritJson(culprits.at(x.id)) : json(nullptr)},
+                 {"rows", std::move(rows)}});
+  }
+  json h = json::array();
+  for (const auto& x : health) {
+    h.push_back({{"id", x.id},
+                 {"kind", x.kind},
+                 {"platform", x.platform},
+                 {"build_before", x.build_before},
+                 {"build", x.build},
+                 {"started_at", x.started_at},
+                 {"detail", x.detail}});
+  }
+  return {{"schema_version", core::kAlertsFileVersion}, {"kind", core::kAlertsFileKind}, {"alerts", a}, {"health", h}};
+}
+
+std::filesystem::path TrackingPath(const std::filesystem::path& results_root) { return results_root / "tracking.json"; }
+
+TrackingLedger ReadTracking(const std::filesystem::path& file) {
+  TrackingLedger t;
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) return t;
+  const json j = core::ReadJsonFile(file);
+  if (!j.is_object()) throw core::FileError(file, "", "must be a JSON object");
+  const core::JsonFields f(j, file);
+  const int version = f.Get<int>("schema_version");
+  if (version > kTrackingSchemaVersion) {
+    throw core::FileError(file, "schema_version",
+                          std::to_string(version) + " is newer than this reporter reads (" +
+                              std::to_string(kTrackingSchemaVersion) + "): update torchgauge-report");
+  }
+  if (f.Get<std::string>("kind") != kTrackingKind)
+    throw core::FileError(file, "kind", std::string("must be ") + kTrackingKind);
+  const core::JsonFields platforms = f.Object("platforms");
+  for (auto p = platforms.raw().begin(); p != platforms.raw().end(); ++p) {
+    if (!p->is_object()) throw core::FileError(file, "platforms." + p.key(), "must be an object");
+    for (auto a = p->begin(); a != p->end(); ++a) {
+      const std::string at = "platforms." + p.key() + "." + a.key();
+      if (!a->is_object()) throw core::FileError(file, at, "must be an object");
+      const core::JsonFields af(*a, file, at);
+      PostedAlert x;
+      x.state = af.Get<std::string>("state");
+      x.runs = af.GetOr<int>("runs", 0);
+      x.posted_at = af.GetOr<std::string>("posted_at", "");
+      t.platforms[p.key()][a.key()] = x;
+    }
+  }
+  return t;
+}
+
+void WriteTracking(const std::filesystem::path& file, const TrackingLedger& ledger) {
+  json platforms = json::object();
+  for (const auto& [platform, posted] : ledger.platforms) {
+    json p = json::object();
+    for (const auto& [id, x] : posted) p[id] = {{"state", x.state}, {"runs", x.runs}, {"posted_at", x.posted_at}};
+    platforms[platform] = std::move(p);
+  }
+  core::WriteJsonAtomic(
+      file, {{"schema_version", kTrackingSchemaVersion}, {"kind", kTrackingKind}, {"platforms", std::move(platforms)}});
+}
+
+namespace {
+
+// The alerts and health alerts of one platform that are new or changed.
+struct PlatformNews {
+  std::vector<std::pair<const json*, const PostedAlert*>> alerts;  // the alert, what was posted before (or null)
+  std::vector<const json*> health;
+};
+
+std::string AlertRow(const json& a, const PostedAlert* before, const std::string& site_url) {
+  const std::string id = a["id"].get<std::string>();
+  const std::string what = a["kind"].get<std::string>() + (before ? " (was " + before->state + ")" : " (new)");
+  std::string recovered;
+  if (a.contains("recovered_in") && a["recovered_in"].is_string())
+    recovered = ", recovered in " + a["recovered_in"].get<std::string>();
+  return "| [" + id + "](" + Link(site_url, {Kind::kAlertPage, "", id, "html"}) + ") | " + Cell(what) + " | " +
+         Cell(a["base_build"].get<std::string>()) + " \xE2\x86\x92 " + Cell(a["build"].get<std::string>()) + " | " +
+         std::to_string(a["runs"].get<int>()) + " | " + Factor(a["geomean"].get<double>()) + " " +
+         Cell(a.value("geomean_metric", "")) + " | " + Cell(a["state"].get<std::string>() + recovered) + " | " +
+         Cell(a.value("owner", "")) + " |\n";
+}
+
+std::string LargestRuns(const json& a) {
+  std::string out;
+  const json& rows = a["rows"];
+  for (size_t i = 0; i < rows.size() && i < kRowsListed; ++i) {
+    const json& r = rows[i];
+    out += std::string(i ? "; " : "") + r.value("model", "") + " " + r.value("config", "") + " " +
+           r.value("metric", "") + " " + Factor(r.value("factor", 1.0));
+  }
+  if (rows.size() > kRowsListed) out += "; and " + std::to_string(rows.size() - kRowsListed) + " more";
+  return out;
+}
+
+std::string Compose(const std::string& platform, const PlatformNews& n, const std::string& site_url,
+                    const std::string& build) {
+  int fresh = 0;
+  for (const auto& [a, before] : n.alerts) fresh += before == nullptr;
+  std::string md =
+      "## TorchGauge " + (build.empty() ? std::string("nightly") : "build " + build) + " on " + platform + "\n\n";
+  md += std::to_string(fresh) + " new and " + std::to_string(n.alerts.size() - fresh) +
+        " changed alert(s) since the last comment; " + std::to_string(n.health.size()) +
+        " pipeline health alert(s). [All alerts](" + Link(site_url, {Kind::kRegressionsPage, "", "", "html"}) + ")\n\n";
+  if (!n.alerts.empty()) {
+    md += "| alert | kind | builds | runs | geomean | state | owner |\n|---|---|---|---|---|---|---|\n";
+    for (const auto& [a, before] : n.alerts) md += AlertRow(*a, before, site_url);
+    md += "\n";
+    for (const auto& [a, before] : n.alerts) {
+      if (!before) md += "- **" + (*a)["id"].get<std::string>() + "**: " + LargestRuns(*a) + "\n";
+    }
+    md += "\n";
+  }
+  if (!n.health.empty()) {
+    md += "### Pipeline health\n\n| alert | kind | builds | detail |\n|---|---|---|---|\n";
+    for (const json* h : n.health) {
+      const std::string before = h->value("build_before", "");
+      md += "| " + (*h)["id"].get<std::string>() + " | " + Cell((*h)["kind"].get<std::string>()) + " | " +
+            (before.empty() ? "" : Cell(before) + " \xE2\x86\x92 ") + Cell((*h)["build"].get<std::string>()) + " | " +
+            Cell(h->value("detail", "")) + " |\n";
+    }
+    md += "\n";
+  }
+  md += "Set a state with `torchgauge-report triage ALERT --results RESULTS --state investigating --owner NAME`.\n";
+  return md;
+}
+
+}  // namespace
+
+std::vector<TrackingComment> ComposeTrackingComments(const json& alerts_json, const TrackingLedger& ledger,
+                                                     const std::string& site_url, const std::string& build,
+                                                     const std::vector<std::string>& platforms) {
+  std::set<std::string> names(platforms.begin(), platforms.end());
+  if (names.empty()) {
+    for (const char* list : {"alerts", "health"}) {
+      for (const auto& a : alerts_json[list]) names.insert(a["platform"].get<std::string>());
+    }
+  }
+  std::vector<TrackingComment> out;
+  static const std::map<std::string, PostedAlert> kNone;
+  for (const auto& platform : names) {
+    auto lp = ledger.platforms.find(platform);
+    const auto& posted = lp == ledger.platforms.end() ? kNone : lp->second;
+    PlatformNews news;
+    TrackingComment c;
+    c.platform = platform;
+    for (const auto& a : alerts_json["alerts"]) {
+      if (a["platform"] != platform) continue;
+      PostedAlert now{a["state"].get<std::string>(), a["runs"].get<int>(), ""};
+      const std::string id = a["id"].get<std::string>();
+      auto it = posted.find(id);
+      if (it != posted.end() && it->second == now) continue;
+      news.alerts.push_back({&a, it == posted.end() ? nullptr : &it->second});
+      (it == posted.end() ? c.fresh : c.changed)++;
+      c.now[id] = now;
+    }
+    for (const auto& h : alerts_json["health"]) {
+      if (h["platform"] != platform) continue;
+      const std::string id = h["id"].get<std::string>();
+      if (posted.count(id)) continue;  // a health alert does not change: posted once
+      news.health.push_back(&h);
+      c.health++;
+      c.now[id] = PostedAlert{h["kind"].get<std::string>(), 0, ""};
+    }
+    if (!c.now.empty()) c.markdown = Compose(platform, news, site_url, build);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void RecordPosted(TrackingLedger& ledger, const TrackingComment& c, const std::string& now_utc) {
+  for (const auto& [id, x] : c.now) {
+    PostedAlert p = x;
+    p.posted_at = now_utc;
+    ledger.platforms[c.platform][id] = p;
+  }
+}
+
+std::string TrackingIssueTitle(const std::string& platform) { return "TorchGauge tracking: " + platform; }
+
+std::string GhCommands(const std::vector<TrackingComment>& comments, const std::string& repo,
+                       const std::filesystem::path& dir) {
+  if (!repo.empty() && !std::regex_match(repo, std::regex("[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+")))
+    throw std::invalid_argument("--repo '" + repo + "': not OWNER/NAME");
+  std::string s =
+      "#!/usr/bin/env bash\n"
+      "# Posts tonight's alerts on each platform's tracking issue (torchgauge-report track).\n"
+      "set -euo pipefail\n";
+  s += "repo=" +
+       (repo.empty() ? std::string("\"${TORCHGAUGE_TRACKING_REPO:?set TORCHGAUGE_TRACKING_REPO=OWNER/NAME}\"")
+                     : core::ShellQuote(repo)) +
+       "\n";
+  s += "# The open issue titled exactly $1, else a new one; prints its number.\n"
+       "tracking_issue() {\n"
+       "  local n\n"
+       "  n=$(gh issue list -R \"$repo\" --state open --search \"in:title \\\"$1\\\"\" --json number,title \\\n"
+       "        --jq \".[] | select(.title == \\\"$1\\\") | .number\" | head -n 1)\n"
+       "  if [ -z \"$n\" ]; then\n"
+       "    n=$(gh issue create -R \"$repo\" --title \"$1\" --label performance \\\n"
+       "          --body \"TorchGauge posts one comment per night here: the alerts that are new or changed.\" "
+       "| sed 's#.*/##')\n"
+       "  fi\n"
+       "  echo \"$n\"\n"
+       "}\n";
+  int posts = 0;
+  for (const auto& c : comments) {
+    if (c.markdown.empty()) continue;
+    const std::string file = (dir / (c.platform + ".md")).string();
+    s += "gh issue comment \"$(tracking_issue " + core::ShellQuote(TrackingIssueTitle(c.platform)) +
+         ")\" -R \"$repo\" --body-file " + core::ShellQuote(file) + "\n";
+    ++posts;
+  }
+  if (posts == 0) s += "echo 'nothing new or changed: no comment'\n";
+  return s;
+}
+
+}  // namespace torchgauge::reporter
