@@ -7,10 +7,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <iostream>
 
 #include "core/analysis/compare_cli.h"
+#include "core/contract/result.h"
 #include "core/io/json_io.h"
 #include "reporter/output/assets.h"
 #include "reporter/output/paths.h"
@@ -146,17 +146,6 @@ void AddServeCommand(CLI::App& app, CliState& state) {
   });
 }
 
-namespace {
-std::string UtcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-}  // namespace
-
 // torchgauge-report triage ALERT --results DIR --state S [--owner O] [--note N] [--link URL ...]
 // Sets one alert's triage in <results>/triage.json (results/triage.h). An
 // owner or note not given keeps the one recorded; links are added to those
@@ -199,7 +188,7 @@ void AddTriageCommand(CLI::App& app, CliState& state) {
       for (const auto& l : a->links) {
         if (std::find(e.links.begin(), e.links.end(), l) == e.links.end()) e.links.push_back(l);
       }
-      e.updated_at = UtcNow();
+      e.updated_at = core::NowUtc();
       WriteTriage(file, t);
       std::cout << a->id << ": " << TriageStateName(e.state) << " (" << file.string() << ")\n";
     });
@@ -254,7 +243,7 @@ void AddTrackCommand(CLI::App& app, CliState& state) {
       core::WriteFileAtomic(a->out / "gh-commands.sh", GhCommands(comments, a->repo, a->out));
       std::cout << "gh commands: " << (a->out / "gh-commands.sh").string() << "\n";
       if (a->record) {
-        const std::string now = UtcNow();
+        const std::string now = core::NowUtc();
         for (const auto& c : comments) RecordPosted(ledger, c, now);
         WriteTracking(ledger_file, ledger);
         std::cout << "recorded as posted in " << ledger_file.string() << "\n";
