@@ -165,44 +165,39 @@ std::vector<std::string> CollectArgs(const BisectCommandOptions& o) {
   return args;
 }
 
-int RunBisect(const BisectCommandOptions& o) {
-  if (o.good.empty() || o.bad.empty()) throw std::invalid_argument("give --good and --bad, or --alert");
-  if (o.runs.model.empty()) throw std::invalid_argument("give --model, or --alert");
-  if (o.processes < 1 || o.max_processes < o.processes)
-    throw std::invalid_argument("--processes must be >= 1 and at most --max-processes");
-  const auto revs = ReadCandidates(o.candidates_file, o.good, o.bad);
-  o.compare.Validate();
-  std::filesystem::create_directories(o.work_dir);
-  const auto results = core::BisectResultsRoot(o.work_dir);
-  const auto log = core::BisectLogPath(o.work_dir);
-  auto note = [&](const std::string& line) {
-    std::cerr << "[bisect] " << line << "\n";
-    std::ofstream(log, std::ios::app) << line << "\n";
-  };
-  std::ofstream(log, std::ios::trunc) << "torchgauge bisect: good " << o.good << ", bad " << o.bad << ", "
-                                      << revs.size() << " candidates"
-                                      << (o.alert_id.empty() ? "" : ", alert " + o.alert_id) << "\n";
+namespace {
 
-  // Measures one revision into `build_id` with `processes` workers; false
-  // when it cannot be tested. The command runs before every measurement:
-  // the good endpoint is measured again between other revisions, and a
-  // command may build them all in one tree.
-  struct Size {
-    int processes, repeat;
-    auto operator<=>(const Size&) const = default;
-    std::string Text() const { return std::to_string(processes) + " process(es) x " + std::to_string(repeat); }
-  };
-  auto measure = [&](const std::string& rev, const std::string& build_id, Size size) -> bool {
+// A measurement's size: worker processes x steps per process.
+struct StepSize {
+  int processes, repeat;
+  auto operator<=>(const StepSize&) const = default;
+  std::string Text() const { return std::to_string(processes) + " process(es) x " + std::to_string(repeat); }
+};
+
+// Measures revisions into the bisect's results tree. The command runs before
+// every measurement: the good endpoint is measured again between other
+// revisions, and a command may build them all in one tree.
+class RevisionMeter {
+ public:
+  RevisionMeter(const BisectCommandOptions& o, std::filesystem::path results, std::filesystem::path log)
+      : o_(o), results_(std::move(results)), log_(std::move(log)) {}
+
+  void Note(const std::string& line) const {
+    std::cerr << "[bisect] " << line << "\n";
+    std::ofstream(log_, std::ios::app) << line << "\n";
+  }
+
+  // Measures `rev` into `build_id`; false when it cannot be tested.
+  bool Measure(const std::string& rev, const std::string& build_id, StepSize size) const {
     std::cerr << "[bisect] " << rev << ": building/installing\n";
-    if (int rc = Shell(core::FormatRevCommand(o.command, rev), log); rc != 0) {
-      note(rev + ": command failed (exit " + std::to_string(rc) + "): skipped");
+    if (int rc = Shell(core::FormatRevCommand(o_.command, rev), log_); rc != 0) {
+      Note(rev + ": command failed (exit " + std::to_string(rc) + "): skipped");
       return false;
     }
-    std::string collector = core::FormatRevCommand(o.collector, rev);
-    std::string cmd = collector + " run --out " + core::ShellQuote(results.string()) + " --build-id " +
-                      core::ShellQuote(build_id) + " --platform-id bisect --no-summary --no-probe --processes " +
-                      std::to_string(size.processes);
-    BisectCommandOptions sized = o;
+    std::string cmd = core::FormatRevCommand(o_.collector, rev) + " run --out " + core::ShellQuote(results_.string()) +
+                      " --build-id " + core::ShellQuote(build_id) +
+                      " --platform-id bisect --no-summary --no-probe --processes " + std::to_string(size.processes);
+    BisectCommandOptions sized = o_;
     sized.runs.repeat = size.repeat;
     // Appended in two steps: GCC 12 reports `" " + std::string` at -O2
     // (-Wstringop-overflow, a false positive fixed in 13).
@@ -211,24 +206,62 @@ int RunBisect(const BisectCommandOptions& o) {
       cmd += core::ShellQuote(a);
     }
     std::cerr << "[bisect] " << rev << ": measuring (" << size.Text() << ")\n";
-    if (int rc = Shell(cmd, log); rc != 0) {
-      note(rev + ": collector failed (exit " + std::to_string(rc) + "): skipped");
+    if (int rc = Shell(cmd, log_); rc != 0) {
+      Note(rev + ": collector failed (exit " + std::to_string(rc) + "): skipped");
       return false;
     }
     return true;
-  };
+  }
 
-  // The good endpoint, measured once per size.
-  std::map<Size, core::RunSet> good_sets;
-  auto good_at = [&](Size size) -> const core::RunSet* {
-    auto it = good_sets.find(size);
-    if (it != good_sets.end()) return &it->second;
+  // The good endpoint, measured once per size; null when it cannot be.
+  const core::RunSet* Good(StepSize size) {
+    auto it = good_sets_.find(size);
+    if (it != good_sets_.end()) return &it->second;
     const std::string id = "good-p" + std::to_string(size.processes) + "-r" + std::to_string(size.repeat);
-    if (!measure(o.good, id, size)) return nullptr;
-    return &good_sets.emplace(size, core::LoadRunSet(results, id, "bisect")).first->second;
-  };
-  const Size first{o.processes, o.runs.repeat.value_or(core::RunSettings{}.repeat)};
-  if (!good_at(first)) {
+    if (!Measure(o_.good, id, size)) return nullptr;
+    return &good_sets_.emplace(size, Load(id)).first->second;
+  }
+
+  core::RunSet Load(const std::string& build_id) const { return core::LoadRunSet(results_, build_id, "bisect"); }
+
+ private:
+  const BisectCommandOptions& o_;
+  std::filesystem::path results_, log_;
+  std::map<StepSize, core::RunSet> good_sets_;
+};
+
+// Writes the bisection's answer for --alert into the results' culprits file.
+void RecordCulprit(const BisectCommandOptions& o, const core::BisectResult& result,
+                   const std::vector<std::string>& revs, const std::filesystem::path& log) {
+  core::Culprit c;
+  c.first_bad = result.first_bad_index ? result.first_bad : "";
+  c.last_good = result.first_bad_index && *result.first_bad_index > 0 ? revs[*result.first_bad_index - 1] : o.good;
+  c.skipped_before = result.skipped_before;
+  c.found_at = core::NowUtc();
+  c.log = log.string();
+  for (const auto& s : result.log) c.steps.push_back({s.revision, core::BisectVerdictName(s.verdict)});
+  const auto file = core::CulpritsPath(o.results_root);
+  core::WriteCulprit(file, o.alert_id, c);
+  std::cout << "culprit of alert " << o.alert_id << " recorded in " << file.string() << "\n";
+}
+
+}  // namespace
+
+int RunBisect(const BisectCommandOptions& o) {
+  if (o.good.empty() || o.bad.empty()) throw std::invalid_argument("give --good and --bad, or --alert");
+  if (o.runs.model.empty()) throw std::invalid_argument("give --model, or --alert");
+  if (o.processes < 1 || o.max_processes < o.processes)
+    throw std::invalid_argument("--processes must be >= 1 and at most --max-processes");
+  const auto revs = ReadCandidates(o.candidates_file, o.good, o.bad);
+  o.compare.Validate();
+  std::filesystem::create_directories(o.work_dir);
+  const auto log = core::BisectLogPath(o.work_dir);
+  std::ofstream(log, std::ios::trunc) << "torchgauge bisect: good " << o.good << ", bad " << o.bad << ", "
+                                      << revs.size() << " candidates"
+                                      << (o.alert_id.empty() ? "" : ", alert " + o.alert_id) << "\n";
+  RevisionMeter meter(o, core::BisectResultsRoot(o.work_dir), log);
+  const StepSize first{o.processes, o.runs.repeat.value_or(core::RunSettings{}.repeat)};
+  if (!meter.Good(first)) {
     std::cerr << "error: the good revision '" << o.good << "' could not be measured; see " << log.string() << "\n";
     return 2;
   }
@@ -237,25 +270,25 @@ int RunBisect(const BisectCommandOptions& o) {
   options.judge_noisy_runs = true;  // a step is judged by its samples; unknown runs more of them
   int unknowns = 0;
   auto judge = [&](const std::string& rev, std::size_t index) {
-    for (Size size = first;;) {
-      const core::RunSet* good = good_at(size);
+    for (StepSize size = first;;) {
+      const core::RunSet* good = meter.Good(size);
       const std::string build_id =
           "rev-" + std::to_string(index) + "-p" + std::to_string(size.processes) + "-r" + std::to_string(size.repeat);
-      if (!good || !measure(rev, build_id, size)) return core::BisectVerdict::kSkip;
-      const auto cmp = core::CompareRunSets({good}, core::LoadRunSet(results, build_id, "bisect"), options);
+      if (!good || !meter.Measure(rev, build_id, size)) return core::BisectVerdict::kSkip;
+      const auto cmp = core::CompareRunSets({good}, meter.Load(build_id), options);
       const auto [verdict, why, in_band] = Judge(cmp, o.metric, options.alpha);
-      note(rev + " (" + size.Text() + "): " + Name(verdict) + ": " + why);
+      meter.Note(rev + " (" + size.Text() + "): " + Name(verdict) + ": " + why);
       if (verdict == StepVerdict::kDifferent) return core::BisectVerdict::kBad;
       if (verdict == StepVerdict::kSame) return core::BisectVerdict::kGood;
       ++unknowns;
       if (size.processes * 2 > o.max_processes) {
-        note(rev + ": still unknown at --max-processes " + std::to_string(o.max_processes) + ": skipped");
+        meter.Note(rev + ": still unknown at --max-processes " + std::to_string(o.max_processes) + ": skipped");
         return core::BisectVerdict::kSkip;
       }
       // More processes give the test more samples; a change inside the
       // processes' spread also needs steadier process medians: more steps each.
       size = {size.processes * 2, in_band ? size.repeat * 2 : size.repeat};
-      note(rev + ": unknown, measuring it and the good endpoint again with " + size.Text());
+      meter.Note(rev + ": unknown, measuring it and the good endpoint again with " + size.Text());
     }
   };
 
@@ -267,18 +300,7 @@ int RunBisect(const BisectCommandOptions& o) {
   std::cout << text;
   std::cout << "log: " << log.string() << "\n";
   if (unknowns > 0) std::cout << unknowns << " measurement(s) were unknown and were repeated with more processes\n";
-  if (!o.alert_id.empty() && !o.results_root.empty()) {
-    core::Culprit c;
-    c.first_bad = result.first_bad_index ? result.first_bad : "";
-    c.last_good = result.first_bad_index && *result.first_bad_index > 0 ? revs[*result.first_bad_index - 1] : o.good;
-    c.skipped_before = result.skipped_before;
-    c.found_at = core::NowUtc();
-    c.log = log.string();
-    for (const auto& s : result.log) c.steps.push_back({s.revision, core::BisectVerdictName(s.verdict)});
-    const auto file = core::CulpritsPath(o.results_root);
-    core::WriteCulprit(file, o.alert_id, c);
-    std::cout << "culprit of alert " << o.alert_id << " recorded in " << file.string() << "\n";
-  }
+  if (!o.alert_id.empty() && !o.results_root.empty()) RecordCulprit(o, result, revs, log);
   if (!result.first_bad_index) return 1;
   std::cout << "first bad revision: " << result.first_bad << "\n";
   return 0;
