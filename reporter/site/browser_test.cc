@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/analysis/compare.h"
+#include "core/contract/alerts_file.h"
 #include "core/stats/mann_whitney.h"
 #include "reporter/compare/report.h"
 #include "reporter/output/format.h"
@@ -284,7 +285,22 @@ TEST_CASE("browser: an alert's page and the triage states, from serve and from f
   const std::string cmd = std::string(TORCHGAUGE_REPORT_EXE) + " triage " + id + " --results " +
                           (work / "results").string() + " --state investigating --owner @oncall >/dev/null";
   REQUIRE(std::system(cmd.c_str()) == 0);
+  // What `torchgauge-collect bisect --alert` records when it finds the culprit.
+  torchgauge::core::Culprit culprit;
+  culprit.last_good = "2f0d7b1";
+  culprit.first_bad = "5a1e0c9";
+  culprit.skipped_before = {"44be7d0"};
+  culprit.found_at = "2026-11-28T03:10:00Z";
+  culprit.steps = {{"3c9e2aa", "good"}, {"44be7d0", "skip"}, {"5a1e0c9", "bad"}};
+  torchgauge::core::WriteCulprit(torchgauge::core::CulpritsPath(work / "results"), id, culprit);
   BuildSite(o);
+  {
+    const auto alerts = nlohmann::json::parse(Read(o.out / "alerts.json"));
+    bool found = false;
+    for (const auto& a : alerts.at("alerts"))
+      if (a.at("id") == id) found = a.at("culprit").at("first_bad") == "5a1e0c9";
+    CHECK_MESSAGE(found, "alerts.json carries the culprit of " << id);
+  }
   Server server(o.out);
   const std::string file = "file://" + fs::absolute(o.out).lexically_normal().string() + "/";
   SUBCASE("regressions, served: the alert under its state, each row with it") {
@@ -302,6 +318,9 @@ TEST_CASE("browser: an alert's page and the triage states, from serve and from f
       CHECK(r.dom.find("<strong>investigating</strong>") != std::string::npos);
       CHECK(r.dom.find("(the step)") != std::string::npos);
       CHECK(r.dom.find("torchgauge-collect bisect --good") != std::string::npos);
+      CHECK(r.dom.find("the first bad revision is <strong>5a1e0c9</strong>, after 2f0d7b1") != std::string::npos);
+      CHECK(r.dom.find("untestable just before it: 44be7d0") != std::string::npos);
+      CHECK(r.dom.find("3c9e2aa good; 44be7d0 skip; 5a1e0c9 bad;") != std::string::npos);
       CHECK(r.dom.find("href=\"../regressions.html#" + id + "\"") != std::string::npos);
       if (fs::exists(o.out / "assets" / "vega-bundle.js")) CHECK(Count(r.dom, "class=\"marks\"") == 1);
       CHECK_MESSAGE(ConsoleLines(r.log).empty(), ConsoleLines(r.log));
