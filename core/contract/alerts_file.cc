@@ -11,15 +11,6 @@ namespace torchgauge::core {
 
 namespace {
 constexpr const char* kCulpritsKind = "torchgauge.culprits";
-
-void CheckVersion(const JsonFields& f, const std::filesystem::path& file, int version, const char* kind) {
-  const int v = f.Get<int>("schema_version");
-  if (v != version)
-    throw FileError(
-        file, "schema_version",
-        std::to_string(v) + " is not " + std::to_string(version) + ", the version this program reads: update it");
-  if (f.Get<std::string>("kind") != kind) throw FileError(file, "kind", std::string("must be ") + kind);
-}
 }  // namespace
 
 json ReadAlertsFile(const std::filesystem::path& file) {
@@ -29,7 +20,7 @@ json ReadAlertsFile(const std::filesystem::path& file) {
   json j = ReadJsonFile(file);
   if (!j.is_object()) throw FileError(file, "", "must be a JSON object");
   const JsonFields f(j, file);
-  CheckVersion(f, file, kAlertsFileVersion, kAlertsFileKind);
+  CheckVersionedHeader(f, kAlertsFileVersion, kAlertsFileKind);
   for (const char* list : {"alerts", "health"}) {
     const auto* a = f.Find(list);
     if (!a || !a->is_array()) throw FileError(file, list, "must be an array");
@@ -78,7 +69,7 @@ std::map<std::string, Culprit> ReadCulprits(const std::filesystem::path& file) {
   const json j = ReadJsonFile(file);
   if (!j.is_object()) throw FileError(file, "", "must be a JSON object");
   const JsonFields f(j, file);
-  CheckVersion(f, file, kCulpritsFileVersion, kCulpritsKind);
+  CheckVersionedHeader(f, kCulpritsFileVersion, kCulpritsKind);
   const JsonFields alerts = f.Object("alerts");
   for (auto it = alerts.raw().begin(); it != alerts.raw().end(); ++it) {
     const std::string at = "alerts." + it.key();

@@ -106,4 +106,14 @@ std::vector<JsonFields> JsonFields::Objects(std::string_view key) const {
   return out;
 }
 
+int CheckVersionedHeader(const JsonFields& f, int newest, std::string_view kind) {
+  const int version = f.Get<int>("schema_version");
+  if (version > newest)
+    f.Fail("schema_version",
+           std::to_string(version) + " is newer than this program reads (" + std::to_string(newest) + "): update it");
+  if (version < 1) f.Fail("schema_version", "must be >= 1");
+  if (f.Get<std::string>("kind") != kind) f.Fail("kind", "must be " + std::string(kind));
+  return version;
+}
+
 }  // namespace torchgauge::core

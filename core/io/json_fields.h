@@ -210,4 +210,9 @@ class JsonFields {
   std::string path_;
 };
 
+// The header of a versioned file the project writes (triage, tracking,
+// alerts, culprits): "kind" must be `kind` and "schema_version" within
+// 1..newest; a newer file needs a newer program. Returns the version.
+int CheckVersionedHeader(const JsonFields& f, int newest, std::string_view kind);
+
 }  // namespace torchgauge::core

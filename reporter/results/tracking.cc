@@ -108,14 +108,7 @@ TrackingLedger ReadTracking(const std::filesystem::path& file) {
   const json j = core::ReadJsonFile(file);
   if (!j.is_object()) throw core::FileError(file, "", "must be a JSON object");
   const core::JsonFields f(j, file);
-  const int version = f.Get<int>("schema_version");
-  if (version > kTrackingSchemaVersion) {
-    throw core::FileError(file, "schema_version",
-                          std::to_string(version) + " is newer than this reporter reads (" +
-                              std::to_string(kTrackingSchemaVersion) + "): update torchgauge-report");
-  }
-  if (f.Get<std::string>("kind") != kTrackingKind)
-    throw core::FileError(file, "kind", std::string("must be ") + kTrackingKind);
+  core::CheckVersionedHeader(f, kTrackingSchemaVersion, kTrackingKind);
   const core::JsonFields platforms = f.Object("platforms");
   for (auto p = platforms.raw().begin(); p != platforms.raw().end(); ++p) {
     if (!p->is_object()) throw core::FileError(file, "platforms." + p.key(), "must be an object");

@@ -58,14 +58,7 @@ TriageFile ReadTriage(const std::filesystem::path& file) {
   const json j = core::ReadJsonFile(file);
   if (!j.is_object()) throw core::FileError(file, "", "must be a JSON object");
   const core::JsonFields f(j, file);
-  const int version = f.Get<int>("schema_version");
-  if (version > kTriageSchemaVersion) {
-    throw core::FileError(file, "schema_version",
-                          std::to_string(version) + " is newer than this reporter reads (" +
-                              std::to_string(kTriageSchemaVersion) + "): update torchgauge-report");
-  }
-  if (version < 1) throw core::FileError(file, "schema_version", "must be >= 1");
-  if (f.Get<std::string>("kind") != kKind) throw core::FileError(file, "kind", std::string("must be ") + kKind);
+  core::CheckVersionedHeader(f, kTriageSchemaVersion, kKind);
   const core::JsonFields alerts = f.Object("alerts");
   for (auto it = alerts.raw().begin(); it != alerts.raw().end(); ++it) {
     const std::string& id = it.key();
