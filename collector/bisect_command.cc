@@ -108,7 +108,7 @@ Judgement Judge(const core::PlatformComparison& cmp, const std::string& metric, 
     } else if (c.p_value && c.n_base > 0 && core::MinAchievablePValue(c.n_base, c.n_new) > alpha) {
       if (unknown.empty())
         unknown = what + " (" + std::to_string(c.n_base) + " against " + std::to_string(c.n_new) +
-                  " samples cannot reach alpha)";
+                  (c.test_unit == core::TestUnit::kProcessMedians ? " processes" : " samples") + " cannot reach alpha)";
     } else if (c.noise_percent && *c.noise_percent > c.threshold_percent) {
       // Under the threshold, but the processes' spread is wider than it: a
       // change of the threshold's size could hide in it.

@@ -71,6 +71,8 @@ const char* VerdictName(Verdict v) {
   return "?";
 }
 
+const char* TestUnitName(TestUnit u) { return u == TestUnit::kProcessMedians ? "process_medians" : "samples"; }
+
 double MetricChange::Magnitude() const { return ratio > 0 ? std::abs(std::log(ratio)) : 0; }
 
 namespace {
@@ -378,6 +380,23 @@ const std::vector<double>* ProcessMedians(const RunResult& r, Metric m) {
   return nullptr;
 }
 
+// The values the rank test compares for one run: one per worker process
+// (its median, as a time or as a rate), since steps of one process share
+// its memory layout, core placement and the minute it ran in and so are not
+// independent of each other. Empty where the run has no per-process medians
+// (one process, or a memory metric): the test then reads the step samples.
+std::vector<double> ProcessUnits(const RunResult& r, Metric m) {
+  const std::vector<double>* medians = ProcessMedians(r, m);
+  if (!medians || medians->size() < 2) return {};
+  if (m == Metric::kTime) return *medians;
+  if (!r.timing->throughput_per_s) return {};
+  std::vector<double> out;
+  for (double ms : *medians) {
+    if (ms > 0) out.push_back(1000.0 * static_cast<double>(r.timing->samples_per_step) / ms);
+  }
+  return out.size() < 2 ? std::vector<double>{} : out;
+}
+
 }  // namespace
 
 std::optional<double> NoiseBandPercent(const std::vector<double>& medians) {
@@ -444,6 +463,10 @@ void ComparePresence(const std::vector<const RunSet*>& base_window, const RunSet
 // builds' samples pooled, and the widest log-band the data shows.
 struct Baseline {
   std::vector<double> pooled, per_build;
+  // The window's per-process medians (ProcessUnits); `all_processes` is
+  // false when a build of the window has none, and the test then pools samples.
+  std::vector<double> processes;
+  bool all_processes = true;
   std::optional<double> band;
 };
 
@@ -461,6 +484,9 @@ Baseline MetricBaseline(const RunResult& r, const RunKey& key, Metric m, const s
     if (s.empty()) continue;
     out.per_build.push_back(Median(s));
     out.pooled.insert(out.pooled.end(), s.begin(), s.end());
+    const std::vector<double> units = ProcessUnits(*base, m);
+    out.all_processes = out.all_processes && !units.empty();
+    out.processes.insert(out.processes.end(), units.begin(), units.end());
     widen(ProcessMedians(*base, m));
   }
   if (HasNoiseBand(m) && !out.per_build.empty()) widen(&out.per_build);
@@ -470,7 +496,10 @@ Baseline MetricBaseline(const RunResult& r, const RunKey& key, Metric m, const s
 // The verdict on a change over its threshold: memory needs only a large
 // enough absolute difference; times and rates need the rank test and, with
 // a band, a ratio beyond it.
-void Judge(MetricChange& c, const Baseline& base, const std::vector<double>& new_samples, bool over,
+// The rank test's two sides are the per-process medians where both have
+// them (see ProcessUnits), else the step samples; n_base and n_new count
+// what was tested.
+void Judge(MetricChange& c, const Baseline& base, const RunResult& r, const std::vector<double>& new_samples, bool over,
            const CompareOptions& options) {
   const bool worse = LowerIsBetter(c.metric) ? c.ratio > 1 : c.ratio < 1;
   if (c.metric == Metric::kCpuMemory || c.metric == Metric::kGpuMemory) {
@@ -478,7 +507,14 @@ void Judge(MetricChange& c, const Baseline& base, const std::vector<double>& new
     c.verdict = over && big_enough ? (worse ? Verdict::kRegression : Verdict::kImprovement) : Verdict::kUnchanged;
     return;
   }
-  const MannWhitneyResult t = MannWhitneyU(base.pooled, new_samples);
+  const std::vector<double> new_units = ProcessUnits(r, c.metric);
+  const bool by_process = base.all_processes && !base.processes.empty() && !new_units.empty();
+  const std::vector<double>& a = by_process ? base.processes : base.pooled;
+  const std::vector<double>& b = by_process ? new_units : new_samples;
+  c.test_unit = by_process ? TestUnit::kProcessMedians : TestUnit::kSamples;
+  c.n_base = a.size();
+  c.n_new = b.size();
+  const MannWhitneyResult t = MannWhitneyU(a, b);
   c.p_value = t.p_value;
   c.exact = t.exact;
   if (base.band) c.noise_percent = BandPercent(*base.band);
@@ -520,7 +556,7 @@ std::optional<MetricChange> CompareMetric(const RunResult& r, const RunKey& key,
   c.ratio = c.new_value / c.base_value;
   c.delta_percent = (c.ratio - 1.0) * 100.0;
   if (!noisy.empty() && m != Metric::kCpuMemory && m != Metric::kGpuMemory) c.noisy = noisy;
-  Judge(c, base, new_samples, std::abs(c.delta_percent) >= c.threshold_percent, options);
+  Judge(c, base, r, new_samples, std::abs(c.delta_percent) >= c.threshold_percent, options);
   return c;
 }
 
@@ -727,6 +763,7 @@ json ChangeJson(const MetricChange& m) {
   mj["p_value"] = Opt(m.p_value);
   mj["noise_percent"] = Opt(m.noise_percent);
   mj["exact_test"] = m.exact;
+  mj["test_unit"] = m.p_value ? json(TestUnitName(m.test_unit)) : json(nullptr);
   mj["n_base"] = m.n_base;
   mj["n_new"] = m.n_new;
   mj["verdict"] = VerdictName(m.verdict);

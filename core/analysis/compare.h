@@ -8,10 +8,17 @@
 //  - time (timing.samples_ms, lower is better) and throughput (samples per
 //    second per timed step, higher is better): the relative change of the
 //    medians must reach the threshold (7%), AND a two-sided Mann-Whitney U
-//    test on the samples must give p < alpha (0.05). Over the threshold but
-//    p >= alpha is "noise". When even complete separation could not reach
-//    alpha (MinAchievablePValue > alpha, e.g. 3 vs 3 samples) the verdict is
-//    "too few samples to tell", never a regression.
+//    test must give p < alpha (0.05). Over the threshold but p >= alpha is
+//    "noise". When even complete separation could not reach alpha
+//    (MinAchievablePValue > alpha, e.g. 3 vs 3 values) the verdict is "too
+//    few samples to tell", never a regression.
+//  - The test's unit is the worker process: where both sides were measured
+//    in several processes (timing.process_medians_ms), it compares the
+//    processes' medians (5 against 5 can reach p 0.008), since the steps of
+//    one process share its memory layout, core placement and the minute it
+//    ran in and are not independent draws (50 pooled steps of 5 processes
+//    reached p 5e-16 on the same build collected twice). Where a side ran in
+//    one process, the step samples are all there is and the test reads them.
 //  - Noise band (time and throughput): samples within one process miss the
 //    process-to-process and build-to-build variation (memory layout, core
 //    placement, host load), which on shared machines is larger than 7%.
@@ -43,7 +50,7 @@
 //    core/io/results_tree.h: the build's earliest manifest started_at, then
 //    id). With window W > 1 it is the W builds ending there: the reference
 //    value is the median of the per-build medians (robust to one odd
-//    build), and the test pools their samples.
+//    build), and the test pools their process medians (or samples).
 //  - Persistence: with persist N the baseline moves back to the build before
 //    the N-build streak that ends at --new; a regression is "confirmed" when
 //    each build of that streak regresses against the same baseline (a step
@@ -120,6 +127,10 @@ std::optional<double> NoiseBandPercent(const std::vector<double>& medians);
 // regression | improvement | unchanged | noise | too_few_samples | noisy_run
 const char* VerdictName(Verdict v);
 
+// What the rank test compared (see "The test's unit" above).
+enum class TestUnit { kSamples, kProcessMedians };
+const char* TestUnitName(TestUnit u);  // samples | process_medians
+
 struct MetricChange {
   RunKey key;
   Metric metric = Metric::kTime;
@@ -138,7 +149,8 @@ struct MetricChange {
   // build b3: CoV 23 % >= 10 %"); unset when every compared run is clean.
   std::optional<std::string> noisy;
   bool exact = false;  // exact U distribution used
-  std::size_t n_base = 0, n_new = 0;
+  TestUnit test_unit = TestUnit::kSamples;
+  std::size_t n_base = 0, n_new = 0;  // the values tested (processes or samples); memory: 1/1
   Verdict verdict = Verdict::kUnchanged;
   bool confirmed = true;  // regressions only: seen in `persist` consecutive builds
   int seen_in = 1;        // consecutive builds (ending at new) with this regression

@@ -159,8 +159,9 @@ std::string ModelPageUrl(const std::string& base, const std::string& build, cons
 }
 
 Row ChangeRow(const MetricChange& c, const std::string& new_build, const std::string& base) {
-  char n[32];
-  std::snprintf(n, sizeof n, "%zu/%zu", c.n_base, c.n_new);
+  char n[48];
+  std::snprintf(n, sizeof n, "%zu/%zu %s", c.n_base, c.n_new,
+                c.test_unit == core::TestUnit::kProcessMedians ? "processes" : "samples");
   return {{c.key.model, ModelPageUrl(base, new_build, c.key.model)},
           {c.key.mode},
           {c.key.backend},
@@ -190,8 +191,10 @@ std::string RulesText(const core::CompareOptions& opt) {
                       Num(opt.threshold_percent, "%g") + "% by default";
   for (const auto& r : opt.rules)
     rules += "; " + r.metric + " of /" + r.model_regex + "/: " + Num(r.percent, "%g") + "%";
-  rules += ") and a two-sided Mann-Whitney U test on the samples gives p < " + Num(opt.alpha, "%g") +
-           ". Memory has one value per run: threshold and at least " +
+  rules += ") and a two-sided Mann-Whitney U test gives p < " + Num(opt.alpha, "%g") +
+           ", on the worker processes' medians where both runs were measured in several processes (the steps of "
+           "one process are not independent), else on the step samples. Memory has one value per run: threshold and at "
+           "least " +
            Num(static_cast<double>(opt.memory_min_abs_bytes) / 1048576.0, "%g") + " MiB, no test." +
            " Where runs were measured in several worker processes (or the baseline is a window of builds), a time "
            "change must also exceed the spread between those processes' (or builds') medians.";
@@ -201,7 +204,7 @@ std::string RulesText(const core::CompareOptions& opt) {
   }
   if (opt.window > 1) {
     rules += " The baseline is the median of the per-build medians of " + std::to_string(opt.window) +
-             " builds; the test pools their samples.";
+             " builds; the test pools their process medians (or samples).";
   }
   return rules;
 }
@@ -343,8 +346,8 @@ class PlatformReport {
     s.level = 3;
     s.title = "Over the threshold but not counted (" + std::to_string(noise.size() + few.size() + noisy.size()) + ")";
     s.paragraphs.push_back(
-        "Too few samples to tell: the test cannot reach p < alpha with these sample counts. "
-        "Not significant: the samples overlap too much to call it a change. "
+        "Too few samples to tell: the test cannot reach p < alpha with these counts (3 processes against 3 never can). "
+        "Not significant: the processes' medians (or the samples) overlap too much to call it a change. "
         "Within noise: the change is no larger than the spread between the worker processes' (or the "
         "window's builds') medians of the same run.");
     if (!noisy.empty()) {

@@ -445,7 +445,7 @@ void CheckSameComparison(const nlohmann::json& js, const nlohmann::json& cpp) {
       const auto &a = jp["changes"][i], &b = cp["changes"][i];
       INFO("change " << b["model"] << " " << b["mode"] << " " << b["metric"]);
       for (const char* f : {"model", "mode", "backend", "precision", "metric", "unit", "verdict", "n_base", "n_new",
-                            "exact_test", "noisy", "confirmed", "seen_in", "threshold_percent"}) {
+                            "exact_test", "test_unit", "noisy", "confirmed", "seen_in", "threshold_percent"}) {
         CHECK_MESSAGE(a[f] == b[f], f << ": browser " << a[f] << ", C++ " << b[f]);
       }
       for (const char* f : {"base", "new", "ratio", "delta_percent", "p_value", "noise_percent"}) {

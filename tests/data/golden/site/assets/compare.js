@@ -156,6 +156,16 @@
     var v = m === "cpu_memory" ? r.cpu : r.gpu;
     return v === null || v === undefined ? [] : [v];
   }
+  // core::ProcessUnits: one value per worker process, where the run has
+  // per-process medians; empty otherwise (the test then reads the samples).
+  function processUnits(r, m) {
+    if (!hasNoiseBand(m) || !r.medians || r.medians.length < 2) return [];
+    if (m === "time") return r.medians;
+    if (r.perStep === null || r.perStep === undefined) return [];
+    var out = [];
+    r.medians.forEach(function (ms) { if (ms > 0) out.push(1000 * r.perStep / ms); });
+    return out.length < 2 ? [] : out;
+  }
   function statusRank(s) { return s === "ok" ? 0 : s === "unsupported" ? 1 : 2; }
   function lowerIsBetter(m) { return m !== "throughput"; }
   function hasNoiseBand(m) { return m === "time" || m === "throughput"; }
@@ -213,7 +223,7 @@
         }
         var c = { run: r, metric: m, base: median(pooled), "new": median(fresh), n_base: pooled.length,
                   n_new: fresh.length, threshold_percent: thresholdFor(options, m, r.model), p_value: null,
-                  noise_percent: null, noisy: null, exact_test: false, confirmed: true, seen_in: 1 };
+                  noise_percent: null, noisy: null, exact_test: false, test_unit: null, confirmed: true, seen_in: 1 };
         if (!(c.base > 0)) return;
         c.ratio = c["new"] / c.base;
         c.delta_percent = (c.ratio - 1) * 100;
@@ -228,7 +238,11 @@
           var big = Math.abs(c["new"] - c.base) >= options.memory_min_abs_bytes;
           c.verdict = over && big ? (worse ? "regression" : "improvement") : "unchanged";
         } else {
-          var t = mannWhitney(pooled, fresh);
+          var baseUnits = processUnits(b, m), newUnits = processUnits(r, m);
+          var byProcess = baseUnits.length > 0 && newUnits.length > 0;
+          var t = byProcess ? mannWhitney(baseUnits, newUnits) : mannWhitney(pooled, fresh);
+          c.test_unit = byProcess ? "process_medians" : "samples";
+          if (byProcess) { c.n_base = baseUnits.length; c.n_new = newUnits.length; }
           c.p_value = t.p_value;
           c.exact_test = t.exact;
           if (band !== null) c.noise_percent = bandPercent(band);
@@ -264,7 +278,7 @@
             return withKey(c.run, { metric: c.metric, unit: UNITS[c.metric], base: c.base, "new": c["new"],
                                     ratio: c.ratio, delta_percent: c.delta_percent, threshold_percent: c.threshold_percent,
                                     p_value: c.p_value, noise_percent: c.noise_percent, exact_test: c.exact_test,
-                                    n_base: c.n_base, n_new: c.n_new, verdict: c.verdict, noisy: c.noisy,
+                                    test_unit: c.test_unit, n_base: c.n_base, n_new: c.n_new, verdict: c.verdict, noisy: c.noisy,
                                     confirmed: c.confirmed, seen_in: c.seen_in });
           }),
           status_changes: p.status_changes.map(function (s) {
@@ -342,14 +356,15 @@
     return [cell(c.run.model, { model: c.run.model }), cell(c.run.mode), cell(c.run.backend), cell(c.run.precision),
             cell(c.metric), cell(metricValue(c.metric, c.base) + " → " + metricValue(c.metric, c["new"])),
             cell(deltaPercent(c.delta_percent)), cell(pValue(c.p_value)),
-            cell(c.p_value !== null ? c.n_base + "/" + c.n_new : "1/1")];
+            cell(c.p_value !== null ? c.n_base + "/" + c.n_new + " " + (c.test_unit === "process_medians" ? "processes" : "samples") : "1/1")];
   }
   function rulesText(o) {
     var s = "Rules: a change counts when the median moved by at least the threshold (" + general(o.threshold_percent) +
             "% by default";
     o.rules.forEach(function (r) { s += "; " + r.metric + " of /" + r.model_regex + "/: " + general(r.percent) + "%"; });
-    return s + ") and a two-sided Mann-Whitney U test on the samples gives p < " + general(o.alpha) +
-           ". Memory has one value per run: threshold and at least " + general(o.memory_min_abs_bytes / 1048576) +
+    return s + ") and a two-sided Mann-Whitney U test gives p < " + general(o.alpha) +
+           ", on the worker processes' medians where both runs were measured in several processes (the steps of " +
+           "one process are not independent), else on the step samples. Memory has one value per run: threshold and at least " + general(o.memory_min_abs_bytes / 1048576) +
            " MiB, no test. Where runs were measured in several worker processes (or the baseline is a window of " +
            "builds), a time change must also exceed the spread between those processes' (or builds') medians.";
   }
@@ -461,8 +476,8 @@
     var noise = select(p, "noise"), few = select(p, "too_few_samples"), noisy = select(p, "noisy_run");
     if (noise.length || few.length || noisy.length) {
       var nc = section(3, "Over the threshold but not counted (" + (noise.length + few.length + noisy.length) + ")");
-      nc.paragraphs.push("Too few samples to tell: the test cannot reach p < alpha with these sample counts. " +
-                         "Not significant: the samples overlap too much to call it a change. " +
+      nc.paragraphs.push("Too few samples to tell: the test cannot reach p < alpha with these counts (3 processes against 3 never can). " +
+                         "Not significant: the processes' medians (or the samples) overlap too much to call it a change. " +
                          "Within noise: the change is no larger than the spread between the worker processes' (or the " +
                          "window's builds') medians of the same run.");
       if (noisy.length) {
