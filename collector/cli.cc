@@ -319,6 +319,7 @@ std::unique_ptr<CLI::App> MakeApp(CliState& state) {
   AddProbeCommand(*app, state);
   AddBisectCommand(*app, state);
   AddMergeCommand(*app, state);
+  AddPoolCommand(*app, state);
   AddWorkerCommand(*app, state);
   return app;
 }

@@ -11,6 +11,7 @@
 #include "core/contract/vocabulary.h"
 #include "core/io/json_io.h"
 #include "core/io/results_tree.h"
+#include "core/shard/round_pool.h"
 #include "core/shard/shard.h"
 #include "core/shard/shard_merge.h"
 #include "models/workload.h"
@@ -117,6 +118,18 @@ int Merge(const std::string& into, const std::vector<std::string>& dirs, bool al
   return 0;
 }
 
+int Pool(const std::string& into, const std::vector<std::string>& dirs, bool replace) {
+  const std::vector<fs::path> paths(dirs.begin(), dirs.end());
+  const core::PoolOutcome out = core::PoolRounds(into, paths, replace);
+  for (const auto& c : out.collections) {
+    std::cerr << "torchgauge-collect pool: " << c.build_id << "/" << c.platform_id << ": " << c.runs_pooled
+              << " runs pooled over " << out.rounds << " rounds";
+    if (c.runs_not_ok) std::cerr << ", " << c.runs_not_ok << " not ok in a round (that round's result kept)";
+    std::cerr << " -> " << c.platform_dir.string() << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 void AddShardOptions(CLI::App& run, ShardOptions& o) {
@@ -189,6 +202,20 @@ void AddMergeCommand(CLI::App& app, CliState& state) {
                 "failing");
   sub->callback(
       [&state, into, dirs, allow_missing] { Guard(state, [&] { return Merge(*into, *dirs, *allow_missing); }); });
+}
+
+void AddPoolCommand(CLI::App& app, CliState& state) {
+  auto* sub = app.add_subcommand(
+      "pool",
+      "Pool interleaved rounds (each `run --processes 1` into its own --out) into one collection per build, "
+      "each round one worker process of its runs (docs/nightly.md).");
+  auto into = std::make_shared<std::string>();
+  auto dirs = std::make_shared<std::vector<std::string>>();
+  auto replace = std::make_shared<bool>(false);
+  sub->add_option("--into", *into, "Results root the pooled <build-id>/<platform-id>/ are written to")->required();
+  sub->add_option("round_dirs", *dirs, "The rounds' --out directories, at least two")->required();
+  sub->add_flag("--replace", *replace, "Replace collections that already exist under --into (the rounds are kept)");
+  sub->callback([&state, into, dirs, replace] { Guard(state, [&] { return Pool(*into, *dirs, *replace); }); });
 }
 
 }  // namespace torchgauge::collector

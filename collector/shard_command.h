@@ -40,5 +40,7 @@ void WriteRunManifest(const ManifestFacts& facts, const std::filesystem::path& p
                       const std::optional<core::ShardBlock>& shard);
 
 void AddMergeCommand(CLI::App& app, CliState& state);
+// `pool`: interleaved rounds of collections pooled into one (core/shard/round_pool.h).
+void AddPoolCommand(CLI::App& app, CliState& state);
 
 }  // namespace torchgauge::collector

@@ -156,6 +156,40 @@ TEST_CASE("several worker processes per run: interleaved rounds, pooled samples,
   CHECK(resumed.timing->process_medians_ms.front() == 123456.0);
 }
 
+TEST_CASE("pool: interleaved rounds of two builds become one collection each, a process per round") {
+  auto root = FreshDir("pool");
+  std::string rounds;
+  for (int r = 1; r <= 3; ++r) {
+    for (const char* build : {"b1", "b2"}) {
+      const fs::path out = root / ("round-" + std::to_string(r));
+      auto o = Run(kCollect +
+                   " run --include-test-models --model '^test_tiny$' --mode eval --backend eager --repeat 3 "
+                   "--processes 1 --no-summary --out " +
+                   out.string() + " --build-id " + build + " --platform-id p1");
+      INFO(o.text);
+      REQUIRE(o.code == 0);
+    }
+    rounds += " " + (root / ("round-" + std::to_string(r))).string();
+  }
+  const std::string pool = kCollect + " pool --into " + (root / "results").string() + rounds;
+  auto o = Run(pool);
+  INFO(o.text);
+  REQUIRE(o.code == 0);
+  CHECK(o.text.find("b2/p1: 1 runs pooled over 3 rounds") != std::string::npos);
+  for (const char* build : {"b1", "b2"}) {
+    auto tiny = Load(root / "results" / build / "p1", "test_tiny", "eval");
+    REQUIRE(tiny.status == "ok");
+    CHECK(tiny.settings->processes == 3);
+    CHECK(tiny.timing->samples_ms.size() == 9);
+    CHECK(tiny.timing->process_medians_ms.size() == 3);
+  }
+  Validate(root / "results");
+  auto again = Run(pool);
+  CHECK(again.code == 2);
+  CHECK(again.text.find("refusing to replace it") != std::string::npos);
+  CHECK(Run(pool + " --replace").code == 0);
+}
+
 TEST_CASE("Ctrl-C stops the suite and keeps finished results") {
   auto root = FreshDir("interrupt");
   pid_t pid = fork();

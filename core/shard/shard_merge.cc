@@ -150,14 +150,14 @@ RunResult MissingResult(const Manifest& merged, const RunKey& key, const Planned
   return r;
 }
 
+}  // namespace
+
 void RemoveTreeOrThrow(const fs::path& p) {
   std::string error;
   if (!core::RemoveTree(p, &error)) throw MergeError("cannot remove " + p.string() + ": " + error);
 }
 
-// Replaces `target` by `fresh` (a sibling directory) with one rename where
-// the kernel can swap, and removes what was there.
-void SwapIn(const fs::path& fresh, const fs::path& target) {
+void SwapInTree(const fs::path& fresh, const fs::path& target) {
   std::error_code ec;
   if (!fs::exists(target, ec)) {
     fs::rename(fresh, target);
@@ -175,6 +175,35 @@ void SwapIn(const fs::path& fresh, const fs::path& target) {
   fs::rename(fresh, target);
   RemoveTreeOrThrow(old);
 }
+
+bool ReplacePlatformTree(const fs::path& target, const std::string& what,
+                         const std::function<Manifest(const fs::path& tmp)>& fill) {
+  const fs::path build_dir = target.parent_path();
+  fs::create_directories(build_dir);
+  const fs::path tmp = build_dir / ("." + target.filename().string() + "." + what + "-" + std::to_string(getpid()));
+  RemoveTreeOrThrow(tmp);
+  try {
+    fs::create_directories(RunsDir(tmp));
+    const Manifest manifest = fill(tmp);
+    WriteJsonAtomic(ManifestPath(tmp), ToJson(manifest));
+    // What a reader will see: the readers' own checks on the written manifest.
+    ManifestFromJson(ReadJsonFile(ManifestPath(tmp), JsonKind::kManifest), ManifestPath(tmp));
+    if (SameTree(tmp, target)) {
+      RemoveTreeOrThrow(tmp);
+      return false;
+    }
+    SwapInTree(tmp, target);
+    return true;
+  } catch (...) {
+    try {
+      RemoveTreeOrThrow(tmp);
+    } catch (const MergeError&) {
+    }
+    throw;
+  }
+}
+
+namespace {
 
 void RefuseNonMergeTarget(const fs::path& target) {
   std::error_code ec;
@@ -427,12 +456,7 @@ MergeOutcome MergeShards(const fs::path& into, const std::vector<fs::path>& shar
 
   out.platform_dir = PlatformDir(into, merged.build_id, merged.platform_id);
   RefuseNonMergeTarget(out.platform_dir);
-  const fs::path build_dir = out.platform_dir.parent_path();
-  fs::create_directories(build_dir);
-  const fs::path tmp = build_dir / ("." + merged.platform_id + ".merging-" + std::to_string(getpid()));
-  RemoveTreeOrThrow(tmp);
-  try {
-    fs::create_directories(RunsDir(tmp));
+  out.changed = ReplacePlatformTree(out.platform_dir, "merging", [&](const fs::path& tmp) {
     for (const auto& e : plan) {
       if (!e.file.empty()) {
         fs::copy_file(e.file, RunsDir(tmp) / e.file.filename());
@@ -452,22 +476,8 @@ MergeOutcome MergeShards(const fs::path& into, const std::vector<fs::path>& shar
       CopyDir(TracesDir(s.platform_dir), TracesDir(tmp));
     }
     merged.run_counts = counts;
-    WriteJsonAtomic(ManifestPath(tmp), ToJson(merged));
-    // What a reader will see: the readers' own checks on the merged manifest.
-    ManifestFromJson(ReadJsonFile(ManifestPath(tmp), JsonKind::kManifest), ManifestPath(tmp));
-    if (SameTree(tmp, out.platform_dir)) {
-      out.changed = false;
-      RemoveTreeOrThrow(tmp);
-    } else {
-      SwapIn(tmp, out.platform_dir);
-    }
-  } catch (...) {
-    try {
-      RemoveTreeOrThrow(tmp);
-    } catch (const MergeError&) {
-    }
-    throw;
-  }
+    return merged;
+  });
   out.manifest = merged;
   return out;
 }

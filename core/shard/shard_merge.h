@@ -85,4 +85,20 @@ MergeOutcome MergeShards(const std::filesystem::path& into, const std::vector<st
 // bytes (the idempotence check; also used by the tests).
 bool SameTree(const std::filesystem::path& a, const std::filesystem::path& b);
 
+// Puts the directory `fresh` in the place of `target` (its sibling): one
+// rename where the kernel can swap the two, and what was there removed.
+// Throws MergeError when the old tree cannot be removed.
+void SwapInTree(const std::filesystem::path& fresh, const std::filesystem::path& target);
+// Removes a directory tree; throws MergeError naming it when it cannot.
+void RemoveTreeOrThrow(const std::filesystem::path& p);
+// Writes a platform tree in place of `target`: `fill` writes the runs (and
+// logs) into a temporary sibling whose runs/ exists and returns the
+// manifest, which is written and read back with the readers' checks; the
+// tree is then swapped in, unless `target` already holds the same bytes
+// (returns false). On any failure the temporary tree is removed and the
+// error passed on; `target` is untouched. `what` names the temporary
+// directory (".<platform>.<what>-<pid>").
+bool ReplacePlatformTree(const std::filesystem::path& target, const std::string& what,
+                         const std::function<Manifest(const std::filesystem::path& tmp)>& fill);
+
 }  // namespace torchgauge::core
