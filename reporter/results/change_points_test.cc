@@ -157,7 +157,8 @@ TEST_CASE("measured: change points on a real history of one build collected nigh
   }
   int tries = 0, found15 = 0, found30 = 0;
   double widest = 0;
-  for (const auto& [name, v] : series) {
+  for (const auto& entry : series) {
+    const std::vector<double>& v = entry.second;
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
     widest = std::max(widest, *hi / *lo);
     for (size_t k = static_cast<size_t>(o.min_segment); k + static_cast<size_t>(o.min_segment) <= v.size(); ++k) {
