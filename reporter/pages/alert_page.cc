@@ -53,10 +53,6 @@ std::string Revision(const std::map<std::string, std::string>& id, const std::st
   }
   return build;
 }
-std::string DeviceOf(const std::map<std::string, std::string>& id) {
-  return id.count("CUDA runtime") || id.count("HIP runtime") ? "cuda" : "cpu";
-}
-
 mu::data RunRows(const Alert& a) {
   mu::data rows = List();
   for (const auto& f : a.rows) {
@@ -151,10 +147,10 @@ void SetIdentities(mu::data& d, const AlertPageInputs& in) {
   Set(d, "identities", std::move(rows));
   Set(d, "identities_changed", std::to_string(changed));
   mu::data cmds = List();
-  for (const auto& c : ReproduceCommands(a, DeviceOf(now))) Append(cmds, mu::data(c));
+  for (const auto& c : ReproduceCommands(a, AlertDevice(now))) Append(cmds, mu::data(c));
   Set(d, "reproduce", std::move(cmds));
   mu::data bis = List();
-  for (const auto& c : BisectCommands(a, Revision(base, a.base_build), Revision(now, a.build), DeviceOf(now)))
+  for (const auto& c : BisectCommands(a, Revision(base, a.base_build), Revision(now, a.build), AlertDevice(now)))
     Append(bis, mu::data(c));
   Set(d, "bisect", std::move(bis));
 }
@@ -225,6 +221,11 @@ std::vector<IdentityRow> IdentityDiff(const std::map<std::string, std::string>& 
   return out;
 }
 
+std::string AlertDevice(const std::map<std::string, std::string>& identity) {
+  if (auto it = identity.find("vendor"); it != identity.end()) return it->second == "CPU" ? "cpu" : "cuda";
+  return identity.count("CUDA runtime") || identity.count("HIP runtime") ? "cuda" : "cpu";
+}
+
 std::vector<std::string> ReproduceCommands(const Alert& a, const std::string& device) {
   std::vector<std::string> out;
   for (const auto& [side, build] : {std::pair{"base", a.base_build}, std::pair{"new", a.build}}) {
@@ -244,6 +245,12 @@ std::vector<std::string> ReproduceCommands(const Alert& a, const std::string& de
 std::vector<std::string> BisectCommands(const Alert& a, const std::string& good, const std::string& bad,
                                         const std::string& device) {
   std::vector<std::string> out;
+  if (good == bad) {
+    out.push_back("# both builds ran the same torch (" + good +
+                  "): the change is not in torch but in the machine, the collector or the suite, and bisecting "
+                  "torch revisions cannot find it; measure both builds again side by side (above)");
+    return out;
+  }
   out.push_back("# candidates.txt: the revisions between " + good + " and " + bad +
                 ", oldest first, ending with the bad one (docs/nightly.md, \"bisect over builds\")");
   for (const auto& [sel, models] : Selections(a)) {

@@ -7,6 +7,7 @@
 // (results/triage.h); this file only lays it out.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,12 @@ std::vector<IdentityRow> IdentityDiff(const std::map<std::string, std::string>& 
 // `bisect --alert`, which takes the range and runs from the site's
 // alerts.json).
 std::vector<std::string> ReproduceCommands(const Alert& a, const std::string& device);
+// The collector's --device for an alert's platform, from its manifest
+// identity (ManifestIdentity): the vendor says whether it has a GPU, since
+// a CUDA build of torch on a CPU-only machine still records a CUDA runtime.
+std::string AlertDevice(const std::map<std::string, std::string>& identity);
+// With good == bad (both builds ran the same torch), one comment saying that
+// bisecting torch cannot find the change.
 std::vector<std::string> BisectCommands(const Alert& a, const std::string& good, const std::string& bad,
                                         const std::string& device);
 

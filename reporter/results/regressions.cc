@@ -67,6 +67,7 @@ std::map<std::string, std::string> ManifestIdentity(const core::Manifest& m) {
   put("HIP runtime", m.hip_runtime);
   put("collector version", m.collector_version);
   put("collector commit", m.git_sha);
+  put("vendor", m.vendor);
   put("device", m.device_name);
   put("driver", m.driver);
   if (m.device_memory_bytes) put("device memory bytes", std::to_string(*m.device_memory_bytes));
