@@ -574,7 +574,8 @@ TEST_CASE("the rank test's unit is the process: pooled steps of one process are 
   // Every new process slower than every base one: p 2/252, a regression.
   RunSet slow = MakeSet("b3");
   Add(slow, RunOfProcesses("b3", {11.6, 11.7, 11.8, 11.9, 12.0}));
-  const MetricChange* r = Find(CompareRunSets({&base}, slow, CompareOptions{}), "m", Metric::kTime);
+  const PlatformComparison slow_pc = CompareRunSets({&base}, slow, CompareOptions{});
+  const MetricChange* r = Find(slow_pc, "m", Metric::kTime);
   REQUIRE(r);
   CHECK(*r->p_value == doctest::Approx(2.0 / 252));
   CHECK(r->verdict == Verdict::kRegression);
@@ -583,7 +584,8 @@ TEST_CASE("the rank test's unit is the process: pooled steps of one process are 
   RunSet base3 = MakeSet("c1"), slow3 = MakeSet("c2");
   Add(base3, RunOfProcesses("c1", {10, 10.1, 10.2}));
   Add(slow3, RunOfProcesses("c2", {13, 13.1, 13.2}));
-  const MetricChange* f = Find(CompareRunSets({&base3}, slow3, CompareOptions{}), "m", Metric::kTime);
+  const PlatformComparison few_pc = CompareRunSets({&base3}, slow3, CompareOptions{});
+  const MetricChange* f = Find(few_pc, "m", Metric::kTime);
   REQUIRE(f);
   CHECK(f->n_base == 3);
   CHECK(f->verdict == Verdict::kTooFewSamples);
@@ -591,7 +593,8 @@ TEST_CASE("the rank test's unit is the process: pooled steps of one process are 
   // One side in a single process: its steps are all there is, and the test reads the steps.
   RunSet single = MakeSet("b4");
   Add(single, RunOfProcesses("b4", {11.9}));
-  const MetricChange* s = Find(CompareRunSets({&base}, single, CompareOptions{}), "m", Metric::kTime);
+  const PlatformComparison single_pc = CompareRunSets({&base}, single, CompareOptions{});
+  const MetricChange* s = Find(single_pc, "m", Metric::kTime);
   REQUIRE(s);
   CHECK(s->test_unit == TestUnit::kSamples);
   CHECK(s->n_base == 30);
