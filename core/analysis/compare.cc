@@ -319,6 +319,16 @@ int StatusRank(const std::string& s) {
   return 2;
 }
 
+// Samples per second for step (or process median) times in ms: each timed
+// step handles samples_per_step inputs. Non-positive times are left out.
+std::vector<double> Rates(const Timing& t, const std::vector<double>& ms) {
+  std::vector<double> out;
+  for (double v : ms) {
+    if (v > 0) out.push_back(1000.0 * static_cast<double>(t.samples_per_step) / v);
+  }
+  return out;
+}
+
 std::vector<double> MetricSamples(const RunResult& r, Metric m) {
   switch (m) {
     case Metric::kTime:
@@ -327,13 +337,7 @@ std::vector<double> MetricSamples(const RunResult& r, Metric m) {
     case Metric::kThroughput:
       // Only where the collector reports throughput; each timed step of
       // samples_per_step inputs gives one throughput sample.
-      if (r.timing && r.timing->throughput_per_s) {
-        std::vector<double> out;
-        for (double ms : r.timing->samples_ms) {
-          if (ms > 0) out.push_back(1000.0 * static_cast<double>(r.timing->samples_per_step) / ms);
-        }
-        return out;
-      }
+      if (r.timing && r.timing->throughput_per_s) return Rates(*r.timing, r.timing->samples_ms);
       break;
     case Metric::kCpuMemory:
       if (r.memory && r.memory->cpu_peak_rss_bytes) return {static_cast<double>(*r.memory->cpu_peak_rss_bytes)};
@@ -390,10 +394,7 @@ std::vector<double> ProcessUnits(const RunResult& r, Metric m) {
   if (!medians || medians->size() < 2) return {};
   if (m == Metric::kTime) return *medians;
   if (!r.timing->throughput_per_s) return {};
-  std::vector<double> out;
-  for (double ms : *medians) {
-    if (ms > 0) out.push_back(1000.0 * static_cast<double>(r.timing->samples_per_step) / ms);
-  }
+  std::vector<double> out = Rates(*r.timing, *medians);
   return out.size() < 2 ? std::vector<double>{} : out;
 }
 
