@@ -3,14 +3,21 @@
 run of the history whose model has a Python reference (tools/
 python_eager_timing.py) is timed again in Python's own eager torch under each
 release, with the same model, batch size, mode and thread count, in
-alternating processes (round by round: A B C, A B C, ...). Writes a Markdown
+alternating processes (round by round: A B C, C B A, ...). Writes a Markdown
 table of both tools' release-to-release ratios side by side, beside each
 tool's same-release spread:
 
 - TorchGauge's spread: the ratio between two collections of one release
   (--spread BUILD=OTHER_BUILD: the same release collected twice, as two
-  build ids), run by run;
-- Python's spread: the ratio between its two rounds' medians of one release.
+  build ids), run by run; or, with --spread-from-processes, between the two
+  interleaved halves of each release's own worker processes (a history's
+  rounds: 1, 3, 5 against 2, 4), the largest over the releases;
+- Python's spread: the same halves of its rounds (with two rounds, the
+  ratio between them), the largest over the releases.
+
+Each tool's value for a release is the median of its per-process medians
+(the rounds), the unit the comparison's rank test reads; a run collected
+in one process falls back to its median over samples.
 
 A change counts for a tool when its ratio leaves [1/s, s] for that run's
 spread s (at least --min-spread). Where either tool sees a change, the other
@@ -18,7 +25,7 @@ must agree in direction; the table marks every disagreement.
 
 Usage:
   release_check.py --results results-history --releases 2.13.0 2.14.1 2.15.0 \
-      [--spread 2.15.0=2.15.0-again] [--rounds 2] [--repeat 15] [--warmup 3] \
+      (--spread 2.15.0=2.15.0-again | --spread-from-processes) [--rounds 2] [--repeat 15] [--warmup 3] \
       [--python V=PATH ...] [--extra-site DIR] [--out check.md] [--json check.json]
 """
 import argparse
@@ -42,7 +49,7 @@ def python_models():
 
 
 def load_runs(results, build):
-    """{(model, mode, batch, threads): median_ms} of the build's ok eager runs."""
+    """{(model, mode, batch, threads): [per-process medians]} of the build's ok eager runs."""
     out = {}
     for path in glob.glob(os.path.join(results, build, "*", "runs", "*.json")):
         with open(path, encoding="utf-8") as f:
@@ -53,7 +60,7 @@ def load_runs(results, build):
         if threads <= 0:
             raise SystemExit(f"{path}: the run used every core (settings.threads 0); collect with --threads N")
         key = (r["model"]["id"], r["mode"], r["batch_size"], threads)
-        out[key] = r["timing"]["median_ms"]
+        out[key] = r["timing"].get("process_medians_ms") or [r["timing"]["median_ms"]]
     if not out:
         raise SystemExit(f"{results}/{build}: no ok eager run (is the build id the release?)")
     return out
@@ -70,6 +77,16 @@ def time_in_python(python, key, a):
     if p.returncode != 0:
         raise SystemExit(f"python timing failed for {key} with {python}:\n{p.stderr[-2000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])["median_ms"]
+
+
+def halves_spread(medians):
+    """The ratio (>= 1) between the medians of the two interleaved halves of
+    one release's processes (the 1st, 3rd, ... against the 2nd, 4th, ...);
+    None with a single process."""
+    if len(medians) < 2:
+        return None
+    odd, even = statistics.median(medians[0::2]), statistics.median(medians[1::2])
+    return max(odd, even) / min(odd, even)
 
 
 def direction(ratio, spread):
@@ -89,6 +106,8 @@ def main():
     ap.add_argument("--results", required=True)
     ap.add_argument("--releases", nargs="+", required=True)
     ap.add_argument("--spread", action="append", default=[], help="BUILD=OTHER: a second collection of a release")
+    ap.add_argument("--spread-from-processes", action="store_true",
+                    help="TorchGauge's spread from each release's interleaved halves of its processes (rounds)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--warmup", type=int, default=3)
@@ -111,21 +130,30 @@ def main():
     refs = python_models()
     tg = {v: load_runs(a.results, v) for v in a.releases}
     keys = sorted(k for k in set.intersection(*(set(t) for t in tg.values())) if k[0] in refs)
+    if not a.spread and not a.spread_from_processes:
+        ap.error("give TorchGauge's spread: --spread BUILD=OTHER or --spread-from-processes")
     tg_spread = {}
     for item in a.spread:
         build, _, other = item.partition("=")
         one, two = load_runs(a.results, build), load_runs(a.results, other)
         for k in keys:
             if k in one and k in two:
-                s = max(one[k], two[k]) / min(one[k], two[k])
-                tg_spread[k] = max(tg_spread.get(k, 1.0), s)
+                m1, m2 = statistics.median(one[k]), statistics.median(two[k])
+                tg_spread[k] = max(tg_spread.get(k, 1.0), max(m1, m2) / min(m1, m2))
+    if a.spread_from_processes:
+        for k in keys:
+            halves = [halves_spread(tg[v][k]) for v in a.releases]
+            if None in halves:
+                raise SystemExit(f"--spread-from-processes: {k[0]} {k[1]} was collected in one process under some release")
+            tg_spread[k] = max(tg_spread.get(k, 1.0), max(halves))
 
     py = {v: {k: [] for k in keys} for v in a.releases}
     total = len(keys) * len(a.releases) * a.rounds
     done = 0
     for k in keys:
         for r in range(a.rounds):
-            for v in a.releases:
+            # A B C, then C B A: a drift within the rounds lands on every release.
+            for v in (a.releases if r % 2 == 0 else a.releases[::-1]):
                 py[v][k].append(time_in_python(pythons[v], k, a))
                 done += 1
                 print(f"[release_check] {done}/{total} {k[0]} {k[1]} torch {v} round {r + 1}: "
@@ -133,9 +161,9 @@ def main():
 
     rows, disagreements = [], 0
     for k in keys:
-        py_spread = max(max(py[v][k]) / min(py[v][k]) for v in a.releases)
+        py_spread = max(halves_spread(py[v][k]) for v in a.releases)
         for prev, new in zip(a.releases, a.releases[1:]):
-            tg_ratio = tg[new][k] / tg[prev][k]
+            tg_ratio = statistics.median(tg[new][k]) / statistics.median(tg[prev][k])
             py_ratio = statistics.median(py[new][k]) / statistics.median(py[prev][k])
             s_tg = max(a.min_spread, tg_spread.get(k, a.min_spread))
             s_py = max(a.min_spread, py_spread)
