@@ -151,7 +151,43 @@ void UseReferenceInputs(models::Workload& workload, const Reference& ref) {
   }
 }
 
-ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uint64_t train_seed) {
+namespace {
+
+// AdamFirstStep: a gradient tensor whose largest element is at most this
+// share of the model's largest is rounding noise.
+constexpr double kRoundingGradient = 1e-7;
+
+// The worst relative error after the step over the elements Adam's first
+// step is well conditioned for (AdamFirstStep); counts the others into `e`.
+double AdamStepError(const torch::Tensor& param, const std::string& name, const Reference& ref,
+                     const AdamFirstStep& adam, ParityErrors& e) {
+  REQUIRE_MESSAGE(ref.grads.count(name) == 1, "AdamFirstStep needs the reference's gradient of ", name);
+  REQUIRE_MESSAGE(param.grad().defined(), "no gradient for ", name);
+  const auto &g = param.grad(), &g_ref = ref.grads.at(name);
+  const auto &expected = ref.updated.at(name), &before = ref.params.at(name);
+  // Well conditioned: the first step's direction g / (|g| + eps) is the same
+  // to 1e-5 from either side's gradient.
+  auto direction = [&](const torch::Tensor& x) {
+    auto d = x.to(torch::kDouble);
+    return d / (d.abs() + adam.eps);
+  };
+  auto clear = (direction(g) - direction(g_ref)).abs() <= 1e-5;
+  e.elements += param.numel();
+  auto unclear = clear.logical_not();
+  if (unclear.any().item<bool>()) {
+    e.adam_bounded += unclear.sum().item<int64_t>();
+    for (const auto& after : {param.detach(), expected}) {
+      const double step = (after - before).index({unclear}).abs().max().item<double>() / adam.lr;
+      e.adam_bounded_step = std::max(e.adam_bounded_step, step);
+    }
+  }
+  return clear.any().item<bool>() ? RelError(param.detach().index({clear}), expected.index({clear})) : 0.0;
+}
+
+}  // namespace
+
+ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uint64_t train_seed,
+                           const std::optional<AdamFirstStep>& adam) {
   auto& net = workload.net();
   CheckSameStructure(net, ref);
   LoadWeights(net, ref);
@@ -169,16 +205,25 @@ ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uin
   for (const auto& [name, t] : ref.updated) {
     auto* p = ours.find(name);
     REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
-    const double err = RelError(*p, t);
+    const double err = adam ? AdamStepError(*p, name, ref, *adam, e) : RelError(*p, t);
     if (err > e.updated_max) {
       e.updated_max = err;
       e.worst_param = name;
     }
   }
+  double largest_grad = 0;  // the reference's largest gradient element
+  for (const auto& [name, g] : ref.grads) largest_grad = std::max(largest_grad, g.abs().max().item<double>());
   for (const auto& [name, g] : ref.grads) {
     auto* p = ours.find(name);
     REQUIRE_MESSAGE(p != nullptr, "gradient of a missing parameter: ", name);
     REQUIRE_MESSAGE(p->grad().defined(), "no gradient for ", name);
+    if (adam && g.abs().max().item<double>() <= kRoundingGradient * largest_grad) {
+      // Rounding noise on the reference's side (a gradient that is zero in
+      // exact arithmetic): ours must be noise too, not equal to it.
+      ++e.noise_grads;
+      e.noise_grad_max = std::max(e.noise_grad_max, p->grad().abs().max().item<double>() / largest_grad);
+      continue;
+    }
     const double err = RelError(p->grad(), g);
     ++e.grads;
     if (err >= e.grads_max) {
@@ -189,7 +234,8 @@ ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uin
   return e;
 }
 
-ParityErrors CheckModelParity(const std::string& model_id, const std::string& script, double tol, uint64_t train_seed) {
+ParityErrors CheckModelParity(const std::string& model_id, const std::string& script, double tol, uint64_t train_seed,
+                              const std::optional<AdamFirstStep>& adam) {
   const auto* info = models::FindModel(model_id);
   REQUIRE_MESSAGE(info != nullptr, "model not registered: ", model_id);
   auto ref = RunReference(script, model_id);
@@ -199,13 +245,24 @@ ParityErrors CheckModelParity(const std::string& model_id, const std::string& sc
   opt.seed = 0;
   models::SeedAll(0);
   auto workload = info->create(opt);
-  ParityErrors e = MeasureParity(*workload, ref, train_seed);
+  ParityErrors e = MeasureParity(*workload, ref, train_seed, adam);
   std::cout << "parity " << model_id << ": params " << ref.param_count << ", output rel err " << e.output
             << ", loss rel err " << e.loss << ", updated params max rel err " << e.updated_max << " (" << e.worst_param
             << ")";
   if (e.grads > 0)
     std::cout << ", " << e.grads << " gradients max rel err " << e.grads_max << " (" << e.worst_grad << ")";
+  if (adam) {
+    std::cout << "; " << e.adam_bounded << " of " << e.elements
+              << " elements (first-step directions apart by over 1e-5) held to Adam's bound lr " << adam->lr
+              << ": largest step " << e.adam_bounded_step << " lr; " << e.noise_grads
+              << " gradients rounding noise on both sides: largest " << e.noise_grad_max << " of the largest";
+  }
   std::cout << std::endl;
+  if (adam) {
+    CHECK(e.adam_bounded_step <= 1 + 1e-3);
+    CHECK(e.adam_bounded * 100 < e.elements);  // the exception stays an exception
+    CHECK(e.noise_grad_max <= 1e-6);
+  }
   CHECK(e.output <= tol);
   CHECK(e.loss <= tol);
   CHECK(e.updated_max <= tol);
