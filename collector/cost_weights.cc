@@ -66,6 +66,7 @@ const std::map<std::string, double> kGflops = {
     {"hf_t5_base", 450.0},     // 1024 + 2048 tokens
     {"hf_t5_large", 830.0},    // 704M non-embedding parameters, 512 + 512 tokens, attention and the 32k-word head
     {"hf_gpt2_large", 840.0},  // 708M non-embedding parameters, 512 tokens, attention and the 50k-word head
+    {"llama_3_2_1b", 1300.0},  // 973M non-embedding parameters, 512 tokens, attention and the 128k-word head
     {"bert_pytorch", 26.0},    // BERT-base blocks and the 20k-word MLM head over 128 positions
     // recommendation: small MLPs; embedding lookups are memory-bound and cheap in FLOPs
     {"deepfm", 0.001},  // DNN 390-400-400-400-1 and the FM over 39 x 10

@@ -76,11 +76,12 @@ class LanguageModelWorkload : public LossWorkload {
     const bool train = opt.mode == Mode::kTrain;
     const int64_t seq = opt.smoke ? SmokeSeqLen(train) : (train ? spec_->train_seq_len : spec_->eval_seq_len);
     auto ids = torch::TensorOptions(opt.device).dtype(torch::kLong);
-    inputs_["input_ids"] = torch::randint(0, spec_->vocab_size, {opt.batch_size, seq}, ids);
+    const int64_t vocab = opt.smoke && spec_->smoke_vocab_size > 0 ? spec_->smoke_vocab_size : spec_->vocab_size;
+    inputs_["input_ids"] = torch::randint(0, vocab, {opt.batch_size, seq}, ids);
     if (train) {
       // TorchBench's labels are independent random token ids; a seq2seq
       // decoder sees them shifted right.
-      inputs_["labels"] = torch::randint(0, spec_->vocab_size, {opt.batch_size, seq}, ids);
+      inputs_["labels"] = torch::randint(0, vocab, {opt.batch_size, seq}, ids);
       optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
     } else if (spec_->objective == LmObjective::kSeq2Seq) {
       // TorchBench's seq2seq eval feeds the same ids to encoder and decoder.
@@ -149,7 +150,8 @@ ModelInfo LanguageModelInfo(LanguageModelSpec spec) {
   info.smoke_batch = {1, 1};
   auto shared = std::make_shared<const LanguageModelSpec>(std::move(spec));
   info.create = [shared](const WorkloadOptions& opt) -> std::unique_ptr<Workload> {
-    return std::make_unique<LanguageModelWorkload>(opt, shared, shared->build());
+    const auto& build = opt.smoke && shared->build_smoke ? shared->build_smoke : shared->build;
+    return std::make_unique<LanguageModelWorkload>(opt, shared, build());
   };
   return info;
 }

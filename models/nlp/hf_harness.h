@@ -102,6 +102,11 @@ struct LanguageModelSpec {
   // Builds the initialised network on the CPU. It draws from the seeded
   // generator before the inputs do, so the order is fixed here.
   std::function<LanguageModel()> build = {};
+  // A reduced configuration for smoke runs, where the model states one
+  // (llama_3_2_1b: the published size does not train on the CPU suite's
+  // machines): its vocabulary and its builder. Empty: smoke runs build `build`.
+  int64_t smoke_vocab_size = 0;
+  std::function<LanguageModel()> build_smoke = {};
 };
 
 // LanguageModelSpec::build for a model whose forward reads the input ids

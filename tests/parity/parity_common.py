@@ -37,6 +37,9 @@ def main(build):
     model.eval()
     with torch.no_grad():
         output = forward(model, inputs).detach().clone()
+        # More than the eval output, from the same weights (a generated
+        # sequence, say): spec["extra"](model, inputs) -> dict of fields.
+        extra = spec["extra"](model, inputs) if spec.get("extra") else {}
 
     model.train()
     torch.manual_seed(TRAIN_SEED)
@@ -54,6 +57,7 @@ def main(build):
         "loss": loss.detach().clone(),
         "updated": updated,
     }
+    saved.update(extra)
     if spec.get("save_grads"):
         # The train step's gradients, for models whose update alone says
         # little (a tiny scheduled learning rate, say).

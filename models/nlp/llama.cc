@@ -1,0 +1,268 @@
+#include "models/nlp/llama.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+
+namespace torchgauge::models {
+
+LlamaConfig Llama32_1BConfig() { return LlamaConfig{}; }
+
+LlamaConfig LlamaSmokeConfig() {
+  LlamaConfig c;
+  c.vocab_size = 1024;
+  c.hidden_size = 256;
+  c.intermediate_size = 512;
+  c.num_hidden_layers = 2;
+  c.num_attention_heads = 8;
+  c.num_key_value_heads = 2;
+  return c;
+}
+
+torch::Tensor LlamaInverseFrequencies(const LlamaConfig& c) {
+  const int64_t dim = c.head_dim();
+  // theta^(-2i/d) in fp32, the exponent formed from integer steps as the
+  // published code does, so both sides round alike.
+  auto exponent = torch::arange(0, dim, 2, torch::kLong).to(torch::kFloat) / static_cast<double>(dim);
+  auto inv_freq = 1.0 / torch::pow(c.rope_theta, exponent);
+  if (!c.llama3_rope_scaling) return inv_freq;
+  const auto& s = c.rope_scaling;
+  const double old_len = static_cast<double>(s.original_max_position_embeddings);
+  const double low_freq_wavelen = old_len / s.low_freq_factor;
+  const double high_freq_wavelen = old_len / s.high_freq_factor;
+  auto wavelen = 2 * M_PI / inv_freq;
+  // Long wavelengths (low frequencies) are stretched by `factor`, short ones
+  // kept; between the two, a linear blend in old_len / wavelen.
+  auto scaled = torch::where(wavelen > low_freq_wavelen, inv_freq / s.factor, inv_freq);
+  auto smooth = (old_len / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+  auto blended = (1 - smooth) * scaled / s.factor + smooth * scaled;
+  auto medium = torch::logical_not(wavelen < high_freq_wavelen) & torch::logical_not(wavelen > low_freq_wavelen);
+  return torch::where(medium, blended, scaled);
+}
+
+namespace {
+
+torch::nn::Linear Projection(int64_t in, int64_t out) {
+  return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
+}
+
+// The second half of the last dimension, negated, before the first half: the
+// rotation by 90 degrees of each (x_i, x_{i + d/2}) pair.
+torch::Tensor RotateHalf(const torch::Tensor& x) {
+  const int64_t half = x.size(-1) / 2;
+  auto first = x.slice(-1, 0, half);
+  auto second = x.slice(-1, half);
+  return torch::cat({-second, first}, -1);
+}
+
+torch::Tensor ApplyRope(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
+  auto rotated = x * cos;
+  return rotated + RotateHalf(x) * sin;
+}
+
+// [batch, kv_heads, seq, d] -> [batch, kv_heads * groups, seq, d], each key
+// or value head repeated for the `groups` query heads it serves.
+torch::Tensor RepeatKv(const torch::Tensor& x, int64_t groups) {
+  if (groups == 1) return x;
+  const auto b = x.size(0), h = x.size(1), s = x.size(2), d = x.size(3);
+  return x.unsqueeze(2).expand({b, h, groups, s, d}).reshape({b, h * groups, s, d});
+}
+
+}  // namespace
+
+LlamaRmsNormImpl::LlamaRmsNormImpl(int64_t dim, double eps_arg)
+    : weight(register_parameter("weight", torch::ones({dim}))), eps(eps_arg) {}
+
+torch::Tensor LlamaRmsNormImpl::forward(const torch::Tensor& x) {
+  auto h = x.to(torch::kFloat);
+  auto variance = h.pow(2).mean(-1, /*keepdim=*/true);
+  h = h * torch::rsqrt(variance + eps);
+  return weight * h.to(x.scalar_type());
+}
+
+LlamaAttentionImpl::LlamaAttentionImpl(const LlamaConfig& c)
+    : num_heads(c.num_attention_heads), num_kv_heads(c.num_key_value_heads), head_dim(c.head_dim()) {
+  TORCH_CHECK(c.hidden_size % c.num_attention_heads == 0, "Llama: hidden_size not divisible by the heads");
+  TORCH_CHECK(c.num_attention_heads % c.num_key_value_heads == 0,
+              "Llama: num_attention_heads not divisible by num_key_value_heads");
+  TORCH_CHECK(head_dim % 2 == 0, "Llama: rotary embeddings need an even head_dim");
+  q_proj = register_module("q_proj", Projection(c.hidden_size, num_heads * head_dim));
+  k_proj = register_module("k_proj", Projection(c.hidden_size, num_kv_heads * head_dim));
+  v_proj = register_module("v_proj", Projection(c.hidden_size, num_kv_heads * head_dim));
+  o_proj = register_module("o_proj", Projection(num_heads * head_dim, c.hidden_size));
+}
+
+torch::Tensor LlamaAttentionImpl::forward(const torch::Tensor& hidden, const torch::Tensor& cos,
+                                          const torch::Tensor& sin, LlamaLayerCache* cache, int64_t past) {
+  const int64_t batch = hidden.size(0), seq = hidden.size(1);
+  auto q = q_proj(hidden).view({batch, seq, num_heads, head_dim}).transpose(1, 2);
+  auto k = k_proj(hidden).view({batch, seq, num_kv_heads, head_dim}).transpose(1, 2);
+  auto v = v_proj(hidden).view({batch, seq, num_kv_heads, head_dim}).transpose(1, 2);
+  auto cos_h = cos.unsqueeze(1), sin_h = sin.unsqueeze(1);
+  q = ApplyRope(q, cos_h, sin_h);
+  k = ApplyRope(k, cos_h, sin_h);
+  if (cache != nullptr) {
+    cache->keys.slice(2, past, past + seq).copy_(k);
+    cache->values.slice(2, past, past + seq).copy_(v);
+    k = cache->keys.slice(2, 0, past + seq);
+    v = cache->values.slice(2, 0, past + seq);
+  }
+  const int64_t groups = num_heads / num_kv_heads;
+  k = RepeatKv(k, groups);
+  v = RepeatKv(v, groups);
+  torch::Tensor out;
+  if (seq == 1) {
+    // One new query sees every cached position: no mask.
+    out = at::scaled_dot_product_attention(q, k, v);
+  } else if (past == 0) {
+    out = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
+  } else {
+    // Several new queries after a cached prefix: query i (at position
+    // past + i) sees keys 0..past + i.
+    auto rows = torch::arange(past, past + seq, torch::TensorOptions(q.device()).dtype(torch::kLong)).unsqueeze(1);
+    auto cols = torch::arange(past + seq, torch::TensorOptions(q.device()).dtype(torch::kLong)).unsqueeze(0);
+    out = at::scaled_dot_product_attention(q, k, v, cols <= rows);
+  }
+  out = out.transpose(1, 2).reshape({batch, seq, num_heads * head_dim});
+  return o_proj(out);
+}
+
+LlamaMlpImpl::LlamaMlpImpl(const LlamaConfig& c)
+    : gate_proj(register_module("gate_proj", Projection(c.hidden_size, c.intermediate_size))),
+      up_proj(register_module("up_proj", Projection(c.hidden_size, c.intermediate_size))),
+      down_proj(register_module("down_proj", Projection(c.intermediate_size, c.hidden_size))) {}
+
+torch::Tensor LlamaMlpImpl::forward(const torch::Tensor& x) {
+  auto gate = torch::silu(gate_proj(x));
+  return down_proj(gate * up_proj(x));
+}
+
+LlamaDecoderLayerImpl::LlamaDecoderLayerImpl(const LlamaConfig& c)
+    : self_attn(register_module("self_attn", LlamaAttention(c))),
+      mlp(register_module("mlp", LlamaMlp(c))),
+      input_layernorm(register_module("input_layernorm", LlamaRmsNorm(c.hidden_size, c.rms_norm_eps))),
+      post_attention_layernorm(
+          register_module("post_attention_layernorm", LlamaRmsNorm(c.hidden_size, c.rms_norm_eps))) {}
+
+torch::Tensor LlamaDecoderLayerImpl::forward(torch::Tensor hidden, const torch::Tensor& cos, const torch::Tensor& sin,
+                                             LlamaLayerCache* cache, int64_t past) {
+  hidden = hidden + self_attn(input_layernorm(hidden), cos, sin, cache, past);
+  return hidden + mlp(post_attention_layernorm(hidden));
+}
+
+LlamaModelImpl::LlamaModelImpl(const LlamaConfig& c)
+    : embed_tokens(register_module("embed_tokens", torch::nn::Embedding(c.vocab_size, c.hidden_size))),
+      layers(register_module("layers", torch::nn::ModuleList())),
+      norm(register_module("norm", LlamaRmsNorm(c.hidden_size, c.rms_norm_eps))),
+      config(c),
+      inv_freq(LlamaInverseFrequencies(c)) {
+  for (int64_t i = 0; i < c.num_hidden_layers; ++i) layers->push_back(LlamaDecoderLayer(c));
+}
+
+torch::Tensor LlamaModelImpl::forward(const torch::Tensor& input_ids, LlamaKvCache* cache) {
+  const int64_t seq = input_ids.size(-1);
+  const int64_t past = cache != nullptr ? cache->length : 0;
+  TORCH_CHECK(cache == nullptr || past + seq <= cache->capacity(), "Llama: ", past + seq,
+              " positions exceed the cache's capacity ", cache->capacity());
+  TORCH_CHECK(past + seq <= config.max_position_embeddings, "Llama: sequence exceeds max_position_embeddings");
+  auto hidden = embed_tokens(input_ids);
+  if (inv_freq.device() != hidden.device()) inv_freq = inv_freq.to(hidden.device());
+  // Angles position * frequency in fp32, each frequency twice (the halves
+  // RotateHalf pairs), then cos and sin in the activations' dtype.
+  auto positions = torch::arange(past, past + seq, torch::TensorOptions(hidden.device()).dtype(torch::kLong));
+  auto freqs = positions.to(torch::kFloat).unsqueeze(1) * inv_freq.unsqueeze(0);
+  auto angles = torch::cat({freqs, freqs}, -1).unsqueeze(0);
+  auto cos = angles.cos().to(hidden.scalar_type()), sin = angles.sin().to(hidden.scalar_type());
+  for (size_t i = 0; i < layers->size(); ++i) {
+    LlamaLayerCache* layer_cache = cache != nullptr ? &cache->layers.at(i) : nullptr;
+    hidden = layers[i]->as<LlamaDecoderLayerImpl>()->forward(hidden, cos, sin, layer_cache, past);
+  }
+  if (cache != nullptr) cache->length += seq;
+  return norm(hidden);
+}
+
+LlamaForCausalLMImpl::LlamaForCausalLMImpl(const LlamaConfig& c)
+    : model(register_module("model", LlamaModel(c))), config(c) {
+  if (c.tie_word_embeddings) {
+    lm_head = register_module("lm_head", TiedWeights(model->embed_tokens->weight));
+  } else {
+    lm_head = register_module("lm_head", Projection(c.hidden_size, c.vocab_size).ptr());
+  }
+  InitWeights();
+}
+
+// transformers' _init_weights for Llama: N(0, initializer_range) for every
+// Linear and Embedding weight, RMSNorm weights 1 (set by the constructor).
+void LlamaForCausalLMImpl::InitWeights() {
+  torch::NoGradGuard no_grad;
+  for (auto& m : modules(/*include_self=*/false)) {
+    if (auto* linear = m->as<torch::nn::LinearImpl>()) {
+      linear->weight.normal_(0.0, config.initializer_range);
+    } else if (auto* emb = m->as<torch::nn::EmbeddingImpl>()) {
+      emb->weight.normal_(0.0, config.initializer_range);
+    }
+  }
+}
+
+torch::Tensor LlamaForCausalLMImpl::Head(const torch::Tensor& hidden) {
+  if (auto* tied = lm_head->as<TiedWeightsImpl>()) return tied->forward(hidden);
+  return lm_head->as<torch::nn::LinearImpl>()->forward(hidden);
+}
+
+torch::Tensor LlamaForCausalLMImpl::forward(const torch::Tensor& input_ids) { return Head(model(input_ids, nullptr)); }
+
+torch::Tensor LlamaForCausalLMImpl::forward(const torch::Tensor& input_ids, LlamaKvCache& cache) {
+  return Head(model(input_ids, &cache));
+}
+
+LlamaKvCache LlamaForCausalLMImpl::NewCache(int64_t batch, int64_t capacity) const {
+  TORCH_CHECK(batch > 0 && capacity > 0, "Llama: a cache needs a positive batch and capacity");
+  const auto options = model->embed_tokens->weight.options().requires_grad(false);
+  LlamaKvCache cache;
+  for (int64_t i = 0; i < config.num_hidden_layers; ++i) {
+    cache.layers.push_back({torch::zeros({batch, config.num_key_value_heads, capacity, config.head_dim()}, options),
+                            torch::zeros({batch, config.num_key_value_heads, capacity, config.head_dim()}, options)});
+  }
+  return cache;
+}
+
+torch::Tensor LlamaForCausalLMImpl::Generate(const torch::Tensor& prompt_ids, int64_t max_new_tokens) {
+  TORCH_CHECK(prompt_ids.dim() == 2 && prompt_ids.size(1) > 0, "Llama: the prompt must be [batch, length > 0]");
+  TORCH_CHECK(max_new_tokens > 0, "Llama: max_new_tokens must be positive");
+  torch::NoGradGuard no_grad;
+  auto cache = NewCache(prompt_ids.size(0), prompt_ids.size(1) + max_new_tokens);
+  std::vector<torch::Tensor> tokens;
+  tokens.reserve(max_new_tokens);
+  // Prefill: the whole prompt at once; only its last position's logits are
+  // needed.
+  auto hidden = model(prompt_ids, &cache);
+  tokens.push_back(Head(hidden.slice(1, -1)).argmax(-1));
+  for (int64_t step = 1; step < max_new_tokens; ++step) {
+    hidden = model(tokens.back(), &cache);
+    tokens.push_back(Head(hidden).argmax(-1));
+  }
+  return torch::cat(tokens, 1);
+}
+
+ModelInfo LlamaInfo(const LlamaConfig& config, const LlamaConfig& smoke) {
+  return LanguageModelInfo({
+      .id = "llama_3_2_1b",
+      .paper_name = "(not in the paper's list)",
+      .reference = "transformers.LlamaForCausalLM(meta-llama/Llama-3.2-1B config), random weights; smoke runs: "
+                   "2 layers, hidden 256, 8 heads, 2 KV heads, intermediate 512, vocab 1024",
+      // Not a TorchBench model; batch 1 for train and eval as its other large
+      // causal LMs (hf_gpt2_large's eval), 512 and 1024 tokens as they do.
+      .default_batch = {1, 1},
+      .objective = LmObjective::kCausalLm,
+      .vocab_size = config.vocab_size,
+      .train_seq_len = 512,
+      .eval_seq_len = 1024,
+      .build = BuildFromIds<LlamaForCausalLM>(config),
+      .smoke_vocab_size = smoke.vocab_size,
+      .build_smoke = BuildFromIds<LlamaForCausalLM>(smoke),
+  });
+}
+
+void AddLlamaModels(std::vector<ModelInfo>& out) { out.push_back(LlamaInfo()); }
+
+}  // namespace torchgauge::models

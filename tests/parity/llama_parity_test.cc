@@ -1,0 +1,116 @@
+// Parity of llama_3_2_1b (models/nlp/llama.h) against transformers'
+// LlamaForCausalLM (ref_llama.py), at the reduced configuration that smoke
+// runs build, with the reference's weights: the eval logits, the train step
+// (loss, every gradient, the parameters after Adam's first step), the 16
+// tokens of greedy generation through the key-value cache against
+// model.generate (exactly equal), and the cache's logits (a prefill, a
+// several-token chunk, then single tokens) against a full forward over the
+// whole sequence, ours and the reference's. The published configuration's
+// parameter count is checked against the reference built on the meta device.
+#include <doctest/doctest.h>
+
+#include <iostream>
+
+#include "models/nlp/llama.h"
+#include "tests/parity/parity.h"
+
+using namespace torchgauge;
+
+namespace {
+
+constexpr const char* kScript = "ref_llama.py";
+constexpr const char* kId = "llama_3_2_1b";
+
+double MaxAbs(const torch::Tensor& a, const torch::Tensor& b) {
+  return (a.detach().to(torch::kDouble) - b.detach().to(torch::kDouble)).abs().max().item<double>();
+}
+
+// The logits of `sequence` [batch, n] computed through the cache: a prefill
+// of `prompt` positions, one chunk of `chunk` positions (queries that see a
+// cached prefix and each other, causally), then one position at a time.
+torch::Tensor CachedLogits(models::LlamaForCausalLMImpl& lm, const torch::Tensor& sequence, int64_t prompt,
+                           int64_t chunk) {
+  const int64_t n = sequence.size(1);
+  auto cache = lm.NewCache(sequence.size(0), n);
+  std::vector<torch::Tensor> logits = {lm.forward(sequence.slice(1, 0, prompt), cache)};
+  logits.push_back(lm.forward(sequence.slice(1, prompt, prompt + chunk), cache));
+  for (int64_t t = prompt + chunk; t < n; ++t) logits.push_back(lm.forward(sequence.slice(1, t, t + 1), cache));
+  CHECK(cache.length == n);
+  return torch::cat(logits, 1);
+}
+
+}  // namespace
+
+TEST_CASE("parity llama_3_2_1b") {
+  const auto* info = models::FindModel(kId);
+  REQUIRE(info != nullptr);
+  const auto saved = parity::RunReferenceScript(kScript, kId);
+  const auto ref = parity::ReferenceFromDict(saved);
+  const auto generated = saved.at("generated").toTensor();
+  const auto sequence_logits = saved.at("sequence_logits").toTensor();
+  models::WorkloadOptions opt;
+  opt.mode = models::Mode::kTrain;
+  opt.batch_size = ref.output.size(0);
+  opt.smoke = true;  // the reduced configuration, which the reference builds
+  models::SeedAll(0);
+  auto w = info->create(opt);
+  const auto e = parity::MeasureParity(*w, ref, 1234, parity::AdamFirstStep{.lr = 1e-3});
+
+  // Generation and the cache from the reference's initial weights again.
+  auto& net = w->net();
+  parity::LoadWeights(net, ref);
+  net.eval();
+  torch::NoGradGuard no_grad;
+  auto* lm = net.as<models::LlamaForCausalLMImpl>();
+  REQUIRE(lm != nullptr);
+  const auto prompt = ref.inputs.at("input_ids");
+  const auto logits = lm->forward(prompt);
+  const auto tokens = lm->Generate(prompt, generated.size(1));
+  const bool same_tokens = torch::equal(tokens, generated);
+  const auto sequence = torch::cat({prompt, generated}, 1);
+  const auto full = lm->forward(sequence);
+  const auto cached = CachedLogits(*lm, sequence, prompt.size(1), 4);
+
+  std::cout << "parity " << kId << ": params " << ref.param_count << ", logits max abs err "
+            << MaxAbs(logits, ref.output) << " rel err " << e.output << ", loss rel err " << e.loss << ", " << e.grads
+            << " gradients max rel err " << e.grads_max << " (" << e.worst_grad << "), updated params max rel err "
+            << e.updated_max << " (" << e.worst_param << "); " << e.adam_bounded << " of " << e.elements
+            << " elements held to Adam's bound; greedy tokens " << (same_tokens ? "equal" : "DIFFERENT")
+            << "\n  ours    " << tokens << "\n  theirs  " << generated << "\n  cache vs our full forward: max abs err "
+            << MaxAbs(cached, full) << " rel err " << parity::RelError(cached, full)
+            << "; vs the reference's full forward: max abs err " << MaxAbs(cached, sequence_logits) << " rel err "
+            << parity::RelError(cached, sequence_logits) << std::endl;
+  CHECK(e.output <= 1e-5);
+  CHECK(e.loss <= 1e-5);
+  CHECK(e.grads > 0);
+  CHECK(e.grads_max <= 1e-4);
+  CHECK(e.updated_max <= 1e-4);
+  CHECK(e.adam_bounded_step <= 1 + 1e-3);
+  CHECK(e.adam_bounded * 1000 < e.elements);
+  CHECK(same_tokens);
+  CHECK(parity::RelError(cached, full) <= 1e-5);
+  CHECK(parity::RelError(cached, sequence_logits) <= 1e-5);
+  CHECK(parity::RelError(full, sequence_logits) <= 1e-5);
+}
+
+// The published configuration's parameter count, without building all of it
+// (1.24B parameters, 5 GB): the C++ model at the full widths with 1 and 2
+// layers gives the embedding and one layer, against the reference's 16 layers
+// built on the meta device.
+TEST_CASE("parity llama_3_2_1b parameter count") {
+  const auto ref = parity::RunReference(kScript, std::string(kId) + ".meta");
+  auto config = models::Llama32_1BConfig();
+  const int64_t layers = config.num_hidden_layers;
+  config.num_hidden_layers = 1;
+  const int64_t one = parity::ParameterCount(*models::LlamaForCausalLM(config));
+  config.num_hidden_layers = 2;
+  const int64_t two = parity::ParameterCount(*models::LlamaForCausalLM(config));
+  const int64_t full = one + (layers - 1) * (two - one);
+  const int64_t smoke = parity::ParameterCount(*models::LlamaForCausalLM(models::LlamaSmokeConfig()));
+  std::cout << "parity " << kId << " parameter count: " << full << " (" << two - one << " per layer), reference (meta) "
+            << ref.param_count << "; smoke configuration " << smoke << std::endl;
+  CHECK(full == ref.param_count);
+  CHECK(full == 1235814400);  // Llama-3.2-1B's 1.24B
+}
+
+TEST_CASE("smoke llama_3_2_1b") { parity::SmokeCheck(kId); }
