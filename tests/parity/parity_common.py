@@ -49,9 +49,13 @@ def main(build):
     optimizer.step()
     updated = {k: v.detach().clone() for k, v in model.named_parameters()}
 
+    # count_tied_by_name: a parameter shared by two modules counts under each
+    # name, as a C++ module that registers it twice counts it (drq's
+    # convolutions); by default it counts once.
+    tied_by_name = spec.get("count_tied_by_name", False)
     saved = {
         "params": params,
-        "param_count": sum(p.numel() for p in model.parameters()),
+        "param_count": sum(p.numel() for _, p in model.named_parameters(remove_duplicate=not tied_by_name)),
         "inputs": {k: v.detach().clone() for k, v in inputs.items()},
         "output": output,
         "loss": loss.detach().clone(),

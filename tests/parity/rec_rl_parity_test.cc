@@ -5,8 +5,8 @@
 // read from the C++ modules), against the reference's state-dict names, and
 // smoke-run at its smoke batch sizes; dlrm is also compared numerically with
 // the plain-torch DLRM_Net of ref_dlrm.py, nvidia_deeprecommender with the
-// AutoEncoder of ref_deeprecommender.py, soft_actor_critic's update with
-// ref_sac.py's. The CPU environments of the RL models
+// AutoEncoder of ref_deeprecommender.py, soft_actor_critic's and drq's
+// updates with ref_sac.py's. The CPU environments of the RL models
 // are checked for their physics (energy conservation, a hand-computed Gym
 // step), determinism and rendering.
 #include <doctest/doctest.h>
@@ -16,6 +16,7 @@
 #include <set>
 #include <vector>
 
+#include "models/rl/drq.h"
 #include "models/rl/rl_env.h"
 #include "models/rl/sac.h"
 #include "models/rl/squashed_normal.h"
@@ -41,6 +42,19 @@ std::unique_ptr<models::Workload> Build(const std::string& id, models::Mode mode
   opt.smoke = smoke;
   models::SeedAll(0);
   return info->create(opt);
+}
+
+// An RL workload on its parity hook (OffPolicySettings::replay = false), at
+// the reference's update batch: a train step is one update on its batch_*
+// inputs. `make` is MakeSacWorkload or MakeDrqWorkload.
+using MakeRlWorkload = std::unique_ptr<models::Workload> (*)(const models::WorkloadOptions&, bool replay);
+std::unique_ptr<models::Workload> ParityHook(const parity::Reference& ref, MakeRlWorkload make) {
+  models::WorkloadOptions opt;
+  opt.mode = models::Mode::kTrain;
+  opt.batch_size = ref.inputs.at("batch_obs").size(0);
+  opt.seed = 0;
+  models::SeedAll(0);
+  return make(opt, /*replay=*/false);
 }
 
 void CheckShape(torch::nn::Module& net, const std::string& name, std::vector<int64_t> shape) {
@@ -236,12 +250,7 @@ TEST_CASE("parity soft_actor_critic") {
   // critics', where the actor loss's backward adds to the critic loss's), and
   // every parameter afterwards, the Polyak-averaged target critics included.
   auto ref = parity::RunReference("ref_sac.py", "soft_actor_critic");
-  models::WorkloadOptions opt;
-  opt.mode = models::Mode::kTrain;
-  opt.batch_size = ref.inputs.at("batch_obs").size(0);
-  opt.seed = 0;
-  models::SeedAll(0);
-  auto w = models::MakeSacWorkload(opt, /*replay=*/false);
+  auto w = ParityHook(ref, models::MakeSacWorkload);
   const parity::ParityErrors e = parity::MeasureParity(*w, ref);
   std::cout << "parity soft_actor_critic: params " << ref.param_count << ", output rel err " << e.output
             << ", loss rel err " << e.loss << ", " << e.grads << " gradients max rel err " << e.grads_max << " ("
@@ -315,6 +324,45 @@ TEST_CASE("parity drq actor loss leaves the shared convolutions to the critic") 
   CHECK(torch::equal(params["actor.encoder.convs.1.weight"], params["critic.encoder.convs.1.weight"]));
   // The actor's own head is trained by the actor loss (step 0 updates the actor).
   CHECK_FALSE(torch::equal(params["actor.encoder.head.0.weight"], head_before));
+}
+
+TEST_CASE("parity drq") {
+  // Against ref_sac.py's DrQ: drq.py's update_critic and
+  // update_actor_and_alpha on a 128-transition batch of random pixels given
+  // as inputs (the workload's parity hook runs the update without its
+  // environment loop), the random-shift offsets and the squashed-Gaussian
+  // samples drawn from the same seed in the same order. Compared: the
+  // deterministic action of 8 observations (eval), the critic loss, every
+  // gradient the update leaves and every parameter afterwards: the tied
+  // convolutions (moved by the critic's Adam step alone), the heads, the
+  // Polyak-averaged critic_target and log_alpha.
+  auto ref = parity::RunReference("ref_sac.py", "drq");
+  auto w = ParityHook(ref, models::MakeDrqWorkload);
+  // Adam(1e-3)'s first step moves each element by lr g / (|g| + eps): some
+  // elements of the actor's gradients are near eps (|g| ~ 1e-8 in
+  // actor.encoder.head.0.weight, whose largest is 4e-2), where float32
+  // rounding (2.6e-7 of the largest gradient) moves the step by up to 3e-4
+  // of the weights. Those take AdamFirstStep's rule, which covers the
+  // parameters whose saved gradient is the one their step used: the actor's
+  // heads and log_alpha. The critic's saved gradients have the actor loss's
+  // added after its step, the convolutions' were cleared by the actor's
+  // zero_grad; they, and critic_target, are compared element by element.
+  const parity::AdamFirstStep adam{.lr = 1e-3, .only = {"actor.encoder.head.", "actor.trunk.", "log_alpha"}};
+  const parity::ParityErrors e = parity::MeasureParity(*w, ref, 1234, adam);
+  parity::CheckParityErrors("drq", ref, e, 1e-4, adam);
+  // The gradients left are the reference's: the actor's and critic's heads
+  // and MLPs and log_alpha. The convolutions have none on either side: the
+  // actor optimizer's zero_grad cleared the critic loss's, and the actor
+  // loss stops at the detached encoder output.
+  std::set<std::string> ours, theirs;
+  for (const auto& p : w->net().named_parameters()) {
+    if (p.value().grad().defined()) ours.insert(p.key());
+  }
+  for (const auto& [name, g] : ref.grads) theirs.insert(name);
+  CHECK(ours == theirs);
+  CHECK(e.grads == 27);  // actor 4 + 6, critic 4 + 2 x 6, log_alpha
+  CHECK(ref.updated.count("actor.encoder.convs.0.weight") == 1);
+  CHECK(ref.updated.count("critic_target.encoder.convs.3.weight") == 1);
 }
 
 TEST_CASE("smoke drq") { parity::SmokeCheck("drq", {.eval_batch_first = true}); }
