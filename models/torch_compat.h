@@ -70,7 +70,7 @@ class CudaMatmulModeGuard {
   CudaMatmulModeGuard& operator=(const CudaMatmulModeGuard&) = delete;
 
  private:
-  int saved_ = 0;           // the mode's enum value (2.10 on)
+  [[maybe_unused]] int saved_ = 0;  // the mode's enum value (2.10 on; unused by 2.9)
   std::string saved_name_;  // the mode's name (2.9)
 };
 

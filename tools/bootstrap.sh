@@ -25,6 +25,12 @@
 #   TORCHGAUGE_BUILD_TYPE  CMake build type (default Release). CI's check of
 #                      the oldest release builds with None (no optimisation):
 #                      it proves the build and a collection, not the speed.
+#   TORCHGAUGE_CXX     C++ compiler (default CMake's, g++ on Debian). The
+#                      oldest-release check builds with clang++: clang
+#                      instantiates the precompiled header's templates once
+#                      (-fpch-instantiate-templates, which CMake adds), while
+#                      g++ redoes them in every file, 14 s each against
+#                      <torch/torch.h> (measured 2026-11-29).
 #   TORCHGAUGE_TORCH, TORCHGAUGE_PYTHON, TORCHGAUGE_LIBTORCH: the choice above
 set -euo pipefail
 
@@ -186,6 +192,11 @@ tg_configure() {
   local build_type="${TORCHGAUGE_BUILD_TYPE:-Release}"
   local stamp="$TG_BUILD/.torchgauge-choice" want="$py|$torch_py|$prefix"
   [ "$build_type" = Release ] || want="$want|$build_type"
+  local cxx=()
+  if [ -n "${TORCHGAUGE_CXX:-}" ]; then
+    cxx=(-DCMAKE_CXX_COMPILER="$TORCHGAUGE_CXX")
+    want="$want|$TORCHGAUGE_CXX"
+  fi
   if [ ! -f "$TG_BUILD/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     tg_log "configuring $TG_BUILD"
     # Another LibTorch in the same directory (TORCHGAUGE_BUILD given twice):
@@ -199,7 +210,7 @@ tg_configure() {
     # TORCHGAUGE_WERROR=OFF shows them without stopping the build, for a
     # compiler newer than the one the build is verified clean with.
     local werror="${TORCHGAUGE_WERROR:-ON}"
-    cmake -S "$TG_ROOT" -B "$TG_BUILD" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DTORCHGAUGE_WERROR="$werror" \
+    cmake -S "$TG_ROOT" -B "$TG_BUILD" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DTORCHGAUGE_WERROR="$werror" "${cxx[@]}" \
       -DCMAKE_PREFIX_PATH="$prefix" -DTORCHGAUGE_PYTHON="$py" -DTORCHGAUGE_TORCH_PYTHON="$torch_py" \
       -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc >&2
     echo "$want" > "$stamp"

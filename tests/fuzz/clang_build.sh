@@ -15,7 +15,7 @@ source "$src/tools/cores.sh"
 start=$(date +%s)
 if [ ! -f "$dir/build.ninja" ]; then
   cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" -DTORCHGAUGE_WITH_TORCH=OFF -DTORCHGAUGE_SANITIZE=ON -DTORCHGAUGE_FUZZ=ON \
+    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DTORCHGAUGE_WITH_TORCH=OFF -DTORCHGAUGE_SANITIZE=ON -DTORCHGAUGE_FUZZ=ON \
     -DTORCHGAUGE_PYTHON="$py" -DTORCHGAUGE_DEPS_DIR="$deps"
 fi
 # Only what the sanitize_* tests run (no benchmarks, no browser test): every
