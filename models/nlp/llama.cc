@@ -188,20 +188,10 @@ LlamaForCausalLMImpl::LlamaForCausalLMImpl(const LlamaConfig& c)
   } else {
     lm_head = register_module("lm_head", Projection(c.hidden_size, c.vocab_size).ptr());
   }
-  InitWeights();
-}
-
-// transformers' _init_weights for Llama: N(0, initializer_range) for every
-// Linear and Embedding weight, RMSNorm weights 1 (set by the constructor).
-void LlamaForCausalLMImpl::InitWeights() {
-  torch::NoGradGuard no_grad;
-  for (auto& m : modules(/*include_self=*/false)) {
-    if (auto* linear = m->as<torch::nn::LinearImpl>()) {
-      linear->weight.normal_(0.0, config.initializer_range);
-    } else if (auto* emb = m->as<torch::nn::EmbeddingImpl>()) {
-      emb->weight.normal_(0.0, config.initializer_range);
-    }
-  }
+  // transformers' _init_weights for Llama is the common one: N(0,
+  // initializer_range) for Linear and Embedding weights; RMSNorm's weights
+  // stay 1 and Llama has no biases or padding row.
+  InitHfWeights(*this, c.initializer_range);
 }
 
 torch::Tensor LlamaForCausalLMImpl::Head(const torch::Tensor& hidden) {

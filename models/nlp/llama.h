@@ -176,7 +176,6 @@ struct LlamaForCausalLMImpl : torch::nn::Module {
 
  private:
   torch::Tensor Head(const torch::Tensor& hidden);
-  void InitWeights();
 };
 TORCH_MODULE(LlamaForCausalLM);
 

@@ -18,6 +18,27 @@ from torch.utils import flop_counter
 TRAIN_SEED = 1234
 
 
+def hf_adam(model):
+    # TorchBench's Hugging Face models: optim.Adam(model.parameters(), lr=0.001).
+    return torch.optim.Adam(model.parameters(), lr=0.001)
+
+
+def hf_token_lm(model, vocab_size, batch, seq):
+    """The spec of a Hugging Face model fed random token ids and scored
+    against random labels (masked or causal LM): its logits and its loss."""
+    inputs = {
+        "input_ids": torch.randint(0, vocab_size, (batch, seq)),
+        "labels": torch.randint(0, vocab_size, (batch, seq)),
+    }
+    return {
+        "module": model,
+        "inputs": inputs,
+        "forward": lambda m, i: m(input_ids=i["input_ids"]).logits,
+        "loss": lambda m, i: m(input_ids=i["input_ids"], labels=i["labels"]).loss,
+        "optimizer": hf_adam,
+    }
+
+
 def main(build):
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", required=True)

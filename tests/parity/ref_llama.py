@@ -20,7 +20,7 @@ import sys
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from parity_common import main
+from parity_common import hf_token_lm, main
 
 BATCH = 2
 SEQ = 16
@@ -43,11 +43,6 @@ def config_for(smoke):
     return LlamaConfig(attn_implementation="eager", torch_dtype=torch.float32, **fields)
 
 
-def adam(model):
-    # As the other Hugging Face LMs: optim.Adam(model.parameters(), lr=0.001).
-    return torch.optim.Adam(model.parameters(), lr=0.001)
-
-
 def generation(model, inputs):
     ids = inputs["input_ids"]
     out = model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=NEW_TOKENS, do_sample=False)
@@ -64,20 +59,8 @@ def build(model_id):
     # the prompt's last token 16 times, which proves little. At 0.2 the 16
     # tokens differ and the closest top-two logit gap is about 0.02.
     config.initializer_range = 0.2
-    model = LlamaForCausalLM(config)
-    inputs = {
-        "input_ids": torch.randint(0, config.vocab_size, (BATCH, SEQ)),
-        "labels": torch.randint(0, config.vocab_size, (BATCH, SEQ)),
-    }
-    return {
-        "module": model,
-        "inputs": inputs,
-        "forward": lambda m, i: m(input_ids=i["input_ids"]).logits,
-        "loss": lambda m, i: m(input_ids=i["input_ids"], labels=i["labels"]).loss,
-        "optimizer": adam,
-        "extra": generation,
-        "save_grads": True,
-    }
+    spec = hf_token_lm(LlamaForCausalLM(config), config.vocab_size, BATCH, SEQ)
+    return {**spec, "extra": generation, "save_grads": True}
 
 
 def save_meta_count(out):

@@ -18,7 +18,7 @@ import torch.nn.functional as F
 from transformers import (BigBirdConfig, BigBirdForMaskedLM, LongformerConfig, LongformerForMaskedLM, XLMRobertaConfig,
                           XLMRobertaForMaskedLM)
 
-from parity_common import main
+from parity_common import hf_token_lm, main
 
 BATCH = 2
 SEQ = 12
@@ -60,25 +60,6 @@ def longformer_config(num_hidden_layers=12):
                             eos_token_id=2, sep_token_id=2)
 
 
-def adam(model):
-    # TorchBench's Hugging Face models: optim.Adam(model.parameters(), lr=0.001).
-    return torch.optim.Adam(model.parameters(), lr=0.001)
-
-
-def masked_lm(model, config, batch, seq):
-    inputs = {
-        "input_ids": torch.randint(0, config.vocab_size, (batch, seq)),
-        "labels": torch.randint(0, config.vocab_size, (batch, seq)),
-    }
-    return {
-        "module": model,
-        "inputs": inputs,
-        "forward": lambda m, i: m(input_ids=i["input_ids"]).logits,
-        "loss": lambda m, i: m(input_ids=i["input_ids"], labels=i["labels"]).loss,
-        "optimizer": adam,
-    }
-
-
 def full_model(model_id):
     if model_id == "fambench_xlmr_full":
         return XLMRobertaForMaskedLM(xlmr_config())
@@ -111,10 +92,10 @@ def build(model_id):
     if model_id == "hf_bigbird":
         # TorchBench: BigBirdConfig(attention_type="block_sparse"), i.e. google/bigbird-roberta-base.
         config = BigBirdConfig(attention_type="block_sparse", num_hidden_layers=BIGBIRD_PARITY_LAYERS)
-        return masked_lm(BigBirdForMaskedLM(config), config, 1, BIGBIRD_SEQ)
+        return hf_token_lm(BigBirdForMaskedLM(config), config.vocab_size, 1, BIGBIRD_SEQ)
     if model_id == "hf_longformer":
         config = longformer_config(LONGFORMER_PARITY_LAYERS)
-        return masked_lm(LongformerForMaskedLM(config), config, 1, LONGFORMER_SEQ)
+        return hf_token_lm(LongformerForMaskedLM(config), config.vocab_size, 1, LONGFORMER_SEQ)
     raise SystemExit(f"unknown model id {model_id}")
 
 
