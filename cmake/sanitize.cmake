@@ -43,8 +43,12 @@ function(torchgauge_add_clang_checks)
   # fixture, so `ctest -L fuzz` or `-L unit` pulls it in).
   add_test(NAME sanitize_build
            COMMAND bash ${script} ${CMAKE_SOURCE_DIR} ${dir} "${TORCHGAUGE_PYTHON}" "${TORCHGAUGE_DEPS_DIR}")
-  # RUN_SERIAL: the build uses every core; next to timed tests it would slow them.
-  set_tests_properties(sanitize_build PROPERTIES LABELS sanitize TIMEOUT 1800 FIXTURES_SETUP clang_build RUN_SERIAL ON)
+  # COST: ctest starts it first, beside oldest_release_test (the other long
+  # build), so the rest of the tests run beside whichever ends first. It ran
+  # alone (RUN_SERIAL) until 2026-11-29: the CI then waited for it (1,425 s)
+  # before starting oldest_release_test, and the two builds ran one after the
+  # other. The tests that time something are RUN_SERIAL themselves.
+  set_tests_properties(sanitize_build PROPERTIES LABELS sanitize TIMEOUT 2400 FIXTURES_SETUP clang_build COST 9000)
   # The nested ctest runs one label each: the main build's label selection
   # then means the same thing for the sanitized tests. --no-tests=error: a
   # label that matched nothing there (a renamed label, a test left out of the

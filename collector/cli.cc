@@ -183,7 +183,7 @@ void AddEnvCommand(CLI::App& app, CliState& state) {
       auto env = DescribeEnvironment(dev);
       env["platform_id"] = AutoPlatformId(env);
       env["build_id"] = AutoBuildId(env);
-      env["collector"] = {{"version", core::Version()}, {"git_sha", core::GitSha()}};
+      env["collector"] = CollectorIdentity();
       env["clocks"] = ReadClocks(dev);
       if (!get->empty()) {
         if (!env.contains(*get) || !env.at(*get).is_string()) {

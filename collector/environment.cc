@@ -19,6 +19,7 @@
 
 #include "collector/cuda_support.h"
 #include "core/contract/result.h"
+#include "core/contract/version.h"
 #include "core/io/json_io.h"
 #include "core/io/shell.h"
 #include "models/torch_compat.h"
@@ -249,6 +250,10 @@ json HostInfo() {
 }
 
 }  // namespace
+
+json CollectorIdentity() {
+  return {{"version", core::Version()}, {"git_sha", core::GitSha()}, {"compiler", core::Compiler()}};
+}
 
 json DescribeEnvironment(const std::string& device) {
   const bool rocm = at::detail::getCUDAHooks().hasROCM();

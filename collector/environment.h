@@ -26,6 +26,9 @@ nlohmann::json ReadTorchBuildIdentity(const std::filesystem::path& lib_dir);
 // The folder of the libtorch_cpu.so this process runs with.
 std::filesystem::path LoadedLibTorchDir();
 
+// The manifest's collector block: version, git commit, compiler.
+nlohmann::json CollectorIdentity();
+
 // libtorch, device, cpu and host blocks of the manifest for `device`.
 nlohmann::json DescribeEnvironment(const std::string& device);
 

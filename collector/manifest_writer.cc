@@ -2,7 +2,6 @@
 
 #include "core/contract/peaks.h"
 #include "core/contract/result.h"
-#include "core/contract/version.h"
 #include "core/io/json_io.h"
 #include "core/stats/system_load.h"
 
@@ -18,7 +17,7 @@ json ManifestJson(const ManifestFacts& f) {
   m["kind"] = "torchgauge.manifest";
   m["build_id"] = f.build_id;
   m["platform_id"] = f.platform_id;
-  m["collector"] = {{"version", core::Version()}, {"git_sha", core::GitSha()}};
+  m["collector"] = CollectorIdentity();
   m["libtorch"] = f.environment.value("libtorch", json());
   m["device"] = f.environment.value("device", json::object());
   m["device"]["clocks_start"] = f.clocks_start;

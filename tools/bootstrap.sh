@@ -25,12 +25,15 @@
 #   TORCHGAUGE_BUILD_TYPE  CMake build type (default Release). CI's check of
 #                      the oldest release builds with None (no optimisation):
 #                      it proves the build and a collection, not the speed.
-#   TORCHGAUGE_CXX     C++ compiler (default CMake's, g++ on Debian). The
-#                      oldest-release check builds with clang++: clang
-#                      instantiates the precompiled header's templates once
+#   TORCHGAUGE_CXX     C++ compiler (default clang++ where installed, as the
+#                      bootstrap does; else CMake's). clang instantiates the
+#                      precompiled header's templates once
 #                      (-fpch-instantiate-templates, which CMake adds), while
-#                      g++ redoes them in every file, 14 s each against
-#                      <torch/torch.h> (measured 2026-11-29).
+#                      g++ redoes them in every file: against 2.14.1's
+#                      <torch/torch.h> an empty file takes 13.9 s with g++ and
+#                      3.3 s with clang 14, alexnet.cc at -O3 21.6 s and 7.2 s
+#                      (measured 2026-11-29). The manifest records it
+#                      (collector.compiler).
 #   TORCHGAUGE_TORCH, TORCHGAUGE_PYTHON, TORCHGAUGE_LIBTORCH: the choice above
 set -euo pipefail
 
@@ -192,10 +195,10 @@ tg_configure() {
   local build_type="${TORCHGAUGE_BUILD_TYPE:-Release}"
   local stamp="$TG_BUILD/.torchgauge-choice" want="$py|$torch_py|$prefix"
   [ "$build_type" = Release ] || want="$want|$build_type"
-  local cxx=()
-  if [ -n "${TORCHGAUGE_CXX:-}" ]; then
-    cxx=(-DCMAKE_CXX_COMPILER="$TORCHGAUGE_CXX")
-    want="$want|$TORCHGAUGE_CXX"
+  local cxx=() compiler="${TORCHGAUGE_CXX:-$(command -v clang++ || true)}"
+  if [ -n "$compiler" ]; then
+    cxx=(-DCMAKE_CXX_COMPILER="$compiler")
+    want="$want|$compiler"
   fi
   if [ ! -f "$TG_BUILD/build.ninja" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     tg_log "configuring $TG_BUILD"

@@ -191,6 +191,7 @@ json ToJson(const Manifest& m) {
   j["build_id"] = m.build_id;
   j["platform_id"] = m.platform_id;
   j["collector"] = {{"version", m.collector_version}, {"git_sha", m.git_sha}};
+  if (!m.collector_compiler.empty()) j["collector"]["compiler"] = m.collector_compiler;
   j["libtorch"] = {{"version", m.libtorch_version},
                    {"cuda_available", m.cuda_available},
                    {"cuda_runtime", NullIfEmpty(m.cuda_runtime)},
@@ -255,6 +256,7 @@ Manifest ManifestFromJson(const json& j, const fs::path& file) {
   const JsonFields col = in.Object("collector");
   m.collector_version = col.Get<std::string>("version");
   m.git_sha = col.Get<std::string>("git_sha");
+  m.collector_compiler = col.GetOr<std::string>("compiler", "");
   ReadLibtorch(in.Object("libtorch"), m);
   ReadDevice(in.Object("device"), m);
   ReadCpu(in.Object("cpu"), m);

@@ -79,6 +79,7 @@ struct Manifest {
 
   // collector
   std::string collector_version, git_sha;
+  std::string collector_compiler;  // "": not recorded (manifests before it)
 
   // libtorch
   std::string libtorch_version;

@@ -14,26 +14,25 @@ namespace {
 
 using CollectionId = std::pair<std::string, std::string>;  // build, platform
 
-std::string Quote(const fs::path& p) { return "'" + p.string() + "'"; }
-
 // One round: its collections, loaded and checked.
 std::map<CollectionId, LoadedPlatform> ReadRound(const fs::path& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw MergeError("round directory " + Quote(dir) + ": not a directory");
+  if (!fs::is_directory(dir, ec)) throw MergeError("round directory " + QuotedDir(dir) + ": not a directory");
   const TreeScan scan = ScanTree(dir);
-  if (!scan.problems.empty()) throw MergeError("round directory " + Quote(dir) + ": " + scan.problems[0].ToString());
+  if (!scan.problems.empty())
+    throw MergeError("round directory " + QuotedDir(dir) + ": " + scan.problems[0].ToString());
   std::map<CollectionId, LoadedPlatform> out;
   for (const auto& b : scan.builds) {
-    if (!b.problems.empty()) throw MergeError("round directory " + Quote(dir) + ": " + b.problems[0].ToString());
+    if (!b.problems.empty()) throw MergeError("round directory " + QuotedDir(dir) + ": " + b.problems[0].ToString());
     for (const auto& p : b.platforms) {
       LoadedPlatform loaded = LoadPlatform(b, p);
       if (!loaded.problems.empty()) {
-        throw MergeError("round directory " + Quote(dir) + ": " + loaded.problems[0].ToString());
+        throw MergeError("round directory " + QuotedDir(dir) + ": " + loaded.problems[0].ToString());
       }
       out.emplace(CollectionId{b.id, p.id}, std::move(loaded));
     }
   }
-  if (out.empty()) throw MergeError("round directory " + Quote(dir) + ": holds no collection");
+  if (out.empty()) throw MergeError("round directory " + QuotedDir(dir) + ": holds no collection");
   return out;
 }
 
@@ -48,7 +47,7 @@ void CheckAgreement(const Manifest& first, const Manifest& m, const fs::path& di
   };
   for (const auto& [name, values] : fields) {
     if (values.first != values.second) {
-      throw MergeError("round directory " + Quote(dir) + ": build " + m.build_id + " on " + m.platform_id +
+      throw MergeError("round directory " + QuotedDir(dir) + ": build " + m.build_id + " on " + m.platform_id +
                        ": manifest field '" + name + "' is '" + values.second + "', the first round's is '" +
                        values.first + "': the rounds of one build must measure the same thing");
     }
@@ -118,19 +117,19 @@ std::vector<std::map<RunKey, const RunResult*>> CheckCollection(const Collection
     runs.push_back(ByKey(*rounds[k]));
     for (const auto& [key, r] : runs.back()) {
       if ((r->settings && r->settings->processes > 1) || (r->timing && !r->timing->process_medians_ms.empty())) {
-        throw MergeError("round directory " + Quote(dirs[k]) + ": run " + key.FileStem() + " of build " + id.first +
+        throw MergeError("round directory " + QuotedDir(dirs[k]) + ": run " + key.FileStem() + " of build " + id.first +
                          " was measured in several worker processes; collect each round with --processes 1");
       }
     }
     for (const auto& [key, r] : runs.front()) {
       if (!runs.back().count(key)) {
-        throw MergeError("round directory " + Quote(dirs[k]) + ": build " + id.first + " on " + id.second +
+        throw MergeError("round directory " + QuotedDir(dirs[k]) + ": build " + id.first + " on " + id.second +
                          " has no result for run " + key.FileStem() + ", which round 1 has");
       }
     }
     if (runs.back().size() != runs.front().size()) {
-      throw MergeError("round directory " + Quote(dirs[k]) + ": build " + id.first + " on " + id.second + " holds " +
-                       std::to_string(runs.back().size()) + " runs, round 1 holds " +
+      throw MergeError("round directory " + QuotedDir(dirs[k]) + ": build " + id.first + " on " + id.second +
+                       " holds " + std::to_string(runs.back().size()) + " runs, round 1 holds " +
                        std::to_string(runs.front().size()));
     }
   }
@@ -173,14 +172,14 @@ PoolOutcome PoolRounds(const fs::path& into, const std::vector<fs::path>& round_
   for (std::size_t k = 1; k < rounds.size(); ++k) {
     for (const auto& [id, p] : rounds.front()) {
       if (!rounds[k].count(id)) {
-        throw MergeError("round directory " + Quote(round_dirs[k]) + ": has no collection " + id.first + "/" +
-                         id.second + ", which " + Quote(round_dirs[0]) + " has");
+        throw MergeError("round directory " + QuotedDir(round_dirs[k]) + ": has no collection " + id.first + "/" +
+                         id.second + ", which " + QuotedDir(round_dirs[0]) + " has");
       }
     }
     for (const auto& [id, p] : rounds[k]) {
       if (!rounds.front().count(id)) {
-        throw MergeError("round directory " + Quote(round_dirs[k]) + ": holds " + id.first + "/" + id.second +
-                         ", which " + Quote(round_dirs[0]) + " does not");
+        throw MergeError("round directory " + QuotedDir(round_dirs[k]) + ": holds " + id.first + "/" + id.second +
+                         ", which " + QuotedDir(round_dirs[0]) + " does not");
       }
     }
   }

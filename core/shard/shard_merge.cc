@@ -24,6 +24,8 @@
 
 namespace torchgauge::core {
 
+std::string QuotedDir(const std::filesystem::path& dir) { return "'" + dir.string() + "'"; }
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -37,33 +39,32 @@ struct ShardDir {
   const ShardBlock& shard() const { return *manifest.shard; }
 };
 
-std::string Quote(const fs::path& p) { return "'" + p.string() + "'"; }
-
 ShardDir ReadShardDir(const fs::path& dir) {
   ShardDir out;
   out.dir = dir;
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw MergeError("shard directory " + Quote(dir) + ": not a directory");
+  if (!fs::is_directory(dir, ec)) throw MergeError("shard directory " + QuotedDir(dir) + ": not a directory");
   const TreeScan scan = ScanTree(dir);
-  if (!scan.problems.empty()) throw MergeError("shard directory " + Quote(dir) + ": " + scan.problems[0].ToString());
+  if (!scan.problems.empty())
+    throw MergeError("shard directory " + QuotedDir(dir) + ": " + scan.problems[0].ToString());
   std::vector<const TreePlatform*> platforms;
   for (const auto& b : scan.builds) {
-    if (!b.problems.empty()) throw MergeError("shard directory " + Quote(dir) + ": " + b.problems[0].ToString());
+    if (!b.problems.empty()) throw MergeError("shard directory " + QuotedDir(dir) + ": " + b.problems[0].ToString());
     for (const auto& p : b.platforms) platforms.push_back(&p);
   }
   if (platforms.empty()) return out;  // cancelled before it started
   if (platforms.size() > 1) {
-    throw MergeError("shard directory " + Quote(dir) + ": holds " + std::to_string(platforms.size()) +
+    throw MergeError("shard directory " + QuotedDir(dir) + ": holds " + std::to_string(platforms.size()) +
                      " collections (" + platforms[0]->dir.string() + ", " + platforms[1]->dir.string() +
                      "); a shard's --out holds exactly one <build-id>/<platform-id>");
   }
   const TreePlatform& p = *platforms[0];
   if (!p.manifest) {
-    throw MergeError("shard directory " + Quote(dir) + ": " +
+    throw MergeError("shard directory " + QuotedDir(dir) + ": " +
                      (p.manifest_problem ? p.manifest_problem->ToString() : "no manifest.json"));
   }
   if (!p.manifest->shard) {
-    throw MergeError("shard directory " + Quote(dir) + ": " + ManifestPath(p.dir).string() +
+    throw MergeError("shard directory " + QuotedDir(dir) + ": " + ManifestPath(p.dir).string() +
                      " has no 'shard' block: it is not the output of `torchgauge-collect run --shard I/N`");
   }
   out.platform_dir = p.dir;
@@ -95,8 +96,8 @@ void CheckAgreement(const std::vector<ShardDir>& shards) {
       std::string av = a.dump(), bv = b.dump();
       if (av.size() > 200) av = av.substr(0, 200) + "...";
       if (bv.size() > 200) bv = bv.substr(0, 200) + "...";
-      throw MergeError("shard directory " + Quote(shards[i].dir) + ": field '" + f.name + "' is " + bv +
-                       " but shard directory " + Quote(ref.dir) + " has " + av +
+      throw MergeError("shard directory " + QuotedDir(shards[i].dir) + ": field '" + f.name + "' is " + bv +
+                       " but shard directory " + QuotedDir(ref.dir) + " has " + av +
                        "; the shards of one merge must be the same build, platform, suite and hardware");
     }
   }
@@ -104,8 +105,8 @@ void CheckAgreement(const std::vector<ShardDir>& shards) {
   for (const auto& s : shards) {
     auto [it, fresh] = seen.emplace(s.shard().index, &s);
     if (!fresh) {
-      throw MergeError("shard directories " + Quote(it->second->dir) + " and " + Quote(s.dir) + " are both shard " +
-                       std::to_string(s.shard().index) + "/" + std::to_string(s.shard().count));
+      throw MergeError("shard directories " + QuotedDir(it->second->dir) + " and " + QuotedDir(s.dir) +
+                       " are both shard " + std::to_string(s.shard().index) + "/" + std::to_string(s.shard().count));
     }
   }
 }
@@ -265,7 +266,7 @@ std::vector<PlanEntry> MatchRuns(const std::vector<ShardDir>& present, const Sha
       const std::string stem = file.stem().string();
       auto it = by_run.find(stem);
       if (it == by_run.end()) {
-        throw MergeError("shard directory " + Quote(s.dir) + ": run " + stem + " (" + file.string() +
+        throw MergeError("shard directory " + QuotedDir(s.dir) + ": run " + stem + " (" + file.string() +
                          ") is not in the plan the shards share");
       }
       PlanEntry& e = plan[it->second];
@@ -273,13 +274,13 @@ std::vector<PlanEntry> MatchRuns(const std::vector<ShardDir>& present, const Sha
         throw MergeError("run " + stem + " is present twice: " + e.file.string() + " and " + file.string());
       }
       if (e.planned.shard != s.shard().index) {
-        throw MergeError("shard directory " + Quote(s.dir) + ": run " + stem + " belongs to shard " +
+        throw MergeError("shard directory " + QuotedDir(s.dir) + ": run " + stem + " belongs to shard " +
                          std::to_string(e.planned.shard) + ", not to this shard " + std::to_string(s.shard().index));
       }
       try {
         e.status = LoadRunFile(file, s.manifest.build_id, s.manifest.platform_id).status;
       } catch (const FileError& err) {
-        throw MergeError("shard directory " + Quote(s.dir) + ": " + err.what());
+        throw MergeError("shard directory " + QuotedDir(s.dir) + ": " + err.what());
       }
       e.file = file;
     }
@@ -418,7 +419,7 @@ std::vector<ShardDir> PresentShards(const std::vector<fs::path>& shard_dirs) {
   }
   if (present.empty()) {
     throw MergeError("merge: none of the " + std::to_string(shard_dirs.size()) +
-                     " shard directories holds a collection (first: " + Quote(shard_dirs.front()) + ")");
+                     " shard directories holds a collection (first: " + QuotedDir(shard_dirs.front()) + ")");
   }
   std::stable_sort(present.begin(), present.end(),
                    [](const ShardDir& a, const ShardDir& b) { return a.shard().index < b.shard().index; });

@@ -45,6 +45,8 @@ class MergeError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+// A directory as MergeError's messages name it: 'path'.
+std::string QuotedDir(const std::filesystem::path& dir);
 
 // One field the shards of a collection must agree on: its dotted manifest
 // name and how to read it.

@@ -93,7 +93,9 @@ std::string SafeSiteUrl(const std::string& url) { return SafeHref(url); }
 std::vector<std::string> EnvironmentValues(const json& m) {
   auto collector = [&] {
     const std::string sha = Str(m, {"collector", "git_sha"});
-    return Joined({Str(m, {"collector", "version"}), sha.empty() ? "" : "(" + sha + ")"});
+    const std::string compiler = Str(m, {"collector", "compiler"});
+    return Joined({Str(m, {"collector", "version"}), sha.empty() ? "" : "(" + sha + ")",
+                   compiler.empty() ? "" : "built with " + compiler});
   };
   auto runtime = [&] {
     std::string cuda = Str(m, {"libtorch", "cuda_runtime"}), cudnn = Str(m, {"libtorch", "cudnn"});

@@ -43,7 +43,10 @@ void SetEnvironment(mu::data& pd, const Manifest& m) {
       m.cpu_model.empty() ? Dash() : m.cpu_model + " (" + std::to_string(m.logical_cores) + " logical cores)");
   Set(pd, "host", m.hostname.empty() ? Dash() : m.hostname + ", " + m.os);
   Set(pd, "suite", m.suite.empty() ? Dash() : m.suite);
-  Set(pd, "collector", m.collector_version.empty() ? Dash() : m.collector_version + " (" + m.git_sha + ")");
+  Set(pd, "collector",
+      m.collector_version.empty() ? Dash()
+                                  : m.collector_version + " (" + m.git_sha + ")" +
+                                        (m.collector_compiler.empty() ? "" : ", built with " + m.collector_compiler));
   Set(pd, "window",
       m.started_at.empty() ? Dash() : m.started_at + " – " + (m.finished_at.empty() ? "?" : m.finished_at));
   Set(pd, "interrupted", m.interrupted);

@@ -67,6 +67,7 @@ std::map<std::string, std::string> ManifestIdentity(const core::Manifest& m) {
   put("HIP runtime", m.hip_runtime);
   put("collector version", m.collector_version);
   put("collector commit", m.git_sha);
+  put("collector compiler", m.collector_compiler);
   put("vendor", m.vendor);
   put("device", m.device_name);
   put("driver", m.driver);

@@ -115,13 +115,16 @@ void CheckSameStructure(torch::nn::Module& net, const Reference& ref) {
   auto ours = NamedShapes(net);
   std::map<std::string, std::vector<int64_t>> theirs;
   for (const auto& [name, t] : ref.params) theirs[name] = t.sizes().vec();
-  for (const auto& [name, shape] : theirs) {
+  for (const auto& entry : theirs) {
+    const auto& name = entry.first;
+    const auto& shape = entry.second;
     INFO("reference tensor ", name);
     auto it = ours.find(name);
     CHECK_MESSAGE(it != ours.end(), "missing in the C++ model: ", name);
     if (it != ours.end()) CHECK(it->second == shape);
   }
-  for (const auto& [name, shape] : ours) {
+  for (const auto& entry : ours) {
+    const auto& name = entry.first;
     CHECK_MESSAGE(theirs.count(name) == 1, "not in the reference: ", name);
   }
   CHECK(ParameterCount(net) == ref.param_count);
@@ -212,7 +215,9 @@ ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uin
   torch::manual_seed(train_seed);
   e.loss = RelError(workload.TrainStep(), ref.loss);
   auto ours = net.named_parameters();
-  for (const auto& [name, t] : ref.updated) {
+  for (const auto& entry : ref.updated) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     auto* p = ours.find(name);
     REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
     const double err = AdamCovers(adam, name) ? AdamStepError(*p, name, ref, *adam, e) : RelError(*p, t);
@@ -223,7 +228,9 @@ ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uin
   }
   double largest_grad = 0;  // the reference's largest gradient element
   for (const auto& [name, g] : ref.grads) largest_grad = std::max(largest_grad, g.abs().max().item<double>());
-  for (const auto& [name, g] : ref.grads) {
+  for (const auto& entry : ref.grads) {
+    const auto& name = entry.first;
+    const auto& g = entry.second;
     auto* p = ours.find(name);
     REQUIRE_MESSAGE(p != nullptr, "gradient of a missing parameter: ", name);
     REQUIRE_MESSAGE(p->grad().defined(), "no gradient for ", name);
