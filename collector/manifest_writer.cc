@@ -1,5 +1,6 @@
 #include "collector/manifest_writer.h"
 
+#include "collector/environment.h"
 #include "core/contract/peaks.h"
 #include "core/contract/result.h"
 #include "core/io/json_io.h"
