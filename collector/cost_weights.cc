@@ -63,11 +63,18 @@ const std::map<std::string, double> kGflops = {
     // 4096 tokens: 7.2M multiply-adds per token (six layers of projections,
     // 128-key chunked attention and the feed-forward, plus the LM head)
     {"hf_reformer", 59.0},
-    {"hf_t5_base", 450.0},     // 1024 + 2048 tokens
-    {"hf_t5_large", 830.0},    // 704M non-embedding parameters, 512 + 512 tokens, attention and the 32k-word head
-    {"hf_gpt2_large", 840.0},  // 708M non-embedding parameters, 512 tokens, attention and the 50k-word head
-    {"llama_3_2_1b", 1300.0},  // 973M non-embedding parameters, 512 tokens, attention and the 128k-word head
-    {"bert_pytorch", 26.0},    // BERT-base blocks and the 20k-word MLM head over 128 positions
+    {"hf_t5_base", 450.0},       // 1024 + 2048 tokens
+    {"hf_t5_large", 830.0},      // 704M non-embedding parameters, 512 + 512 tokens, attention and the 32k-word head
+    {"hf_gpt2_large", 840.0},    // 708M non-embedding parameters, 512 tokens, attention and the 50k-word head
+    {"llama_3_2_1b", 1300.0},    // 973M non-embedding parameters, 512 tokens, attention and the 128k-word head
+    {"llama_v2_7b_16h", 870.0},  // 3.24B non-embedding parameters, 128 tokens, attention and the 32k-word head
+    {"nanogpt", 11.0},           // 85M non-embedding parameters over 64 tokens, the head at the last position
+    {"bert_pytorch", 26.0},      // BERT-base blocks and the 20k-word MLM head over 128 positions
+    // basic_gnn: 3 layers over 10,000 nodes and 200,000 edges (one graph)
+    {"basic_gnn_edgecnn", 14.7},  // the 128-64-64 MLP on every edge
+    {"basic_gnn_gcn", 0.33},
+    {"basic_gnn_gin", 0.53},
+    {"basic_gnn_sage", 0.53},
     // recommendation: small MLPs; embedding lookups are memory-bound and cheap in FLOPs
     {"deepfm", 0.001},  // DNN 390-400-400-400-1 and the FM over 39 x 10
     {"dlrm", 0.01},

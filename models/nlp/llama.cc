@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <string>
+#include <utility>
 
 namespace torchgauge::models {
 
@@ -16,6 +18,34 @@ LlamaConfig LlamaSmokeConfig() {
   c.num_hidden_layers = 2;
   c.num_attention_heads = 8;
   c.num_key_value_heads = 2;
+  return c;
+}
+
+LlamaConfig Llama2_7B16hConfig() {
+  // transformers' LlamaConfig() defaults (Llama-2-7B) with num_hidden_layers=16.
+  LlamaConfig c;
+  c.vocab_size = 32000;
+  c.hidden_size = 4096;
+  c.intermediate_size = 11008;
+  c.num_hidden_layers = 16;
+  c.num_attention_heads = 32;
+  c.num_key_value_heads = 32;
+  c.max_position_embeddings = 2048;
+  c.rope_theta = 10000.0;
+  c.llama3_rope_scaling = false;
+  c.rms_norm_eps = 1e-6;
+  c.tie_word_embeddings = false;
+  return c;
+}
+
+LlamaConfig Llama2SmokeConfig() {
+  LlamaConfig c = Llama2_7B16hConfig();
+  c.vocab_size = 1024;
+  c.hidden_size = 256;
+  c.intermediate_size = 512;
+  c.num_hidden_layers = 2;
+  c.num_attention_heads = 8;
+  c.num_key_value_heads = 8;
   return c;
 }
 
@@ -234,25 +264,51 @@ torch::Tensor LlamaForCausalLMImpl::Generate(const torch::Tensor& prompt_ids, in
   return torch::cat(tokens, 1);
 }
 
-ModelInfo LlamaInfo(const LlamaConfig& config, const LlamaConfig& smoke) {
+namespace {
+
+// A llama registration: batch 1 for train and eval, causal LM, `config` in
+// full runs and `smoke` in smoke runs.
+ModelInfo LlamaEntry(std::string id, std::string reference, const LlamaConfig& config, const LlamaConfig& smoke,
+                     int64_t train_seq_len, int64_t eval_seq_len) {
   return LanguageModelInfo({
-      .id = "llama_3_2_1b",
+      .id = std::move(id),
       .paper_name = "(not in the paper's list)",
-      .reference = "transformers.LlamaForCausalLM(meta-llama/Llama-3.2-1B config), random weights; smoke runs: "
-                   "2 layers, hidden 256, 8 heads, 2 KV heads, intermediate 512, vocab 1024",
-      // Not a TorchBench model; batch 1 for train and eval as its other large
-      // causal LMs (hf_gpt2_large's eval), 512 and 1024 tokens as they do.
+      .reference = std::move(reference),
       .default_batch = {1, 1},
       .objective = LmObjective::kCausalLm,
       .vocab_size = config.vocab_size,
-      .train_seq_len = 512,
-      .eval_seq_len = 1024,
+      .train_seq_len = train_seq_len,
+      .eval_seq_len = eval_seq_len,
       .build = BuildFromIds<LlamaForCausalLM>(config),
       .smoke_vocab_size = smoke.vocab_size,
       .build_smoke = BuildFromIds<LlamaForCausalLM>(smoke),
   });
 }
 
-void AddLlamaModels(std::vector<ModelInfo>& out) { out.push_back(LlamaInfo()); }
+}  // namespace
+
+ModelInfo LlamaInfo(const LlamaConfig& config, const LlamaConfig& smoke) {
+  // Not a TorchBench model; batch 1 for train and eval as its other large
+  // causal LMs (hf_gpt2_large's eval), 512 and 1024 tokens as they do.
+  return LlamaEntry("llama_3_2_1b",
+                    "transformers.LlamaForCausalLM(meta-llama/Llama-3.2-1B config), random weights; smoke runs: "
+                    "2 layers, hidden 256, 8 heads, 2 KV heads, intermediate 512, vocab 1024",
+                    config, smoke, 512, 1024);
+}
+
+ModelInfo Llama2_7B16hInfo() {
+  // llama_v2_7b_16h/__init__.py: DEFAULT_TRAIN_BSIZE = DEFAULT_EVAL_BSIZE = 1;
+  // TorchBench's Hugging Face table: 128 tokens in train, 512 in eval.
+  return LlamaEntry("llama_v2_7b_16h",
+                    "transformers.LlamaForCausalLM(LlamaConfig(num_hidden_layers=16)) (Llama-2-7B's widths, 16 of "
+                    "its 32 layers), random weights, as TorchBench llama_v2_7b_16h (added since the paper); smoke "
+                    "runs: 2 layers, hidden 256, 8 heads, 8 KV heads, intermediate 512, vocab 1024",
+                    Llama2_7B16hConfig(), Llama2SmokeConfig(), 128, 512);
+}
+
+void AddLlamaModels(std::vector<ModelInfo>& out) {
+  out.push_back(LlamaInfo());
+  out.push_back(Llama2_7B16hInfo());
+}
 
 }  // namespace torchgauge::models

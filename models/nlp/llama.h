@@ -31,6 +31,17 @@
 // step at the published size needs about 20 GB (weights, gradients and Adam's
 // two moments of 1.24B parameters), more than the CPU suite's machines have.
 // The parity test checks the reduced configuration against transformers.
+//
+// llama_v2_7b_16h, TorchBench's model of that name, is the same family at
+// the configuration TorchBench's Hugging Face factory builds for it,
+// LlamaConfig(num_hidden_layers=16): transformers' LlamaConfig defaults, which
+// are Llama-2-7B's (hidden 4096, 32 heads, 32 KV heads: multi-head
+// attention, intermediate 11008, vocab 32000, plain rope with theta 10000,
+// RMSNorm eps 1e-6, untied LM head, 2048 positions) with 16 of its 32 layers:
+// 3,500,281,856 parameters. TorchBench runs 128 tokens in train and 512 in
+// eval, batch 1. Its smoke runs build Llama2SmokeConfig() (2 layers, hidden
+// 256, 8 heads, 8 KV heads, intermediate 512, vocab 1024, the same rope, eps
+// and untied head), which its parity checks.
 #pragma once
 
 #include <torch/nn/module.h>
@@ -75,6 +86,9 @@ struct LlamaConfig {
 LlamaConfig Llama32_1BConfig();
 // The smoke suite's reduced configuration (header comment).
 LlamaConfig LlamaSmokeConfig();
+// llama_v2_7b_16h's configuration and its reduced one (header comment).
+LlamaConfig Llama2_7B16hConfig();
+LlamaConfig Llama2SmokeConfig();
 
 // The rotary inverse frequencies [head_dim / 2] in fp32, with the llama3
 // adjustment when the config asks for it.
@@ -183,8 +197,10 @@ TORCH_MODULE(LlamaForCausalLM);
 // runs (the parity test registers nothing; it builds the entry to reach the
 // same workload).
 ModelInfo LlamaInfo(const LlamaConfig& config = Llama32_1BConfig(), const LlamaConfig& smoke = LlamaSmokeConfig());
+// llama_v2_7b_16h's registry entry.
+ModelInfo Llama2_7B16hInfo();
 
-// Registers llama_3_2_1b.
+// Registers llama_3_2_1b and llama_v2_7b_16h.
 void AddLlamaModels(std::vector<ModelInfo>& out);
 
 }  // namespace torchgauge::models

@@ -1,15 +1,17 @@
-// Parity of llama_3_2_1b (models/nlp/llama.h) against transformers'
-// LlamaForCausalLM (ref_llama.py), at the reduced configuration that smoke
-// runs build, with the reference's weights: the eval logits, the train step
-// (loss, every gradient, the parameters after Adam's first step), the 16
-// tokens of greedy generation through the key-value cache against
-// model.generate (exactly equal), and the cache's logits (a prefill, a
-// several-token chunk, then single tokens) against a full forward over the
-// whole sequence, ours and the reference's. The published configuration's
-// parameter count is checked against the reference built on the meta device.
+// Parity of llama_3_2_1b and llama_v2_7b_16h (models/nlp/llama.h) against
+// transformers' LlamaForCausalLM (ref_llama.py), each at the reduced
+// configuration that its smoke runs build, with the reference's weights: the
+// eval logits, the train step (loss, every gradient, the parameters after
+// Adam's first step), the 16 tokens of greedy generation through the
+// key-value cache against model.generate (exactly equal), and the cache's
+// logits (a prefill, a several-token chunk, then single tokens) against a full
+// forward over the whole sequence, ours and the reference's. Each published
+// configuration's parameter count is checked against the reference built on
+// the meta device.
 #include <doctest/doctest.h>
 
 #include <iostream>
+#include <string>
 
 #include "models/nlp/llama.h"
 #include "tests/parity/parity.h"
@@ -19,7 +21,6 @@ using namespace torchgauge;
 namespace {
 
 constexpr const char* kScript = "ref_llama.py";
-constexpr const char* kId = "llama_3_2_1b";
 
 double MaxAbs(const torch::Tensor& a, const torch::Tensor& b) {
   return (a.detach().to(torch::kDouble) - b.detach().to(torch::kDouble)).abs().max().item<double>();
@@ -41,10 +42,13 @@ torch::Tensor CachedLogits(models::LlamaForCausalLMImpl& lm, const torch::Tensor
 
 }  // namespace
 
-TEST_CASE("parity llama_3_2_1b") {
-  const auto* info = models::FindModel(kId);
+namespace {
+
+// The parity case of one registration (id's header comment).
+void LlamaParity(const std::string& id) {
+  const auto* info = models::FindModel(id);
   REQUIRE(info != nullptr);
-  const auto saved = parity::RunReferenceScript(kScript, kId);
+  const auto saved = parity::RunReferenceScript(kScript, id);
   const auto ref = parity::ReferenceFromDict(saved);
   const auto generated = saved.at("generated").toTensor();
   const auto sequence_logits = saved.at("sequence_logits").toTensor();
@@ -71,7 +75,7 @@ TEST_CASE("parity llama_3_2_1b") {
   const auto full = lm->forward(sequence);
   const auto cached = CachedLogits(*lm, sequence, prompt.size(1), 4);
 
-  std::cout << "parity " << kId << ": params " << ref.param_count << ", logits max abs err "
+  std::cout << "parity " << id << ": params " << ref.param_count << ", logits max abs err "
             << MaxAbs(logits, ref.output) << " rel err " << e.output << ", loss rel err " << e.loss << ", " << e.grads
             << " gradients max rel err " << e.grads_max << " (" << e.worst_grad << "), updated params max rel err "
             << e.updated_max << " (" << e.worst_param << "); " << e.adam_bounded << " of " << e.elements
@@ -93,24 +97,39 @@ TEST_CASE("parity llama_3_2_1b") {
   CHECK(parity::RelError(full, sequence_logits) <= 1e-5);
 }
 
-// The published configuration's parameter count, without building all of it
-// (1.24B parameters, 5 GB): the C++ model at the full widths with 1 and 2
-// layers gives the embedding and one layer, against the reference's 16 layers
-// built on the meta device.
-TEST_CASE("parity llama_3_2_1b parameter count") {
-  const auto ref = parity::RunReference(kScript, std::string(kId) + ".meta");
-  auto config = models::Llama32_1BConfig();
+// The published configuration's parameter count, without building all of it:
+// the C++ model at the full widths with 1 and 2 layers gives the embedding
+// and one layer, against the reference built on the meta device.
+void LlamaParameterCount(const std::string& id, models::LlamaConfig config, const models::LlamaConfig& smoke_config,
+                         int64_t published) {
+  const int64_t reference =
+      parity::RunReferenceScript(kScript, id + ".meta").at("param_count").toTensor().item<int64_t>();
   const int64_t layers = config.num_hidden_layers;
   config.num_hidden_layers = 1;
   const int64_t one = parity::ParameterCount(*models::LlamaForCausalLM(config));
   config.num_hidden_layers = 2;
   const int64_t two = parity::ParameterCount(*models::LlamaForCausalLM(config));
   const int64_t full = one + (layers - 1) * (two - one);
-  const int64_t smoke = parity::ParameterCount(*models::LlamaForCausalLM(models::LlamaSmokeConfig()));
-  std::cout << "parity " << kId << " parameter count: " << full << " (" << two - one << " per layer), reference (meta) "
-            << ref.param_count << "; smoke configuration " << smoke << std::endl;
-  CHECK(full == ref.param_count);
-  CHECK(full == 1235814400);  // Llama-3.2-1B's 1.24B
+  const int64_t smoke = parity::ParameterCount(*models::LlamaForCausalLM(smoke_config));
+  std::cout << "parity " << id << " parameter count: " << full << " (" << two - one << " per layer), reference (meta) "
+            << reference << "; smoke configuration " << smoke << std::endl;
+  CHECK(full == reference);
+  CHECK(full == published);
 }
 
-TEST_CASE("smoke llama_3_2_1b") { parity::SmokeCheck(kId); }
+}  // namespace
+
+TEST_CASE("parity llama_3_2_1b") { LlamaParity("llama_3_2_1b"); }
+TEST_CASE("parity llama_v2_7b_16h") { LlamaParity("llama_v2_7b_16h"); }
+
+// 1.24B parameters (5 GB) and 3.50B (14 GB): Llama-3.2-1B's and TorchBench's
+// 16-layer Llama-2-7B.
+TEST_CASE("parity llama_3_2_1b parameter count") {
+  LlamaParameterCount("llama_3_2_1b", models::Llama32_1BConfig(), models::LlamaSmokeConfig(), 1235814400);
+}
+TEST_CASE("parity llama_v2_7b_16h parameter count") {
+  LlamaParameterCount("llama_v2_7b_16h", models::Llama2_7B16hConfig(), models::Llama2SmokeConfig(), 3500281856);
+}
+
+TEST_CASE("smoke llama_3_2_1b") { parity::SmokeCheck("llama_3_2_1b"); }
+TEST_CASE("smoke llama_v2_7b_16h") { parity::SmokeCheck("llama_v2_7b_16h"); }

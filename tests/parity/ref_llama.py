@@ -13,7 +13,14 @@ Besides parity_common's fields it saves, from the initial weights:
   sequence_logits  the logits of one full forward over prompt + generated tokens
 
 The id llama_3_2_1b.meta builds the published configuration on
-torch.device("meta") and saves only its parameter count.
+torch.device("meta") and saves only its parameter count (an int64 tensor).
+
+llama_v2_7b_16h is TorchBench's LlamaConfig(num_hidden_layers=16), i.e.
+transformers' LlamaConfig defaults (Llama-2-7B: vocab 32000, hidden 4096,
+intermediate 11008, 32 heads and 32 key-value heads, plain rope with theta
+10000, RMSNorm eps 1e-6, untied head) with 16 layers; its reduced
+configuration (Llama2SmokeConfig) is 2 layers, hidden 256, 8 heads, 8
+key-value heads, intermediate 512, vocab 1024. Same fields, same .meta id.
 """
 import sys
 
@@ -27,7 +34,22 @@ SEQ = 16
 NEW_TOKENS = 16
 
 
-def config_for(smoke):
+def config_for_v2(smoke):
+    # TorchBench's LlamaConfig(num_hidden_layers=16), its defaults spelled out.
+    fields = dict(vocab_size=32000, hidden_size=4096, intermediate_size=11008, num_hidden_layers=16,
+                  num_attention_heads=32, num_key_value_heads=32, max_position_embeddings=2048, rope_theta=10000.0,
+                  rope_scaling=None, rms_norm_eps=1e-6, tie_word_embeddings=False, hidden_act="silu",
+                  attention_bias=False, mlp_bias=False, attention_dropout=0.0, initializer_range=0.02,
+                  bos_token_id=None, eos_token_id=None, pad_token_id=None)
+    if smoke:
+        fields.update(vocab_size=1024, hidden_size=256, intermediate_size=512, num_hidden_layers=2,
+                      num_attention_heads=8, num_key_value_heads=8)
+    return LlamaConfig(attn_implementation="eager", torch_dtype=torch.float32, **fields)
+
+
+def config_for(smoke, model_id="llama_3_2_1b"):
+    if model_id == "llama_v2_7b_16h":
+        return config_for_v2(smoke)
     # meta-llama/Llama-3.2-1B's config.json.
     fields = dict(vocab_size=128256, hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
                   num_attention_heads=32, num_key_value_heads=8, head_dim=64, max_position_embeddings=131072,
@@ -51,9 +73,9 @@ def generation(model, inputs):
 
 
 def build(model_id):
-    if model_id != "llama_3_2_1b":
+    if model_id not in ("llama_3_2_1b", "llama_v2_7b_16h"):
         raise SystemExit(f"unknown model id {model_id}")
-    config = config_for(smoke=True)
+    config = config_for(smoke=True, model_id=model_id)
     # Weights at std 0.2, not the published 0.02: at 0.02 the two blocks
     # barely move the tied embedding's direction, and greedy decoding repeats
     # the prompt's last token 16 times, which proves little. At 0.2 the 16
@@ -63,16 +85,20 @@ def build(model_id):
     return {**spec, "extra": generation, "save_grads": True}
 
 
-def save_meta_count(out):
+def save_meta_count(model_id, out):
     with torch.device("meta"):
-        model = LlamaForCausalLM(config_for(smoke=False))
+        model = LlamaForCausalLM(config_for(smoke=False, model_id=model_id))
     empty = torch.zeros(0)
-    torch.save({"params": {}, "param_count": sum(p.numel() for p in model.parameters()), "inputs": {},
+    # An int64 tensor: pickle writes an int over 2^31 (llama_v2_7b_16h's
+    # 3.5B) in 5 bytes, which LibTorch's unpickler does not read.
+    count = torch.tensor(sum(p.numel() for p in model.parameters()), dtype=torch.int64)
+    torch.save({"params": {}, "param_count": count, "inputs": {},
                 "output": empty, "loss": empty, "updated": {}}, out)
 
 
 if __name__ == "__main__":
-    if sys.argv[sys.argv.index("--model") + 1] == "llama_3_2_1b.meta":
-        save_meta_count(sys.argv[sys.argv.index("--out") + 1])
+    model_arg = sys.argv[sys.argv.index("--model") + 1]
+    if model_arg.endswith(".meta"):
+        save_meta_count(model_arg[: -len(".meta")], sys.argv[sys.argv.index("--out") + 1])
     else:
         main(build)
