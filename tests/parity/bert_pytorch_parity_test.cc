@@ -73,7 +73,9 @@ TEST_CASE("parity bert_pytorch") {
   double grad_worst = 0, key_bias_worst = 0;
   std::string grad_worst_name;
   REQUIRE(ref.grads.size() == ref.updated.size());
-  for (const auto& [name, expected] : ref.grads) {
+  for (const auto& entry : ref.grads) {
+    const auto& name = entry.first;
+    const auto& expected = entry.second;
     auto* p = params.find(name);
     REQUIRE_MESSAGE(p != nullptr, "parameter missing: ", name);
     if (std::regex_match(name, key_bias)) {

@@ -80,7 +80,9 @@ parity::ParityErrors CheckParityInDouble(const std::string& id, double tol = 1e-
   REQUIRE(loss_is_double);
   e.loss = parity::RelError(loss, ref.loss);
   auto ours = net.named_parameters();
-  for (const auto& [name, t] : ref.updated) {
+  for (const auto& entry : ref.updated) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     auto* p = ours.find(name);
     REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
     // Normwise relative error, with the scale floored at 1e-6: a bias placed

@@ -78,7 +78,9 @@ void CheckParity(const models::ModelInfo& info, const Check& check, double tol =
   double worst = 0, worst_zero_grad = 0;
   std::string worst_name;
   int64_t zero_grad_tensors = 0;
-  for (const auto& [name, expected] : ref.updated) {
+  for (const auto& entry : ref.updated) {
+    const auto& name = entry.first;
+    const auto& expected = entry.second;
     auto* p = params.find(name);
     REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
     if (check.zero_grad_name && std::regex_match(name, *check.zero_grad_name)) {

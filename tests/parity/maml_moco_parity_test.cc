@@ -91,7 +91,9 @@ static void CheckOmniglotParity(const std::string& id) {
   torch::manual_seed(1234);
   const double loss_err = parity::RelError(w->TrainStep(), ref.loss);
   auto ours = net.named_parameters();
-  for (const auto& [name, t] : ref.updated) {
+  for (const auto& entry : ref.updated) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     auto* p = ours.find(name);
     REQUIRE_MESSAGE(p != nullptr, name);
     if (zero_grad.count(name)) {
@@ -151,7 +153,9 @@ TEST_CASE("parity moco") {
     // the queue and its pointer.
     auto ours = parity::NamedShapes(*net);
     CHECK(ours.size() == ref.params.size());
-    for (const auto& [name, t] : ref.params) {
+    for (const auto& entry : ref.params) {
+      const auto& name = entry.first;
+      const auto& t = entry.second;
       auto it = ours.find(name);
       REQUIRE_MESSAGE(it != ours.end(), name);
       CHECK_MESSAGE(it->second == t.sizes().vec(), name);
@@ -180,7 +184,9 @@ TEST_CASE("parity moco") {
   double worst_q = 0, worst_k = 0, worst_delta = 0;
   std::string worst_q_name, worst_delta_name;
   auto params = net->named_parameters();
-  for (const auto& [name, t] : ref.updated) {
+  for (const auto& entry : ref.updated) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     if (name == "queue" || name == "queue_ptr") continue;
     auto* p = params.find(name);
     REQUIRE_MESSAGE(p != nullptr, name);

@@ -24,7 +24,9 @@ constexpr double kTol = 1e-4;
 double CompareAll(const std::map<std::string, torch::Tensor>& actual,
                   const std::map<std::string, torch::Tensor>& expected, const std::string& what) {
   double worst = 0;
-  for (const auto& [name, t] : expected) {
+  for (const auto& entry : expected) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     INFO(what, " ", name);
     auto it = actual.find(name);
     REQUIRE_MESSAGE(it != actual.end(), "missing in the C++ outputs: ", name);

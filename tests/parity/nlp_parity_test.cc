@@ -63,7 +63,9 @@ void CheckNlpParity(const std::string& id, const std::vector<ZeroGradSlice>& zer
   double worst = 0, worst_zero_grad = 0;
   std::string worst_name;
   int64_t zero_grad_elements = 0;
-  for (const auto& [name, expected] : ref.updated) {
+  for (const auto& entry : ref.updated) {
+    const auto& name = entry.first;
+    const auto& expected = entry.second;
     auto* p = params.find(name);
     REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
     auto keep = torch::ones({p->size(0)}, torch::kBool);

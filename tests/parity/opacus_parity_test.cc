@@ -49,7 +49,9 @@ DpReference DpFields(const c10::impl::GenericDict& saved) {
 std::pair<double, std::string> WorstOf(const std::map<std::string, torch::Tensor>& ours,
                                        const std::map<std::string, torch::Tensor>& theirs) {
   std::pair<double, std::string> worst{0.0, ""};
-  for (const auto& [name, t] : theirs) {
+  for (const auto& entry : theirs) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     auto it = ours.find(name);
     REQUIRE_MESSAGE(it != ours.end(), "missing: ", name);
     const double err = parity::RelError(it->second, t);

@@ -50,7 +50,9 @@ void CheckFullStructure() {
   models::SeedAll(0);
   auto w = info->create(opt);
   auto ours = parity::NamedShapes(w->net());
-  for (const auto& [name, shape] : ref.params) {
+  for (const auto& entry : ref.params) {
+    const auto& name = entry.first;
+    const auto& shape = entry.second;
     INFO("reference tensor ", name);
     auto it = ours.find(name);
     REQUIRE_MESSAGE(it != ours.end(), "missing in the C++ model: ", name);
@@ -89,7 +91,9 @@ void CheckReducedParity() {
   auto ours = net.named_parameters();
   double worst = 0;
   std::string worst_name;
-  for (const auto& [name, t] : ref.updated) {
+  for (const auto& entry : ref.updated) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     auto* p = ours.find(name);
     REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
     const double err = parity::RelError(*p, t);

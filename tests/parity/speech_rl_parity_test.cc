@@ -56,7 +56,9 @@ void CheckWorkloadParity(const std::string& label, models::Workload& w, const pa
   double worst = 0;
   std::string worst_name;
   auto ours = net.named_parameters();
-  for (const auto& [name, t] : ref.updated) {
+  for (const auto& entry : ref.updated) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     auto* p = ours.find(name);
     REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
     double err = parity::RelError(*p, t);

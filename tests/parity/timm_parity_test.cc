@@ -47,7 +47,9 @@ void CheckConfigurationParity(
   double worst = 0;
   std::string worst_name;
   auto ours = w->net().named_parameters();
-  for (const auto& [name, t] : ref.updated) {
+  for (const auto& entry : ref.updated) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     auto* p = ours.find(name);
     REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
     double err = parity::RelError(*p, t);

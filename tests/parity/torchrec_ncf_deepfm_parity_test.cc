@@ -58,7 +58,9 @@ void SmokeShapedParity(const std::string& id, double tol = 1e-4, uint64_t train_
   double worst = 0;
   std::string worst_name;
   auto ours = net.named_parameters();
-  for (const auto& [name, t] : ref.updated) {
+  for (const auto& entry : ref.updated) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     auto* p = ours.find(name);
     REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
     const double e = parity::RelError(*p, t);

@@ -84,7 +84,9 @@ void CheckParityOf(const models::ModelInfo& info, const std::string& ref_id, con
   double worst = 0, worst_zero_grad = 0;
   std::string worst_name;
   int64_t zero_grad_params = 0;
-  for (const auto& [name, t] : ref.updated) {
+  for (const auto& entry : ref.updated) {
+    const auto& name = entry.first;
+    const auto& t = entry.second;
     auto* p = ours.find(name);
     REQUIRE_MESSAGE(p != nullptr, "updated parameter missing: ", name);
     if (zero_grad && std::regex_match(name, zero_grad->name)) {
@@ -135,7 +137,9 @@ void CheckFullStructure(const std::string& id) {
   models::SeedAll(0);
   auto w = info->create(opt);
   auto ours = parity::NamedShapes(w->net());
-  for (const auto& [name, shape] : ref.params) {
+  for (const auto& entry : ref.params) {
+    const auto& name = entry.first;
+    const auto& shape = entry.second;
     INFO("reference tensor ", name);
     auto it = ours.find(name);
     CHECK_MESSAGE(it != ours.end(), "missing in the C++ model: ", name);
