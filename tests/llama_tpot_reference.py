@@ -12,10 +12,11 @@ DECODE_STEPS greedy single-token steps over the cache, every step timed on its o
 time.perf_counter, under inference mode, at THREADS intra-op threads.
 
 Usage: llama_tpot_reference.py --threads T --prompt-tokens P --decode-steps D
-       --generations G [--smoke]
+       --generations G [--smoke] [--steady-heap]
 Prints one JSON line: ttft_ms (median), tpot_median_ms, tpot_p90_ms, samples.
 """
 import argparse
+import ctypes
 import json
 import os
 import statistics
@@ -43,7 +44,13 @@ def main():
     ap.add_argument("--decode-steps", type=int, required=True)
     ap.add_argument("--generations", type=int, required=True)
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--steady-heap", action="store_true",
+                    help="glibc's malloc thresholds as the collector's worker sets them (collector::SteadyHeap)")
     a = ap.parse_args()
+    if a.steady_heap:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 32 * 1024 * 1024)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 2**31 - 1)  # M_TRIM_THRESHOLD
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
     config = config_for(smoke=a.smoke)
