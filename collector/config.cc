@@ -134,11 +134,12 @@ void ParseBatchSizeOverrides(const JsonFields& f, SuiteConfig& s) {
 
 SuiteConfig ReadSuite(const JsonFields& f) {
   static const std::vector<std::string> kKnown = {
-      "name",      "description",    "batch_sizes",      "models",
-      "exclude",   "modes",          "backends",         "precisions",
-      "warmup",    "repeat",         "processes",        "profile_iterations",
-      "timeout_s", "seed",           "pairing",          "batch_size_overrides",
-      "probe",     "backend_models", "backend_processes"};
+      "name",         "description",    "batch_sizes",       "models",
+      "exclude",      "modes",          "backends",          "precisions",
+      "warmup",       "repeat",         "processes",         "profile_iterations",
+      "timeout_s",    "seed",           "pairing",           "batch_size_overrides",
+      "probe",        "backend_models", "backend_processes", "prompt_tokens",
+      "decode_steps", "generations"};
   for (const auto& [key, value] : f.raw().items()) {
     if (std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end()) f.Fail(key, "unknown field");
   }
@@ -179,6 +180,9 @@ void ApplyOverrides(const SettingsOverrides& o, core::RunSettings& s) {
   if (o.seed) s.seed = *o.seed;
   if (o.threads) s.threads = *o.threads;
   if (o.pairing) s.pairing = *o.pairing;
+  if (o.prompt_tokens) s.prompt_tokens = *o.prompt_tokens;
+  if (o.decode_steps) s.decode_steps = *o.decode_steps;
+  if (o.generations) s.generations = *o.generations;
   if (auto problem = core::CheckRunSettings(s)) {
     // The option is the field's name as a flag; timeout_s is --timeout.
     std::string flag = problem->field == "timeout_s" ? "timeout" : problem->field;
@@ -211,6 +215,9 @@ json SuiteToJson(const SuiteConfig& s) {
   j["timeout_s"] = s.settings.timeout_s;
   j["seed"] = s.settings.seed;
   j["pairing"] = s.settings.pairing;
+  j["prompt_tokens"] = s.settings.prompt_tokens;
+  j["decode_steps"] = s.settings.decode_steps;
+  j["generations"] = s.settings.generations;
   j["batch_size_overrides"] = s.batch_size_overrides;
   j["probe"] = {{"matmul_n", s.probe.matmul_n},
                 {"warmup", s.probe.warmup},

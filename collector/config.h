@@ -54,6 +54,7 @@ struct SuiteConfig {
 // The command line's run settings: each one given replaces the suite's.
 struct SettingsOverrides {
   std::optional<int> warmup, repeat, processes, profile_iterations, threads;
+  std::optional<int> prompt_tokens, decode_steps, generations;
   std::optional<double> timeout_s;
   std::optional<uint64_t> seed;
   std::optional<std::string> pairing;

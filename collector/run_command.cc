@@ -272,6 +272,12 @@ void AddSettingsOptions(CLI::App& sub, SettingsOverrides& s) {
   sub.add_option("--timeout", s.timeout_s, "Per-run timeout in seconds");
   sub.add_option("--seed", s.seed, "Seed for weights and inputs");
   sub.add_option("--threads", s.threads, "Intra-op CPU threads per run (default: LibTorch's choice)");
+  sub.add_option("--prompt-tokens", s.prompt_tokens,
+                 "Generative models in eval: the prompt's length in tokens (default: the suite's, else 64)");
+  sub.add_option("--decode-steps", s.decode_steps,
+                 "Generative models in eval: single-token decode steps per generation (default: the suite's, else 16)");
+  sub.add_option("--generations", s.generations,
+                 "Generative models in eval: timed generations after one untimed (default: the suite's, else 5)");
   sub.add_option("--pairing", s.pairing,
                  "Compiled backends: time eager against the compiled forward in the same worker, 'interleaved' "
                  "(pairs of alternating order, A B B A ..., the default), 'back_to_back' (all eager steps, then all "

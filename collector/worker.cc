@@ -16,6 +16,7 @@
 #include "collector/backends/backend.h"
 #include "collector/cuda_support.h"
 #include "collector/environment.h"
+#include "collector/generation.h"
 #include "collector/platform/host_events.h"
 #include "collector/precision.h"
 #include "collector/profiling.h"
@@ -23,6 +24,7 @@
 #include "core/io/json_io.h"
 #include "core/stats/stats.h"
 #include "core/stats/system_load.h"
+#include "models/generator.h"
 #include "models/unsupported_error.h"
 #include "models/workload.h"
 
@@ -84,17 +86,23 @@ struct Stepper {
   }
 };
 
-// One timed step: CUDA events on a GPU (`timer`), the steady clock otherwise.
-double TimedStep(Stepper& s, CudaTimer* timer) {
+// One timed call: CUDA events on a GPU (`timer`), the steady clock
+// otherwise, after the device has finished what came before.
+double TimedCall(const Stepper& s, CudaTimer* timer, const std::function<void()>& work) {
   s.Sync();
   if (timer) {
     timer->Start();
-    s.Step();
+    work();
     return timer->StopMs();
   }
   const auto t0 = Clock::now();
-  s.Step();
+  work();
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// One timed step.
+double TimedStep(Stepper& s, CudaTimer* timer) {
+  return TimedCall(s, timer, [&] { s.Step(); });
 }
 
 // The timing pass: warm-up, then settings.repeat timed steps. Fills the
@@ -176,6 +184,37 @@ std::optional<core::PairedTiming> PairedPass(Stepper& s) {
   return p;
 }
 
+// The generation measurement of a generative workload in eval mode
+// (collector/generation.h), after the timing pass. Sets the result's
+// generation, or generation_reason where it cannot be measured here.
+void GenerationPass(Stepper& s, core::RunResult& r) {
+  auto* generative = dynamic_cast<models::GenerativeWorkload*>(&s.workload);
+  models::Generator* generator = generative != nullptr ? generative->generator() : nullptr;
+  if (s.mode != models::Mode::kEval || generator == nullptr) return;
+  if (s.spec.backend != "eager") {
+    // The compiled package holds the forward pass over a whole sequence of
+    // fixed shape; a decode step's growing cache is outside it.
+    r.generation_reason = s.spec.backend + ": prefill and decode are not compiled (the package holds the " +
+                          "fixed-shape forward pass); generation is measured on the eager backend's run";
+    return;
+  }
+  std::unique_ptr<CudaTimer> timer;
+  if (s.gpu) timer = std::make_unique<CudaTimer>();
+  const torch::Device device = s.gpu ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  GenerationSetup setup{s.spec.settings, s.spec.batch_size, device,
+                        [&](const std::function<void()>& work) { return TimedCall(s, timer.get(), work); }};
+  try {
+    AutocastScope autocast(s.spec.precision, s.device_type());
+    r.generation = MeasureGeneration(*generator, setup);
+  } catch (const c10::OutOfMemoryError&) {
+    throw;  // the run's status: oom
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    r.generation_reason = FirstLines(e.what());
+  }
+}
+
 // The profiling pass (when settings.profile_iterations > 0) and the FLOPs.
 void ProfilingPass(Stepper& s, core::RunResult& r) {
   const auto& spec = s.spec;
@@ -252,6 +291,7 @@ std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo&
   r.system_load = core::LoadBetween(load_before, core::SampleSystem());
   r.timing->backend_setup_ms = backend_setup_ms;
   r.paired = PairedPass(stepper);
+  GenerationPass(stepper, r);
   ProfilingPass(stepper, r);
   core::DeriveRates(r);
   r.status = "ok";

@@ -74,6 +74,20 @@ TEST_CASE("the smoke suite runs every model on the test device") {
     }
     if (r.status != "ok") continue;
     CHECK(r.memory.has_value());
+    // The generative model's eager eval run times its generation (prefill
+    // and 16 decode steps, the suite's settings); other runs have none.
+    if (r.model.id == "llama_3_2_1b" && r.mode == "eval" && r.backend == "eager") {
+      REQUIRE(r.generation.has_value());
+      CHECK(r.generation->decode_steps == 16);
+      CHECK(r.generation->tpot_samples_ms.size() == static_cast<size_t>(16 * r.generation->generations));
+      CHECK(r.generation->ttft_ms > 0);
+      CHECK(r.generation->kv_cache_bytes.has_value());
+      std::printf("llama_3_2_1b generation: TTFT %.3f ms, TPOT median %.3f ms, p90 %.3f ms, %.1f tokens/s\n",
+                  r.generation->ttft_ms, r.generation->tpot_median_ms, r.generation->tpot_p90_ms,
+                  r.generation->tokens_per_s);
+    } else if (r.model.id != "llama_3_2_1b" || r.mode == "train") {
+      CHECK_FALSE(r.generation.has_value());
+    }
     if (r.backend == "inductor") {
       // The suite's Inductor runs have two worker processes (backend_processes),
       // so each paired speedup has an interval from the processes' ratios.

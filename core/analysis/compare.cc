@@ -29,6 +29,12 @@ const char* MetricName(Metric m) {
       return "cpu_memory";
     case Metric::kGpuMemory:
       return "gpu_memory";
+    case Metric::kTtft:
+      return "ttft";
+    case Metric::kTpot:
+      return "tpot";
+    case Metric::kTokensPerSecond:
+      return "tokens_per_s";
   }
   return "?";
 }
@@ -40,14 +46,18 @@ std::optional<Metric> MetricFromName(const std::string& name) {
   return std::nullopt;
 }
 
-bool LowerIsBetter(Metric m) { return m != Metric::kThroughput; }
+bool LowerIsBetter(Metric m) { return m != Metric::kThroughput && m != Metric::kTokensPerSecond; }
 
 const char* MetricUnit(Metric m) {
   switch (m) {
     case Metric::kTime:
+    case Metric::kTtft:
+    case Metric::kTpot:
       return "ms";
     case Metric::kThroughput:
       return "samples/s";
+    case Metric::kTokensPerSecond:
+      return "tokens/s";
     default:
       return "bytes";
   }
@@ -138,7 +148,7 @@ ThresholdRule ParseThresholdRule(const std::string& spec) {
   if (rule.model_regex.empty()) rule.model_regex = ".*";
   if (rule.metric != "*" && !MetricFromName(rule.metric)) {
     throw std::invalid_argument("threshold rule '" + spec + "': unknown metric '" + rule.metric +
-                                "' (use time, throughput, cpu_memory, gpu_memory or *)");
+                                "' (use time, throughput, cpu_memory, gpu_memory, ttft, tpot, tokens_per_s or *)");
   }
   if (!RepeatCountsBounded(rule.model_regex)) {
     throw std::invalid_argument("threshold rule '" + spec + "': repetition counts in the regex are limited to " +
@@ -347,6 +357,15 @@ std::vector<double> MetricSamples(const RunResult& r, Metric m) {
         return {static_cast<double>(*r.memory->gpu_peak_allocated_bytes)};
       }
       break;
+    case Metric::kTtft:
+      if (r.generation) return r.generation->ttft_samples_ms;
+      break;
+    case Metric::kTpot:
+      if (r.generation) return r.generation->tpot_samples_ms;
+      break;
+    case Metric::kTokensPerSecond:
+      if (r.generation) return GenerationRates(*r.generation);
+      break;
   }
   return {};
 }
@@ -375,12 +394,16 @@ std::optional<double> LogBand(const std::vector<double>& v) {
 
 double BandPercent(double log_band) { return std::expm1(log_band) * 100.0; }
 
-// Time and throughput come from the step samples, so the spread of medians
-// (per process, or per build of a window) bounds their noise.
-bool HasNoiseBand(Metric m) { return m == Metric::kTime || m == Metric::kThroughput; }
+bool IsMemory(Metric m) { return m == Metric::kCpuMemory || m == Metric::kGpuMemory; }
 
+// Every metric but memory comes from timed samples, so the spread of medians
+// (per process, or per build of a window) bounds its noise.
+bool HasNoiseBand(Metric m) { return !IsMemory(m); }
+
+// The per-process medians of the step time, for time and throughput (the
+// generation's metrics have none).
 const std::vector<double>* ProcessMedians(const RunResult& r, Metric m) {
-  if (HasNoiseBand(m) && r.timing) return &r.timing->process_medians_ms;
+  if ((m == Metric::kTime || m == Metric::kThroughput) && r.timing) return &r.timing->process_medians_ms;
   return nullptr;
 }
 
@@ -503,7 +526,7 @@ Baseline MetricBaseline(const RunResult& r, const RunKey& key, Metric m, const s
 void Judge(MetricChange& c, const Baseline& base, const RunResult& r, const std::vector<double>& new_samples, bool over,
            const CompareOptions& options) {
   const bool worse = LowerIsBetter(c.metric) ? c.ratio > 1 : c.ratio < 1;
-  if (c.metric == Metric::kCpuMemory || c.metric == Metric::kGpuMemory) {
+  if (IsMemory(c.metric)) {
     const bool big_enough = std::abs(c.new_value - c.base_value) >= static_cast<double>(options.memory_min_abs_bytes);
     c.verdict = over && big_enough ? (worse ? Verdict::kRegression : Verdict::kImprovement) : Verdict::kUnchanged;
     return;
@@ -556,7 +579,7 @@ std::optional<MetricChange> CompareMetric(const RunResult& r, const RunKey& key,
   if (!(c.base_value > 0)) return std::nullopt;
   c.ratio = c.new_value / c.base_value;
   c.delta_percent = (c.ratio - 1.0) * 100.0;
-  if (!noisy.empty() && m != Metric::kCpuMemory && m != Metric::kGpuMemory) c.noisy = noisy;
+  if (!noisy.empty() && !IsMemory(m)) c.noisy = noisy;
   Judge(c, base, r, new_samples, std::abs(c.delta_percent) >= c.threshold_percent, options);
   return c;
 }

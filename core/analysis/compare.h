@@ -31,6 +31,12 @@
 //    widest is the band; a change inside it is "noise" (noise_percent says
 //    how wide the band was). With one process per run and W = 1 there is no
 //    band and the rules above decide alone.
+//  - ttft, tpot (lower is better) and tokens_per_s (higher is better): a
+//    generative run's generation (core/stats/generation.h): its TTFT samples
+//    (one per generation), its TPOT samples (every decode step) and its
+//    generations' tokens per second, judged as time is: threshold, the rank
+//    test on the samples, the window's band of per-build medians, noisy runs.
+//    (Per-process medians are the step time's; these metrics test samples.)
 //  - cpu_memory (peak RSS) and gpu_memory (peak allocated), lower is better:
 //    one value per run, so no test is possible. A change counts when the
 //    relative change reaches the threshold AND the absolute change is at
@@ -73,12 +79,14 @@
 
 namespace torchgauge::core {
 
-enum class Metric { kTime, kThroughput, kCpuMemory, kGpuMemory };
-inline constexpr Metric kMetrics[] = {Metric::kTime, Metric::kThroughput, Metric::kCpuMemory, Metric::kGpuMemory};
-const char* MetricName(Metric m);  // time | throughput | cpu_memory | gpu_memory
+enum class Metric { kTime, kThroughput, kCpuMemory, kGpuMemory, kTtft, kTpot, kTokensPerSecond };
+inline constexpr Metric kMetrics[] = {Metric::kTime, Metric::kThroughput, Metric::kCpuMemory,      Metric::kGpuMemory,
+                                      Metric::kTtft, Metric::kTpot,       Metric::kTokensPerSecond};
+// time | throughput | cpu_memory | gpu_memory | ttft | tpot | tokens_per_s
+const char* MetricName(Metric m);
 std::optional<Metric> MetricFromName(const std::string& name);
 bool LowerIsBetter(Metric m);
-const char* MetricUnit(Metric m);  // ms | samples/s | bytes
+const char* MetricUnit(Metric m);  // ms | samples/s | bytes | ms | ms | tokens/s
 
 // A threshold for one metric ("*" for all) and the models whose id matches
 // model_regex (ECMAScript, searched, so use ^...$ to anchor).

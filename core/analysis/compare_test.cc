@@ -871,3 +871,52 @@ TEST_CASE("a batch-size change is a configuration change, not a regression or an
   CHECK(time->verdict == Verdict::kUnchanged);
   CHECK(time->base_value == doctest::Approx(10.005));
 }
+
+namespace {
+// A generative run: 5 generations of 16 decode steps, TTFT around ttft_ms
+// and TPOT around tpot_ms (lognormal, CoV 3 %).
+RunResult MakeGenerativeRun(std::mt19937_64& rng, const std::string& build, double ttft_ms, double tpot_ms) {
+  RunResult r = MakeRun(build, "llm", Lognormal(rng, 100, 0.02));
+  Generation g;
+  g.prompt_tokens = 32;
+  g.decode_steps = 16;
+  g.output_tokens = 17;
+  g.generations = 5;
+  g.ttft_samples_ms = Lognormal(rng, ttft_ms, 0.03, 5);
+  g.tpot_samples_ms = Lognormal(rng, tpot_ms, 0.03, 5 * 16);
+  SummarizeGeneration(g);
+  r.generation = g;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("generation: TTFT and TPOT lower is better, tokens per second higher") {
+  CHECK(LowerIsBetter(Metric::kTtft));
+  CHECK(LowerIsBetter(Metric::kTpot));
+  CHECK_FALSE(LowerIsBetter(Metric::kTokensPerSecond));
+  CHECK(MetricFromName("tpot") == Metric::kTpot);
+  CHECK(std::string(MetricUnit(Metric::kTokensPerSecond)) == "tokens/s");
+  CHECK(ParseThresholdRule("tpot:^llama=5").metric == "tpot");
+  std::mt19937_64 rng(38);
+  auto base = MakeSet("b1"), same = MakeSet("b2"), slow = MakeSet("b3");
+  Add(base, MakeGenerativeRun(rng, "b1", 50, 10));
+  Add(same, MakeGenerativeRun(rng, "b2", 50, 10));
+  Add(slow, MakeGenerativeRun(rng, "b3", 50, 12));  // TPOT +20 %
+  const auto flat = CompareRunSets({&base}, same, {});
+  for (Metric m : {Metric::kTtft, Metric::kTpot, Metric::kTokensPerSecond}) {
+    REQUIRE(Find(flat, "llm", m));
+    CHECK(Find(flat, "llm", m)->verdict == Verdict::kUnchanged);
+  }
+  const auto pc = CompareRunSets({&base}, slow, {});
+  const auto* tpot = Find(pc, "llm", Metric::kTpot);
+  REQUIRE(tpot);
+  CHECK(tpot->verdict == Verdict::kRegression);
+  CHECK(tpot->delta_percent == doctest::Approx(20).epsilon(0.2));
+  CHECK(tpot->n_new == 80);
+  CHECK(Find(pc, "llm", Metric::kTokensPerSecond)->verdict == Verdict::kRegression);
+  CHECK(Find(pc, "llm", Metric::kTtft)->verdict == Verdict::kUnchanged);
+  // A run without a generation has none of these metrics.
+  auto plain = MakeSet("b4");
+  Add(plain, MakeRun("b4", "llm", Lognormal(rng, 100, 0.02)));
+  CHECK_FALSE(Find(CompareRunSets({&base}, plain, {}), "llm", Metric::kTpot));
+}

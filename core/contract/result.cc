@@ -165,6 +165,8 @@ void ReadSections(const JsonFields& in, RunResult& r) {
   if (auto p = in.OptObject("paired")) r.paired = ReadPaired(*p);
   if (in.Has("host_breakdown")) r.host_breakdown = HostBreakdownFromJson(*in.Find("host_breakdown"), in.file());
   if (in.Has("system_load")) r.system_load = SystemLoadFromJson(*in.Find("system_load"), in.file());
+  if (in.Has("generation")) r.generation = GenerationFromJson(*in.Find("generation"), in.file());
+  r.generation_reason = in.GetOpt<std::string>("generation_reason");
   if (auto f = in.OptObject("flops")) r.flops = ReadFlops(*f);
   if (auto o = in.OptObject("operators")) r.operators = o->Get<std::vector<std::string>>("names");
   if (auto p = in.OptObject("profiling")) r.profiling = ReadProfiling(*p);
@@ -363,6 +365,8 @@ json ToJson(const RunResult& r) {
   if (r.paired) j["paired"] = PairedJson(*r.paired);
   if (r.host_breakdown) j["host_breakdown"] = ToJson(*r.host_breakdown);
   if (r.system_load) j["system_load"] = ToJson(*r.system_load);
+  if (r.generation) j["generation"] = ToJson(*r.generation);
+  if (r.generation_reason) j["generation_reason"] = *r.generation_reason;
   j["flops"] = OrNull(r.flops, FlopsJson);
   j["operators"] = r.operators ? json{{"count", r.operators->size()}, {"names", *r.operators}} : json(nullptr);
   j["profiling"] = OrNull(r.profiling, ProfilingJson);
@@ -493,6 +497,14 @@ RunResult PoolProcesses(const std::vector<RunResult>& processes) {
     DeriveRates(out);
   }
   out.paired = PoolPaired(processes);
+  if (out.generation) {
+    std::vector<Generation> generations;
+    for (const auto& p : processes) {
+      if (!p.generation) throw std::invalid_argument("PoolProcesses: a process result has no generation");
+      generations.push_back(*p.generation);
+    }
+    out.generation = PoolGenerations(generations);
+  }
   if (out.memory) {
     for (const auto& p : processes) {
       if (p.memory && p.memory->cpu_peak_rss_bytes &&

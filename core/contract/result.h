@@ -18,6 +18,7 @@
 
 #include "core/contract/run_settings.h"
 #include "core/contract/vocabulary.h"
+#include "core/stats/generation.h"
 #include "core/stats/host_breakdown.h"
 #include "core/stats/system_load.h"
 
@@ -177,6 +178,11 @@ struct RunResult {
   std::optional<Profiling> profiling;
   std::optional<CompileInfo> compile;  // compiled backends with a split setup (inductor)
   std::optional<PairedTiming> paired;  // backends other than eager, pairing not "off"
+  // Generative workloads in eval mode (core/stats/generation.h): prefill and
+  // decode timed apart. Unset for other workloads; for a generative one
+  // that could not be measured, unset with generation_reason saying why.
+  std::optional<Generation> generation;
+  std::optional<std::string> generation_reason;
 };
 
 nlohmann::json ToJson(const RunResult& r);

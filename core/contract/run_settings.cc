@@ -17,6 +17,9 @@ std::optional<SettingsProblem> CheckRunSettings(const RunSettings& s) {
   if (s.profile_iterations < 0) return SettingsProblem{"profile_iterations", "must be >= 0"};
   if (!(s.timeout_s > 0)) return SettingsProblem{"timeout_s", "must be > 0"};
   if (s.threads < 0) return SettingsProblem{"threads", "must be >= 0"};
+  if (s.prompt_tokens < 1) return SettingsProblem{"prompt_tokens", "must be >= 1"};
+  if (s.decode_steps < 1) return SettingsProblem{"decode_steps", "must be >= 1"};
+  if (s.generations < 1) return SettingsProblem{"generations", "must be >= 1"};
   if (std::find(std::begin(kPairings), std::end(kPairings), s.pairing) == std::end(kPairings)) {
     std::string values;
     for (const char* v : kPairings) values += (values.empty() ? "" : ", ") + std::string(v);
@@ -34,7 +37,10 @@ nlohmann::json ToJson(const RunSettings& s) {
           {"smoke", s.smoke},
           {"processes", s.processes},
           {"threads", s.threads},
-          {"pairing", s.pairing}};
+          {"pairing", s.pairing},
+          {"prompt_tokens", s.prompt_tokens},
+          {"decode_steps", s.decode_steps},
+          {"generations", s.generations}};
 }
 
 RunSettings RunSettingsFromJson(const JsonFields& f) {
@@ -48,6 +54,9 @@ RunSettings RunSettingsFromJson(const JsonFields& f) {
   s.processes = f.GetOr("processes", s.processes);
   s.threads = f.GetOr("threads", s.threads);
   s.pairing = f.GetOr("pairing", s.pairing);
+  s.prompt_tokens = f.GetOr("prompt_tokens", s.prompt_tokens);
+  s.decode_steps = f.GetOr("decode_steps", s.decode_steps);
+  s.generations = f.GetOr("generations", s.generations);
   if (auto problem = CheckRunSettings(s)) f.Fail(problem->field, problem->message);
   return s;
 }

@@ -32,6 +32,13 @@ struct RunSettings {
   // steady drift favours neither side), "back_to_back" (every eager step, then every compiled one:
   // what interleaving protects against) or "off" (no paired pass).
   std::string pairing = "interleaved";
+  // Generative workloads in eval mode (the result's "generation",
+  // core/stats/generation.h): the prompt's length in tokens, the single-token
+  // decode steps of each generation, and the generations timed after one
+  // untimed one.
+  int prompt_tokens = 64;
+  int decode_steps = 16;
+  int generations = 5;
 
   bool operator==(const RunSettings&) const = default;
 };

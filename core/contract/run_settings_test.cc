@@ -17,8 +17,12 @@ TEST_CASE("run settings round-trip through JSON with the schema's field names") 
   s.seed = 42;
   s.threads = 2;
   s.smoke = true;
+  s.prompt_tokens = 32;
+  s.decode_steps = 8;
+  s.generations = 2;
   const auto j = ToJson(s);
   CHECK(j.at("repeat") == 7);
+  CHECK(j.at("decode_steps") == 8);
   CHECK(j.at("profile_iterations") == 0);
   CHECK(RunSettingsFromJson(j) == s);
   // A missing field keeps the one default.
@@ -37,6 +41,12 @@ TEST_CASE("run settings range checks name the field") {
   s = RunSettings{};
   s.timeout_s = 0;
   CHECK(CheckRunSettings(s)->field == "timeout_s");
+  s = RunSettings{};
+  s.decode_steps = 0;
+  CHECK(CheckRunSettings(s)->field == "decode_steps");
+  s = RunSettings{};
+  s.prompt_tokens = 0;
+  CHECK(CheckRunSettings(s)->field == "prompt_tokens");
 }
 
 TEST_CASE("run settings are read with the suite's rules wherever they come from") {

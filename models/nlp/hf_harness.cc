@@ -66,10 +66,13 @@ constexpr int64_t kSmokeSeqLen = 32;
 // transformers' ignore index for labels (also torch's default).
 constexpr int64_t kIgnoreIndex = -100;
 
-class LanguageModelWorkload : public LossWorkload {
+class LanguageModelWorkload : public LossWorkload, public GenerativeWorkload {
  public:
   LanguageModelWorkload(const WorkloadOptions& opt, std::shared_ptr<const LanguageModelSpec> spec, LanguageModel model)
-      : spec_(std::move(spec)), net_(std::move(model.net)), forward_(std::move(model.forward)) {
+      : spec_(std::move(spec)),
+        net_(std::move(model.net)),
+        forward_(std::move(model.forward)),
+        generator_(std::move(model.generator)) {
     TORCH_CHECK(opt.batch_size > 0, spec_->id, ": batch size must be positive");
     net_->to(opt.device);
     net_->train(opt.mode == Mode::kTrain);
@@ -91,6 +94,7 @@ class LanguageModelWorkload : public LossWorkload {
   }
 
   torch::nn::Module& net() override { return *net_; }
+  Generator* generator() override { return generator_.get(); }
 
   std::optional<std::string> CompiledForwardUnsupported(Mode) const override {
     if (spec_->compiled_forward_unsupported.empty()) return std::nullopt;
@@ -135,6 +139,7 @@ class LanguageModelWorkload : public LossWorkload {
   std::shared_ptr<const LanguageModelSpec> spec_;
   std::shared_ptr<torch::nn::Module> net_;
   LmForward forward_;
+  std::shared_ptr<Generator> generator_;
 };
 
 }  // namespace

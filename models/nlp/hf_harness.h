@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "models/generator.h"
 #include "models/workload.h"
 
 namespace torchgauge::models {
@@ -77,6 +78,9 @@ using LmForward = std::function<torch::Tensor(const torch::Tensor& input_ids, co
 struct LanguageModel {
   std::shared_ptr<torch::nn::Module> net;
   LmForward forward;
+  // A decoder-only model's greedy decoding with its key-value cache, over
+  // `net` (models/generator.h); null for a model that does not generate.
+  std::shared_ptr<Generator> generator = {};
 };
 
 // Families fill it with designated initializers; every field a family may

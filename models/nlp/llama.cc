@@ -246,6 +246,15 @@ LlamaKvCache LlamaForCausalLMImpl::NewCache(int64_t batch, int64_t capacity) con
   return cache;
 }
 
+torch::Tensor LlamaForCausalLMImpl::Prefill(const torch::Tensor& prompt_ids, LlamaKvCache& cache) {
+  // The whole prompt at once; only its last position's logits are needed.
+  return Head(model(prompt_ids, &cache).slice(1, -1)).argmax(-1);
+}
+
+torch::Tensor LlamaForCausalLMImpl::Decode(const torch::Tensor& token, LlamaKvCache& cache) {
+  return Head(model(token, &cache)).argmax(-1);
+}
+
 torch::Tensor LlamaForCausalLMImpl::Generate(const torch::Tensor& prompt_ids, int64_t max_new_tokens) {
   TORCH_CHECK(prompt_ids.dim() == 2 && prompt_ids.size(1) > 0, "Llama: the prompt must be [batch, length > 0]");
   TORCH_CHECK(max_new_tokens > 0, "Llama: max_new_tokens must be positive");
@@ -253,18 +262,43 @@ torch::Tensor LlamaForCausalLMImpl::Generate(const torch::Tensor& prompt_ids, in
   auto cache = NewCache(prompt_ids.size(0), prompt_ids.size(1) + max_new_tokens);
   std::vector<torch::Tensor> tokens;
   tokens.reserve(max_new_tokens);
-  // Prefill: the whole prompt at once; only its last position's logits are
-  // needed.
-  auto hidden = model(prompt_ids, &cache);
-  tokens.push_back(Head(hidden.slice(1, -1)).argmax(-1));
-  for (int64_t step = 1; step < max_new_tokens; ++step) {
-    hidden = model(tokens.back(), &cache);
-    tokens.push_back(Head(hidden).argmax(-1));
-  }
+  tokens.push_back(Prefill(prompt_ids, cache));
+  for (int64_t step = 1; step < max_new_tokens; ++step) tokens.push_back(Decode(tokens.back(), cache));
   return torch::cat(tokens, 1);
 }
 
+int64_t LlamaKvCacheBytes(const LlamaKvCache& cache) {
+  int64_t bytes = 0;
+  for (const auto& layer : cache.layers) bytes += layer.keys.nbytes() + layer.values.nbytes();
+  return bytes;
+}
+
+torch::Tensor LlamaGenerator::Prefill(const torch::Tensor& prompt_ids, int64_t max_new_tokens) {
+  TORCH_CHECK(prompt_ids.dim() == 2 && prompt_ids.size(1) > 0, "Llama: the prompt must be [batch, length > 0]");
+  TORCH_CHECK(max_new_tokens > 0, "Llama: max_new_tokens must be positive");
+  cache_ = LlamaKvCache{};  // the previous generation's memory goes first
+  cache_ = net_->NewCache(prompt_ids.size(0), prompt_ids.size(1) + max_new_tokens);
+  return net_->Prefill(prompt_ids, cache_);
+}
+
+torch::Tensor LlamaGenerator::Decode(const torch::Tensor& token) { return net_->Decode(token, cache_); }
+
+std::optional<int64_t> LlamaGenerator::KvCacheBytes() const {
+  if (cache_.layers.empty()) return std::nullopt;
+  return LlamaKvCacheBytes(cache_);
+}
+
 namespace {
+
+// BuildFromIds, with the generator over the same network.
+std::function<LanguageModel()> BuildLlama(const LlamaConfig& config) {
+  return [config] {
+    LanguageModel lm = BuildFromIds<LlamaForCausalLM>(config)();
+    lm.generator =
+        std::make_shared<LlamaGenerator>(LlamaForCausalLM(std::dynamic_pointer_cast<LlamaForCausalLMImpl>(lm.net)));
+    return lm;
+  };
+}
 
 // A llama registration: batch 1 for train and eval, causal LM, `config` in
 // full runs and `smoke` in smoke runs.
@@ -279,9 +313,9 @@ ModelInfo LlamaEntry(std::string id, std::string reference, const LlamaConfig& c
       .vocab_size = config.vocab_size,
       .train_seq_len = train_seq_len,
       .eval_seq_len = eval_seq_len,
-      .build = BuildFromIds<LlamaForCausalLM>(config),
+      .build = BuildLlama(config),
       .smoke_vocab_size = smoke.vocab_size,
-      .build_smoke = BuildFromIds<LlamaForCausalLM>(smoke),
+      .build_smoke = BuildLlama(smoke),
   });
 }
 

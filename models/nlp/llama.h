@@ -24,6 +24,12 @@
 // embeddings, RMSNorm eps 1e-5, initializer_range 0.02: 1,235,814,400
 // parameters. Train is next-token cross-entropy and one Adam step (lr 1e-3)
 // as for the other Hugging Face LMs (hf_harness.h); eval is one forward pass.
+// The workload is generative (models/generator.h, a LlamaGenerator): in
+// eval mode the collector also times a prefill and single-token decode
+// steps over the cache (collector/generation.h: TTFT, TPOT, tokens/s).
+// The workload is generative (Workload::generator(), a LlamaGenerator): in
+// eval mode the collector also times a prefill and single-token decode
+// steps over the cache (collector/generation.h: TTFT, TPOT, tokens/s).
 //
 // Departure from the other families: smoke runs (WorkloadOptions::smoke) build
 // a reduced configuration, LlamaSmokeConfig() (2 layers, hidden 256, 8 heads,
@@ -51,6 +57,7 @@
 #include <torch/nn/pimpl.h>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/nlp/hf_harness.h"
@@ -182,6 +189,12 @@ struct LlamaForCausalLMImpl : torch::nn::Module {
   // max_new_tokens]. No stop token: always max_new_tokens. Runs without
   // autograd.
   torch::Tensor Generate(const torch::Tensor& prompt_ids, int64_t max_new_tokens);
+  // Generate's two steps, for a caller that times them (LlamaGenerator):
+  // the prompt [batch, prompt] into `cache` (empty), returning the first new
+  // token [batch, 1]; then one token [batch, 1] into the cache, returning
+  // the next. Greedy; the caller sets the grad mode.
+  torch::Tensor Prefill(const torch::Tensor& prompt_ids, LlamaKvCache& cache);
+  torch::Tensor Decode(const torch::Tensor& token, LlamaKvCache& cache);
 
   LlamaModel model{nullptr};
   // A TiedWeights over the embedding, or a Linear of its own.
@@ -192,6 +205,26 @@ struct LlamaForCausalLMImpl : torch::nn::Module {
   torch::Tensor Head(const torch::Tensor& hidden);
 };
 TORCH_MODULE(LlamaForCausalLM);
+
+// The bytes a cache's tensors hold (every layer's keys and values at their
+// allocated capacity).
+int64_t LlamaKvCacheBytes(const LlamaKvCache& cache);
+
+// The generation measurement's view of a LlamaForCausalLM
+// (models/workload.h): each Prefill allocates a fresh cache for the prompt
+// and max_new_tokens, as Generate does.
+class LlamaGenerator : public Generator {
+ public:
+  explicit LlamaGenerator(LlamaForCausalLM net) : net_(std::move(net)) {}
+  torch::Tensor Prefill(const torch::Tensor& prompt_ids, int64_t max_new_tokens) override;
+  torch::Tensor Decode(const torch::Tensor& token) override;
+  std::optional<int64_t> KvCacheBytes() const override;
+  int64_t vocab_size() const override { return net_->config.vocab_size; }
+
+ private:
+  LlamaForCausalLM net_;
+  LlamaKvCache cache_;
+};
 
 // llama_3_2_1b's registry entry at `config`, with `smoke` built in smoke
 // runs (the parity test registers nothing; it builds the entry to reach the

@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -240,4 +242,47 @@ TEST_CASE("the reproduction command carries the run's settings") {
   CHECK(ReproduceCommand(key, 1, "cpu", s) ==
         "torchgauge-collect run --suite smoke --model '^resnet18$' --mode train --precision default --batch-size 1 "
         "--device cpu --warmup 2 --repeat 6 --processes 5 --threads 1");
+}
+
+// tests/data/compare_generation (make_fixture.py): llama_3_2_1b's generation
+// in three builds: a base, the same build collected again, and one whose
+// every decode step is 20 % slower.
+TEST_CASE("compare flags a planted 20 % TPOT slowdown, and not a recollection of the same build") {
+  const fs::path fixture = fs::path(TORCHGAUGE_SOURCE_DIR) / "tests/data/compare_generation/results";
+  TempDir tmp;
+  reporter::CompareCommandOptions o;
+  o.results = fixture.string();
+  o.base = "2.14.1-20261127";
+  o.new_build = "2.14.1-20261128";  // the same build collected again
+  o.json = (tmp.path / "same.json").string();
+  std::ostringstream out, err;
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareOk);
+  auto same = core::ReadJsonFile(o.json);
+  CHECK(same["regressions"] == 0);
+  CHECK(same["improvements"] == 0);
+  std::set<std::string> compared;
+  for (const auto& c : same["platforms"][0]["changes"]) compared.insert(c["metric"].get<std::string>());
+  CHECK(compared.count("ttft"));
+  CHECK(compared.count("tpot"));
+  CHECK(compared.count("tokens_per_s"));
+
+  o.new_build = "2.14.1-20261129";  // TPOT +20 %
+  o.json = (tmp.path / "slow.json").string();
+  o.markdown = (tmp.path / "slow.md").string();
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareRegressed);
+  auto slow = core::ReadJsonFile(o.json);
+  std::map<std::string, std::string> verdicts;
+  std::map<std::string, double> deltas;
+  for (const auto& c : slow["platforms"][0]["changes"]) {
+    verdicts[c["metric"].get<std::string>()] = c["verdict"].get<std::string>();
+    deltas[c["metric"].get<std::string>()] = c["delta_percent"].get<double>();
+  }
+  CHECK(verdicts["tpot"] == "regression");
+  CHECK(deltas["tpot"] == doctest::Approx(20).epsilon(0.05));
+  CHECK(verdicts["tokens_per_s"] == "regression");  // higher is better: it fell
+  CHECK(deltas["tokens_per_s"] < 0);
+  CHECK(verdicts["ttft"] == "unchanged");
+  CHECK(verdicts["time"] == "unchanged");
+  const std::string md = Slurp(o.markdown);
+  CHECK(md.find("tpot") != std::string::npos);
 }

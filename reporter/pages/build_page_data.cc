@@ -188,6 +188,54 @@ mu::data PairedRows(const PlatformView& p) {
   return rows;
 }
 
+// The generative runs: TTFT, TPOT (median and p90), tokens per second,
+// lengths and the KV cache, or why the generation was not measured.
+mu::data GenerationTableRows(const PlatformView& p) {
+  mu::data rows = List();
+  for (const auto& g : p.generation) {
+    mu::data row;
+    Set(row, "model", g.model);
+    Set(row, "config", g.mode + " · " + g.backend + " · " + g.precision + " · batch " + std::to_string(g.batch_size));
+    const core::Generation* m = g.generation;
+    Set(row, "lengths", m ? std::to_string(m->prompt_tokens) + " → " + std::to_string(m->output_tokens) : Dash());
+    Set(row, "ttft", m ? Ms(m->ttft_ms) : Dash());
+    Set(row, "tpot", m ? Ms(m->tpot_median_ms) : Dash());
+    Set(row, "tpot_p90", m ? Ms(m->tpot_p90_ms) : Dash());
+    Set(row, "tokens_per_s", m ? Num(m->tokens_per_s, "%.1f") : Dash());
+    // Three significant digits: a small model's cache is a fraction of a MiB.
+    const auto& kv = m ? m->kv_cache_bytes : std::nullopt;
+    Set(row, "kv_cache", kv ? Sig3(static_cast<double>(*kv) / (1024.0 * 1024.0)) : Dash());
+    Set(row, "samples",
+        m ? std::to_string(m->generations) + " × (1 + " + std::to_string(m->decode_steps) + ")" : Dash());
+    std::string note = m ? std::string() : "not measured: " + g.reason;
+    if (g.noisy) note += std::string(note.empty() ? "" : "; ") + "noisy run";
+    Set(row, "note", note.empty() ? Dash() : note);
+    Append(rows, std::move(row));
+  }
+  return rows;
+}
+
+// The generation section: the table and, where a run has samples, the
+// distribution of its decode steps' times.
+mu::data GenerationSection(const PageContext& ctx, const Target& page, const std::string& build, const PlatformView& p,
+                           const std::string& base) {
+  mu::data d;
+  Set(d, "rows", GenerationTableRows(p));
+  std::vector<SamplePoint> samples;
+  for (const auto& g : p.generation) {
+    if (!g.generation) continue;
+    const std::string config = g.model + " · " + g.mode + " · " + g.backend + " · " + g.precision;
+    for (double ms : g.generation->tpot_samples_ms) samples.push_back({config, ms});
+  }
+  if (!samples.empty()) {
+    Target f{Kind::kFigure, build, "tpot." + p.id, ""};
+    Set(d, "tpot_chart",
+        ctx.figures.Place(page, f, SamplesChart(samples, "Time per output token, " + p.id, "Decode step (ms)"),
+                          "Every decode step's time (TPOT) of each generative run on " + p.id, base));
+  }
+  return d;
+}
+
 // Figures 3 and 4 with the paper's headline geomeans and the per-run ratios.
 mu::data BackendSection(const PageContext& ctx, const Target& page, const std::string& build, const PlatformView& p,
                         const std::string& base) {
@@ -293,6 +341,7 @@ mu::data PlatformData(const PageContext& ctx, const BuildView& v, const Platform
     Set(hud, "rows", CompilerMetricRows(p));
     Set(pd, "compiler_metrics", std::move(hud));
   }
+  if (!p.generation.empty()) Set(pd, "generation", GenerationSection(ctx, page, v.id, p, base));
   SetRuns(pd, v.id, p, page, base);
   Set(pd, "peaks", PeaksData(*p.manifest));
   Set(pd, "has_peak_summaries", !p.peak_summaries.empty());

@@ -274,7 +274,7 @@ json TrendChart(const std::vector<TrendPoint>& points, const std::string& title,
   return spec;
 }
 
-json SamplesChart(const std::vector<SamplePoint>& samples, const std::string& title) {
+json SamplesChart(const std::vector<SamplePoint>& samples, const std::string& title, const std::string& x_title) {
   json spec = Base(title);
   json values = json::array();
   for (const auto& s : samples) values.push_back({{"config", s.config}, {"ms", Round(s.ms, 1e4)}});
@@ -282,7 +282,7 @@ json SamplesChart(const std::vector<SamplePoint>& samples, const std::string& ti
   spec["width"] = 520;
   spec["height"] = {{"step", 22}};
   json y = {{"field", "config"}, {"type", "nominal"}, {"title", "Configuration"}};
-  json x = {{"field", "ms"}, {"type", "quantitative"}, {"title", "Step time (ms)"}, {"scale", {{"zero", false}}}};
+  json x = {{"field", "ms"}, {"type", "quantitative"}, {"title", x_title}, {"scale", {{"zero", false}}}};
   spec["layer"] = {
       {{"mark", {{"type", "boxplot"}, {"extent", "min-max"}, {"color", kActiveColor}, {"opacity", 0.35}}},
        {"encoding", {{"y", y}, {"x", x}}}},

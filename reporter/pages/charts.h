@@ -45,8 +45,10 @@ struct SamplePoint {
   std::string config;
   double ms = 0;
 };
-// Per-configuration distribution of timing samples (box plot plus ticks).
-nlohmann::json SamplesChart(const std::vector<SamplePoint>& samples, const std::string& title);
+// Per-configuration distribution of timing samples (box plot plus ticks),
+// on an x axis titled `x_title`.
+nlohmann::json SamplesChart(const std::vector<SamplePoint>& samples, const std::string& title,
+                            const std::string& x_title = "Step time (ms)");
 
 // Figures 3 (train) and 4 (eval): per model, the backend / eager ratios of
 // time (T), CPU memory (CM) and GPU memory (GM) as points on a log axis with

@@ -20,6 +20,15 @@ std::string TrustCsvFields(const core::RunResult& r, const Manifest& m) {
          (noise ? "true" : "false") + "," + CsvField(noise ? noise->reason : "");
 }
 
+// A generative run's TTFT, TPOT median and p90 and tokens per second
+// (core/stats/generation.h); empty fields for the other runs.
+std::string GenerationCsvFields(const core::RunResult& r) {
+  if (!r.generation) return ",,,";
+  const core::Generation& g = *r.generation;
+  return Num(g.ttft_ms, "%.6g") + "," + Num(g.tpot_median_ms, "%.6g") + "," + Num(g.tpot_p90_ms, "%.6g") + "," +
+         Num(g.tokens_per_s, "%.6g");
+}
+
 std::string RunCsvRow(const core::RunResult& r, const Manifest& m) {
   auto tf = Tflops(r);
   const bool t = r.timing.has_value();
@@ -30,7 +39,7 @@ std::string RunCsvRow(const core::RunResult& r, const Manifest& m) {
          (r.memory && r.memory->cpu_peak_rss_bytes ? MiB(r.memory->cpu_peak_rss_bytes) : "") + "," +
          (r.memory && r.memory->gpu_peak_allocated_bytes ? MiB(r.memory->gpu_peak_allocated_bytes) : "") + "," +
          (tf ? Num(*tf, "%.4g") : "") + "," + TrustCsvFields(r, m) + "," + r.status + "," +
-         CsvField(r.reason.value_or("")) + "\n";
+         CsvField(r.reason.value_or("")) + "," + GenerationCsvFields(r) + "\n";
 }
 
 std::string RunTexRow(const core::RunResult& r, const Manifest& m) {
@@ -79,7 +88,7 @@ CsvTex RunsTable(const std::string& build, const PlatformView& p) {
   CsvTex t;
   t.csv =
       "model,domain,mode,backend,precision,batch_size,median_ms,throughput_per_s,cov,cpu_peak_mib,gpu_peak_mib,tflops,"
-      "percent_of_peak,peak_basis,noisy,noise_reason,status,reason\n";
+      "percent_of_peak,peak_basis,noisy,noise_reason,status,reason,ttft_ms,tpot_median_ms,tpot_p90_ms,tokens_per_s\n";
   t.tex = "% " + TexEscape("Per-run results, build " + build + ", platform " + p.id) +
           "\n\\begin{tabular}{llllrrrrrl}\n\\hline\nModel & Mode & Backend & Precision & Batch & Median (ms) & CoV "
           "(\\%) & TFLOP/s & \\% of peak & Status \\\\\n\\hline\n";

@@ -488,6 +488,31 @@ void JudgeNoise(PlatformView& pv) {
   pv.noise_warning = core::NoiseWarning(verdicts);
 }
 
+}  // namespace
+
+std::vector<GenerationRow> GenerationRows(const std::vector<const core::RunResult*>& runs) {
+  std::vector<GenerationRow> rows;
+  for (const auto* r : runs) {
+    if (r->status != "ok" || (!r->generation && !r->generation_reason)) continue;
+    GenerationRow row;
+    row.model = r->model.id;
+    row.mode = r->mode;
+    row.backend = r->backend;
+    row.precision = r->precision;
+    row.batch_size = r->batch_size;
+    if (r->generation) row.generation = &*r->generation;
+    if (!r->generation) row.reason = r->generation_reason.value_or("");
+    row.noisy = NoisyVerdict(*r).has_value();
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const GenerationRow& a, const GenerationRow& b) {
+    return std::tie(a.model, a.mode, a.backend, a.precision) < std::tie(b.model, b.mode, b.backend, b.precision);
+  });
+  return rows;
+}
+
+namespace {
+
 PlatformView ViewPlatform(const PlatformResults& p, const PaperTable2& paper, std::set<std::string>* models) {
   PlatformView pv;
   pv.id = p.manifest.platform_id;
@@ -513,6 +538,7 @@ PlatformView ViewPlatform(const PlatformResults& p, const PaperTable2& paper, st
   pv.compiler_metrics = HudCompilerMetrics(pv.runs);
   if (pv.breakdown_source == BreakdownSource::kHost) pv.host_note = HostNote(pv.runs);
   pv.peak_summaries = SummarizePeakShares(pv.runs, p.manifest);
+  pv.generation = GenerationRows(pv.runs);
   JudgeNoise(pv);
   return pv;
 }

@@ -191,6 +191,19 @@ struct CompilerMetrics {
 };
 std::vector<CompilerMetrics> HudCompilerMetrics(const std::vector<const core::RunResult*>& runs);
 
+// A generative run on the build page: its generation (core/stats/generation.h),
+// or why it was not measured.
+struct GenerationRow {
+  std::string model, mode, backend, precision;
+  int64_t batch_size = 1;
+  const core::Generation* generation = nullptr;  // null: not measured, see reason
+  std::string reason;
+  bool noisy = false;  // the run's figures are noisy (core::RunNoise)
+};
+// The ok runs with a generation or a generation_reason, sorted by model,
+// mode, backend and precision.
+std::vector<GenerationRow> GenerationRows(const std::vector<const core::RunResult*>& runs);
+
 struct PlatformView {
   std::string id;
   const Manifest* manifest = nullptr;
@@ -209,6 +222,7 @@ struct PlatformView {
   std::vector<BackendSummary> backend_summaries;  // sorted by backend, mode
   std::vector<CompilerMetrics> compiler_metrics;  // sorted by backend, mode
   std::vector<PeakSummary> peak_summaries;        // empty when nothing has a % of peak
+  std::vector<GenerationRow> generation;          // the generative runs
   int noisy_runs = 0;
   std::string noise_warning;  // core::NoiseWarning over the judged runs; "" when none is noisy
   std::vector<Problem> problems;

@@ -389,3 +389,30 @@ TEST_CASE("PairedVerdict: a range on one side of 1 is faster or slower, one that
   p.speedup_high = 0.95;
   CHECK(PairedVerdict(p) == "slower");
 }
+
+TEST_CASE("GenerationRows: the generative runs, measured or with the reason they were not") {
+  std::vector<core::RunResult> runs = {Run("resnet", "vision", "eval", 1), Run("llm", "nlp", "eval", 5),
+                                       Run("llm", "nlp", "eval", 4, std::nullopt, "inductor"),
+                                       Run("llm", "nlp", "train", 9)};
+  runs[0].status = runs[1].status = runs[2].status = runs[3].status = "ok";
+  core::Generation g;
+  g.prompt_tokens = 32;
+  g.decode_steps = 2;
+  g.output_tokens = 3;
+  g.generations = 1;
+  g.ttft_samples_ms = {4};
+  g.tpot_samples_ms = {1, 1};
+  core::SummarizeGeneration(g);
+  runs[1].generation = g;
+  runs[2].generation_reason = "inductor: prefill and decode are not compiled";
+  std::vector<const core::RunResult*> ptrs;
+  for (const auto& r : runs) ptrs.push_back(&r);
+  const auto rows = GenerationRows(ptrs);
+  REQUIRE(rows.size() == 2);  // neither the vision run nor the train run
+  CHECK(rows[0].backend == "eager");
+  REQUIRE(rows[0].generation);
+  CHECK(rows[0].generation->tokens_per_s == doctest::Approx(500));  // 3 tokens in 6 ms
+  CHECK(rows[1].backend == "inductor");
+  CHECK_FALSE(rows[1].generation);
+  CHECK(rows[1].reason == "inductor: prefill and decode are not compiled");
+}

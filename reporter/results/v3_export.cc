@@ -177,6 +177,17 @@ void Add(json& out, json base, const std::string& name, const std::vector<double
   out.push_back(std::move(base));
 }
 
+// A generative run's generation metrics, named as the HUD's LLM dashboards
+// name them: every TTFT and TPOT sample, the TPOT p90, tokens per second and
+// the key-value cache.
+void AddGeneration(json& out, const json& base, const core::Generation& g) {
+  Add(out, base, "ttft_ms", g.ttft_samples_ms, "ms");
+  Add(out, base, "tpot_ms", g.tpot_samples_ms, "ms");
+  Add(out, base, "p90_tpot_ms", {g.tpot_p90_ms}, "ms");
+  Add(out, base, "tokens_per_second", {g.tokens_per_s}, "tokens/s");
+  if (g.kv_cache_bytes) Add(out, base, "kv_cache_mb", {static_cast<double>(*g.kv_cache_bytes) / kMiB}, "MiB");
+}
+
 }  // namespace
 
 json V3Records(const BuildResults& b) {
@@ -195,6 +206,7 @@ json V3Records(const BuildResults& b) {
         Add(out, base, "peak_gpu_memory_mb", {static_cast<double>(*r.memory->gpu_peak_allocated_bytes) / kMiB}, "MiB");
       if (r.flops && r.flops->achieved_tflops_analytic)
         Add(out, base, "achieved_tflops", {*r.flops->achieved_tflops_analytic}, "TFLOP/s");
+      if (r.generation) AddGeneration(out, base, *r.generation);
     }
   }
   return out;

@@ -7,6 +7,10 @@
 //   peak_cpu_memory_mb         [memory.cpu_peak_rss_bytes / 2^20]
 //   peak_gpu_memory_mb         [memory.gpu_peak_allocated_bytes / 2^20]
 //   achieved_tflops            [flops.achieved_tflops_analytic]
+//   ttft_ms, tpot_ms           generative runs: every TTFT and TPOT sample (generation)
+//   p90_tpot_ms                [generation.tpot_p90_ms]
+//   tokens_per_second          [generation.tokens_per_s]
+//   kv_cache_mb                [generation.kv_cache_bytes / 2^20]
 // A metric a run did not measure has no record (never a record of 0); runs
 // that are not ok have none. docs/export.md maps every field.
 #pragma once

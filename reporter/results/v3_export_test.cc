@@ -148,3 +148,20 @@ TEST_CASE("v3 export: the validator refuses a record missing a field or with one
   bad["metric"]["benchmark_values"] = json::array();
   CHECK(V3Problems(bad).size() == 1);
 }
+
+TEST_CASE("v3 export: a generative run's TTFT and TPOT samples, p90, tokens per second and KV cache") {
+  LoadOptions lo;
+  const LoadedResults loaded =
+      LoadResults(fs::path(TORCHGAUGE_SOURCE_DIR) / "tests/data/compare_generation/results", lo);
+  REQUIRE(!loaded.builds.empty());
+  std::map<std::string, json> by_metric;
+  for (const auto& r : V3Records(loaded.builds[0])) {
+    CHECK(V3Problems(r).empty());
+    by_metric[r["metric"]["name"]] = r["metric"];
+  }
+  CHECK(by_metric["ttft_ms"]["benchmark_values"].size() == 5);   // one per generation
+  CHECK(by_metric["tpot_ms"]["benchmark_values"].size() == 80);  // every decode step
+  CHECK(by_metric["p90_tpot_ms"]["benchmark_values"].size() == 1);
+  CHECK(by_metric["tokens_per_second"]["extra_info"]["unit"] == "tokens/s");
+  CHECK(by_metric.count("kv_cache_mb"));
+}

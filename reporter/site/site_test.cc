@@ -704,7 +704,9 @@ TEST_CASE("issue 13: the CPU platform shows the host breakdown, its peaks, % of 
   CHECK(Has(html, " run noisy: other processes used "));  // a ratio row's note, on the HTML page
   CHECK(Has(html, "<div class=\"tg-runs\" data-platform=\"cpu-x86_64-2c\""));
   const std::string runs_csv = Read(build / "tables" / "runs.cpu-x86_64-2c.csv");
-  CHECK(Has(runs_csv, ",percent_of_peak,peak_basis,noisy,noise_reason,status,reason\n"));
+  CHECK(Has(runs_csv,
+            ",percent_of_peak,peak_basis,noisy,noise_reason,status,reason,ttft_ms,tpot_median_ms,tpot_p90_ms,tokens_"
+            "per_s\n"));
   CHECK(Has(runs_csv, ",analytic,true,other processes used "));
   // The specs' spec files (the SVGs' input) and the page's inlined copies
   // mark a noisy run (data stored by column: "noisy":[..., true, ...]).
