@@ -37,7 +37,9 @@ TEST_CASE("bisect finds the planted revision") {
                           "--collect-arg --include-test-models --collect-arg --profile-iterations "
                           "--collect-arg 0 --threshold 150 --work-dir " +
                           (work / "w").string();
-  auto [code, text] = torchgauge::core::RunCapture(cmd, /*merge_stderr=*/true);
+  const auto run = torchgauge::core::RunCapture(cmd, /*merge_stderr=*/true);
+  const int code = run.exit_code;
+  const std::string& text = run.output;
   INFO(text);
   CHECK(code == 0);
   CHECK(text.find("first bad revision: r11") != std::string::npos);
@@ -85,7 +87,9 @@ TEST_CASE("bisect --alert: unknown runs more processes, then names the planted r
       "--collect-arg --include-test-models --collect-arg --profile-iterations "
       "--collect-arg 0 --collect-arg --warmup --collect-arg 1 --threshold 50 --alpha 0.01 --work-dir " +
       (work / "w").string();
-  auto [code, text] = torchgauge::core::RunCapture(cmd, /*merge_stderr=*/true);
+  const auto run = torchgauge::core::RunCapture(cmd, /*merge_stderr=*/true);
+  const int code = run.exit_code;
+  const std::string& text = run.output;
   INFO(text);
   CHECK(code == 0);
   CHECK(text.find("first bad revision: r05") != std::string::npos);

@@ -221,7 +221,9 @@ TEST_CASE("validate, build, compare, coverage and bisect's loader give one verdi
     }
     verdicts.push_back({"bisect's loader", v5});
 
-    for (const auto& [tool, v] : verdicts) {
+    for (const auto& entry : verdicts) {
+      const auto& tool = entry.first;
+      const auto& v = entry.second;
       CAPTURE(tool);
       CAPTURE(v.text.substr(0, 4000));
       CHECK(v.refused == c.refused);

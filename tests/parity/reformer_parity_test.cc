@@ -60,7 +60,10 @@ void CheckFullStructure() {
     CHECK(it->second ==
           std::vector<int64_t>(expected.data_ptr<int64_t>(), expected.data_ptr<int64_t>() + expected.numel()));
   }
-  for (const auto& [name, shape] : ours) CHECK_MESSAGE(ref.params.count(name) == 1, "not in the reference: ", name);
+  for (const auto& entry : ours) {
+    const auto& name = entry.first;
+    CHECK_MESSAGE(ref.params.count(name) == 1, "not in the reference: ", name);
+  }
   const int64_t count = parity::ParameterCount(w->net());
   std::cout << "parity hf_reformer full configuration: params " << count << ", reference (meta device) "
             << ref.param_count << ", " << ours.size() << " state-dict tensors" << std::endl;
