@@ -17,6 +17,7 @@ namespace torchgauge::reporter {
 namespace {
 
 std::string Config(const FlaggedChange& f) { return ConfigLabel(f.mode, f.backend, f.precision, f.batch_size); }
+
 core::Metric MetricOf(const FlaggedChange& f) { return core::MetricFromName(f.metric).value_or(core::Metric::kTime); }
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 
@@ -91,7 +92,8 @@ void SetTrend(mu::data& d, const AlertPageInputs& in, Figures& figures, const Ta
     if (in.history[i].id == a.build) at = i;
   }
   std::vector<TrendPoint> points;
-  std::string header = "| Build | Date |", rule = "|---|---|";
+  // Nightly builds can start hours apart, so the start time, not only the date.
+  std::string header = "| Build | Started (UTC) |", rule = "|---|---|";
   for (const auto& [model, config] : runs) {
     header += " " + MarkdownEscape(model + " " + config) + " |";
     rule += "--:|";
@@ -103,7 +105,7 @@ void SetTrend(mu::data& d, const AlertPageInputs& in, Figures& figures, const Ta
   for (size_t i = from; i < to; ++i) {
     const BuildSummary& b = in.history[i];
     std::string line = "| " + MarkdownEscape(b.id) + (b.id == a.build ? " (the step)" : "") + " | " +
-                       MarkdownEscape(b.started_at.substr(0, 10)) + " |";
+                       MarkdownEscape(StartedMinute(b.started_at)) + " |";
     for (const auto& [model, config] : runs) {
       std::optional<double> v;
       for (const auto& p : b.platforms) {
@@ -139,7 +141,7 @@ void SetIdentities(mu::data& d, const AlertPageInputs& in) {
     Set(x, "field", r.field);
     Set(x, "base", r.base.empty() ? std::string("not recorded") : r.base);
     Set(x, "now", r.now.empty() ? std::string("not recorded") : r.now);
-    Set(x, "changed", r.changed ? std::string("changed") : std::string(""));
+    Set(x, "changed", r.changed ? std::string("yes") : std::string(""));
     changed += r.changed;
     Append(rows, std::move(x));
   }
@@ -221,8 +223,17 @@ std::vector<IdentityRow> IdentityDiff(const std::map<std::string, std::string>& 
   return out;
 }
 
+std::string StartedMinute(const std::string& iso) {
+  if (iso.size() < 16 || iso[10] != 'T' || iso[13] != ':') return iso;
+  return iso.substr(0, 10) + " " + iso.substr(11, 5);
+}
+
 std::string AlertDevice(const std::map<std::string, std::string>& identity) {
   if (auto it = identity.find("vendor"); it != identity.end()) return it->second == "CPU" ? "cpu" : "cuda";
+  if (auto d = identity.find("device"), c = identity.find("CPU model");
+      d != identity.end() && c != identity.end() && d->second == c->second) {
+    return "cpu";
+  }
   return identity.count("CUDA runtime") || identity.count("HIP runtime") ? "cuda" : "cpu";
 }
 

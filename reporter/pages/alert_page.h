@@ -57,7 +57,12 @@ std::vector<std::string> ReproduceCommands(const Alert& a, const std::string& de
 // The collector's --device for an alert's platform, from its manifest
 // identity (ManifestIdentity): the vendor says whether it has a GPU, since
 // a CUDA build of torch on a CPU-only machine still records a CUDA runtime.
+// Without a vendor (identities cached before it was recorded), a device
+// named like the CPU model is the CPU.
 std::string AlertDevice(const std::map<std::string, std::string>& identity);
+// A build's start time as the page shows it: "2026-11-28T03:00:00Z" as
+// "2026-11-28 03:00" (UTC); a string that is no such time, as it is.
+std::string StartedMinute(const std::string& iso);
 // With good == bad (both builds ran the same torch), one comment saying that
 // bisecting torch cannot find the change.
 std::vector<std::string> BisectCommands(const Alert& a, const std::string& good, const std::string& bad,

@@ -11,6 +11,9 @@ TEST_CASE("alert page commands: the platform's vendor picks the device; one torc
   CHECK(AlertDevice({{"vendor", "AMD"}, {"HIP runtime", "7.0"}}) == "cuda");
   CHECK(AlertDevice({{"CUDA runtime", "13.0"}}) == "cuda");  // manifests without a vendor
   CHECK(AlertDevice({}) == "cpu");
+  // Cached identities without a vendor: a CPU platform names its CPU as the device.
+  CHECK(AlertDevice({{"CUDA runtime", "13.0"}, {"device", "AMD EPYC"}, {"CPU model", "AMD EPYC"}}) == "cpu");
+  CHECK(AlertDevice({{"CUDA runtime", "13.0"}, {"device", "NVIDIA H200"}, {"CPU model", "AMD EPYC"}}) == "cuda");
 
   Alert a;
   a.id = "A-0123456789ab";
@@ -35,4 +38,11 @@ TEST_CASE("alert page commands: the platform's vendor picks the device; one torc
   for (const auto& c : ReproduceCommands(a, "cpu")) {
     if (c.rfind("torchgauge-collect run", 0) == 0) CHECK(c.find("--device cpu") != std::string::npos);
   }
+}
+
+TEST_CASE("alert page: builds hours apart are told apart by their start time") {
+  CHECK(StartedMinute("2026-11-28T03:00:00Z") == "2026-11-28 03:00");
+  CHECK(StartedMinute("2026-11-28T15:42:09.123Z") == "2026-11-28 15:42");
+  CHECK(StartedMinute("2026-11-28") == "2026-11-28");
+  CHECK(StartedMinute("") == "");
 }

@@ -160,7 +160,11 @@ TEST_CASE("alerts acceptance: one regression alert of 6 runs for the planted ste
     CHECK(alert.find("| " + std::string(m) + " | eval/eager/fp32/bs64 | time | 1.") != std::string::npos);
   CHECK(alert.find("| " + FixtureBuildId(spec, 20) + " (the step) | ") != std::string::npos);
   CHECK(alert.find("| torch commit | ") != std::string::npos);
-  CHECK(alert.find(" | changed |") != std::string::npos);
+  CHECK(alert.find("| Field | " + FixtureBuildId(spec, 19) + " | " + FixtureBuildId(spec, 20) + " | Changed |") !=
+        std::string::npos);
+  CHECK(alert.find(" | yes |") != std::string::npos);
+  // The builds of the trend table by their start time (UTC), not only the date.
+  CHECK(alert.find("| Build | Started (UTC) |") != std::string::npos);
   CHECK(alert.find("| CPU model | Other Synthetic CPU @ 3.1GHz | Other Synthetic CPU @ 3.1GHz |  |") !=
         std::string::npos);
   CHECK(alert.find("torchgauge-collect bisect --good '") != std::string::npos);

@@ -13,14 +13,23 @@ if [ -z "$cxx" ]; then
 fi
 source "$src/tools/cores.sh"
 start=$(date +%s)
-# -O1, not -O0: -O0 compiles in half the time (compare_test.cc: 18.9 s
-# against 40.1 s of CPU, 2026-11-29) but its frames are so much larger that
-# json_io_test's deeply nested documents overflow the stack in nlohmann's
-# recursive dump (SEGV under ASan). Line tables only: enough for a
-# sanitizer report's file:line stack.
-if [ ! -f "$dir/build.ninja" ]; then
+# The libraries at -O1, the test executables at -O0 (torchgauge_add_test):
+# -O0 compiles in under half the time, measured on a quiet machine
+# (2026-11-29, ASan + UBSan): core/analysis/compare_test.cc 35.0 s at -O1
+# and 14.6 s at -O0, reporter/compare/command_test.cc 60.1 s and 27.7 s,
+# reporter/site/site.cc 29.9 s and 16.0 s. But code at -O0 runs several
+# times slower under ASan: reporter_site_test took 67 s with everything at
+# -O1 and 302 s with everything at -O0, so the libraries, where the tests
+# spend their time, stay at -O1. The test files' -O0 frames need more than
+# the default 8 MiB of stack in json_io_test's 1,100-level document
+# (nlohmann's recursive dump), which the sanitize_* tests give them
+# (tests/fuzz/sanitized_ctest.sh). Line tables only: enough for a sanitizer
+# report's file:line stack. A tree configured with other flags is
+# reconfigured.
+flags="-O1 -gline-tables-only"
+if [ ! -f "$dir/build.ninja" ] || ! grep -qxF "CMAKE_CXX_FLAGS_DEBUG:STRING=$flags" "$dir/CMakeCache.txt"; then
   cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG="-O1 -gline-tables-only" -DTORCHGAUGE_WITH_TORCH=OFF -DTORCHGAUGE_SANITIZE=ON -DTORCHGAUGE_FUZZ=ON \
+    -DCMAKE_CXX_FLAGS_DEBUG="$flags" -DTORCHGAUGE_WITH_TORCH=OFF -DTORCHGAUGE_SANITIZE=ON -DTORCHGAUGE_FUZZ=ON \
     -DTORCHGAUGE_PYTHON="$py" -DTORCHGAUGE_DEPS_DIR="$deps"
 fi
 # Only what the sanitize_* tests run (no benchmarks, no browser test): every
