@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# CI's second LibTorch: builds the collector against the oldest torch release
+# The second LibTorch: builds the collector against the oldest torch release
 # TorchGauge supports and runs a small collection with it (ctest
-# oldest_release_test, label bench; with --adapter-only, ctest
-# oldest_release_adapter_test, label integration, part of ./gauge test).
+# oldest_release_test, label bench). With --adapter-only it builds the
+# adapter alone and collects nothing (ctest oldest_release_adapter_test,
+# label integration, part of ./gauge test).
 #
 # The pin's build is what the tests exercise; this one is there to catch an
 # API break in the adapter (models/torch_compat), the collector or the models
@@ -18,7 +19,7 @@
 # and eval, and every result must be ok with that release's identity in its
 # manifest.
 #
-#   tools/oldest_release_check.sh [RESULTS_DIR [--adapter-only]]
+#   tools/oldest_release_check.sh --adapter-only | [RESULTS_DIR]
 # Environment: TORCHGAUGE_OLDEST (the release; default the first line of
 # tools/torch_releases.txt), and tools/bootstrap.sh's.
 set -euo pipefail
@@ -26,6 +27,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 source tools/bootstrap.sh
 release="${TORCHGAUGE_OLDEST:-$TG_OLDEST}"
+adapter_only=0
+if [ "${1:-}" = --adapter-only ]; then adapter_only=1; shift; fi
 results="${1:-$root/build/check-torch-$release-results}"
 
 export TORCHGAUGE_TORCH="$release"
@@ -38,11 +41,9 @@ start=$(date +%s)
 tg_bootstrap
 echo "[oldest] torch $release: bootstrapped in $(( $(date +%s) - start )) s" >&2
 start=$(date +%s)
-# --adapter-only (CI's default run, oldest_release_adapter_test): the
-# adapter between releases (models/torch_compat.{h,cc}) and the precompiled
-# <torch/torch.h> only, no collection. The whole check is the bench
-# oldest_release_test.
-if [ "${2:-}" = --adapter-only ]; then
+# --adapter-only: the adapter between releases (models/torch_compat.{h,cc})
+# and the precompiled <torch/torch.h>, no collection.
+if [ "$adapter_only" = 1 ]; then
   tg_build torchgauge_torch_compat
   echo "[oldest] torch $release: the adapter built in $(( $(date +%s) - start )) s" >&2
   exit 0

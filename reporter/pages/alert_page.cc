@@ -17,7 +17,6 @@ namespace torchgauge::reporter {
 namespace {
 
 std::string Config(const FlaggedChange& f) { return ConfigLabel(f.mode, f.backend, f.precision, f.batch_size); }
-
 core::Metric MetricOf(const FlaggedChange& f) { return core::MetricFromName(f.metric).value_or(core::Metric::kTime); }
 std::string Quote(const std::string& s) { return "'" + s + "'"; }
 

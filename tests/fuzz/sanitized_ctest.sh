@@ -2,9 +2,8 @@
 # Runs the nested ctest of the sanitizer build (cmake/sanitize.cmake) with a
 # 64 MiB stack. That build compiles the test files at -O0
 # (tests/fuzz/clang_build.sh), where ASan's frames are several times their
-# optimised size: json_io_test's
-# 1,100-level document overflows the default 8 MiB in nlohmann's recursive
-# dump (a SEGV, 2026-11-29). The limit is raised, never lowered.
+# optimised size: json_io_test's 1,100-level document overflows the default
+# 8 MiB in nlohmann's recursive dump (a SEGV, 2026-11-29). The limit is raised, never lowered.
 #   sanitized_ctest.sh CTEST ARGS...
 set -euo pipefail
 want=65536
