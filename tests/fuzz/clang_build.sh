@@ -24,12 +24,22 @@ start=$(date +%s)
 # the default 8 MiB of stack in json_io_test's 1,100-level document
 # (nlohmann's recursive dump), which the sanitize_* tests give them
 # (tests/fuzz/sanitized_ctest.sh). Line tables only: enough for a sanitizer
-# report's file:line stack. A tree configured with other flags is
-# reconfigured.
+# report's file:line stack.
+# A unity build, 8 files to a unit (cmake/sanitize.cmake lists the files that
+# compile alone): the instrumented inline functions of nlohmann/json and the
+# standard library are then compiled once per unit, not once per file.
+# Measured 2026-11-29, ASan + UBSan, this tree from scratch on 2 cores: file
+# by file, 180 steps, 2,142 s of compile time and 1,075 s of wall time on a
+# quiet machine; as a unity build, 72 steps, 1,039 s of compile time and
+# about 540 s of wall time, part of it beside two other builds (so both are
+# upper bounds).
+# A tree configured with other flags is reconfigured.
 flags="-O1 -gline-tables-only"
-if [ ! -f "$dir/build.ninja" ] || ! grep -qxF "CMAKE_CXX_FLAGS_DEBUG:STRING=$flags" "$dir/CMakeCache.txt"; then
+if [ ! -f "$dir/build.ninja" ] || ! grep -qxF "CMAKE_CXX_FLAGS_DEBUG:STRING=$flags" "$dir/CMakeCache.txt" ||
+  ! grep -qxF "CMAKE_UNITY_BUILD:BOOL=ON" "$dir/CMakeCache.txt"; then
   cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Debug \
-    -DCMAKE_CXX_FLAGS_DEBUG="$flags" -DTORCHGAUGE_WITH_TORCH=OFF -DTORCHGAUGE_SANITIZE=ON -DTORCHGAUGE_FUZZ=ON \
+    -DCMAKE_CXX_FLAGS_DEBUG="$flags" -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=8 \
+    -DTORCHGAUGE_WITH_TORCH=OFF -DTORCHGAUGE_SANITIZE=ON -DTORCHGAUGE_FUZZ=ON \
     -DTORCHGAUGE_PYTHON="$py" -DTORCHGAUGE_DEPS_DIR="$deps"
 fi
 # Only what the sanitize_* tests run (no benchmarks, no browser test): every
