@@ -6,14 +6,22 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include "core/io/shell.h"
+
+extern char** environ;
 
 namespace torchgauge::parity {
 
@@ -23,6 +31,57 @@ std::map<std::string, torch::Tensor> Tensors(const c10::IValue& v, const std::st
   for (const auto& e : v.toGenericDict()) out[e.key().toStringRef()] = e.value().toTensor();
   return out;
 }
+
+namespace {
+
+// Runs the script through the fork server of tests/parity/ref_server.py (the
+// ctest fixture ref_server starts it and names its socket in
+// TORCHGAUGE_REF_SERVER): the server has imported torch, torchvision and
+// transformers once, so the script skips the 7 to 10 s they take to import.
+// Returns the script's exit status, or nullopt when no server answers, for
+// the caller to run the script itself.
+std::optional<int> RunOnRefServer(const std::filesystem::path& script, const std::vector<std::string>& args,
+                                  const std::filesystem::path& log) {
+  const char* path = std::getenv("TORCHGAUGE_REF_SERVER");
+  if (path == nullptr || *path == '\0') return std::nullopt;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (std::strlen(path) >= sizeof(addr.sun_path)) return std::nullopt;
+  std::strncpy(addr.sun_path, path, sizeof(addr.sun_path) - 1);
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0) return std::nullopt;
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return std::nullopt;
+  }
+  nlohmann::json env = nlohmann::json::object();
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    const auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  const nlohmann::json request = {{"script", script.string()},
+                                  {"args", args},
+                                  {"log", log.string()},
+                                  {"cwd", std::filesystem::current_path().string()},
+                                  {"env", env}};
+  const std::string line = request.dump() + "\n";
+  bool sent = true;
+  for (size_t off = 0; sent && off < line.size();) {
+    const ssize_t n = send(fd, line.data() + off, line.size() - off, MSG_NOSIGNAL);
+    sent = n > 0;
+    if (sent) off += static_cast<size_t>(n);
+  }
+  std::string reply;
+  char buf[64];
+  for (ssize_t n; sent && (n = recv(fd, buf, sizeof(buf), 0)) > 0;) reply.append(buf, static_cast<size_t>(n));
+  close(fd);
+  // No status (the server went away mid-run): a failure, with the log.
+  if (!sent || reply.empty() || reply.back() != '\n') return 1;
+  return std::stoi(reply);
+}
+
+}  // namespace
 
 c10::impl::GenericDict RunReferenceScript(const std::string& script, const std::string& model_id,
                                           const std::vector<std::string>& extra_args) {
@@ -42,19 +101,25 @@ c10::impl::GenericDict RunReferenceScript(const std::string& script, const std::
   const auto out = out_dir / (tag + ".pt");
   const auto log = out_dir / (tag + ".log");
   std::filesystem::remove(out);
-  std::string cmd = core::ShellQuote(TORCHGAUGE_PYTHON) + " " +
-                    core::ShellQuote((src / "tests/parity" / script).string()) + " --model " +
-                    core::ShellQuote(model_id) + " --out " + core::ShellQuote(out.string());
+  const auto script_path = src / "tests/parity" / script;
+  std::vector<std::string> args = {"--model", model_id, "--out", out.string()};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::string cmd = core::ShellQuote(TORCHGAUGE_PYTHON) + " " + core::ShellQuote(script_path.string());
   // Appended piece by piece: GCC 12 reports `" " + std::string` at -O2
   // (-Wstringop-overflow, a false positive fixed in 13).
-  for (const auto& a : extra_args) {
+  for (const auto& a : args) {
     cmd += ' ';
     cmd += core::ShellQuote(a);
   }
-  cmd += " > ";
-  cmd += core::ShellQuote(log.string());
-  cmd += " 2>&1";
-  int rc = std::system(cmd.c_str());
+  std::optional<int> served = RunOnRefServer(script_path, args, log);
+  if (!served) {
+    cmd += " > ";
+    cmd += core::ShellQuote(log.string());
+    cmd += " 2>&1";
+  } else {
+    cmd = "ref_server: " + cmd;
+  }
+  const int rc = served ? *served : std::system(cmd.c_str());
   if (rc != 0 || !std::filesystem::exists(out)) {
     std::ifstream in(log);
     std::stringstream ss;

@@ -33,7 +33,9 @@ struct Reference {
 // Runs `python tests/parity/<script> --model <id> --out <build>/parity/<id>.pt`
 // with the project's Python and returns everything the script saved (for
 // scripts that save more than Reference's fields, or other fields). Throws
-// with the script's output when it fails.
+// with the script's output when it fails. Under ctest the script runs in a
+// child of tests/parity/ref_server.py, which has imported the heavy packages
+// once; without a server (the binary run by hand) it starts its own Python.
 c10::impl::GenericDict RunReferenceScript(const std::string& script, const std::string& model_id,
                                           const std::vector<std::string>& extra_args = {});
 
