@@ -257,6 +257,30 @@ void ProfilingPass(Stepper& s, core::RunResult& r) {
   r.flops = flops;
 }
 
+// What the measured steps computed, checked after them: every parameter
+// after the train steps, or the output of one more eval forward. A run whose
+// model produced NaN or infinity is an error, not a measurement; the ci
+// suite (tests/ci_suite_test.cc) holds every model to it.
+std::optional<std::string> NonFinite(Stepper& s) {
+  if (s.mode == models::Mode::kTrain) {
+    for (const auto& p : s.workload.net().named_parameters()) {
+      if (!torch::isfinite(p.value()).all().item<bool>())
+        return "parameter " + p.key() + " is not finite after the train steps";
+    }
+    return std::nullopt;
+  }
+  torch::Tensor out;
+  {
+    AutocastScope autocast(s.spec.precision, s.device_type());
+    // No-grad, not inference mode: the models whose eval needs autograd
+    // (lennard_jones' forces, maml's inner loop) turn grad back on.
+    torch::NoGradGuard no_grad;
+    out = s.workload.RunForward();
+  }
+  if (out.defined() && !torch::isfinite(out).all().item<bool>()) return std::string("the eval output is not finite");
+  return std::nullopt;
+}
+
 // Builds the workload, installs the backend and runs both passes. Returns an
 // unsupported reason when the backend cannot take the workload.
 std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo& info, models::Mode mode,
@@ -293,6 +317,7 @@ std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo&
   r.paired = PairedPass(stepper);
   GenerationPass(stepper, r);
   ProfilingPass(stepper, r);
+  if (auto why = NonFinite(stepper)) throw std::runtime_error(*why);
   core::DeriveRates(r);
   r.status = "ok";
   return std::nullopt;

@@ -6,7 +6,9 @@
 // does nothing (its median is the harness's own cost per step, as loadgen's
 // null SUT measures it); and test_gpu_phases, whose step has a known idle,
 // copy and compute phase; test_compiler_breaks, whose forward runs eagerly
-// but throws while a compiler traces it (a compiler that breaks on a model).
+// but throws while a compiler traces it (a compiler that breaks on a model);
+// test_nan, whose output is NaN (the collector's check of what the steps
+// computed).
 #include "models/test_models.h"
 
 #include <algorithm>
@@ -36,7 +38,7 @@ struct TinyMlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(TinyMlp);
 
-enum class Misbehaviour { kNone, kCrash, kHang, kThrow, kOom, kBreaksCompiler };
+enum class Misbehaviour { kNone, kCrash, kHang, kThrow, kOom, kBreaksCompiler, kNonFinite };
 
 class TestWorkload : public LossWorkload {
  public:
@@ -50,7 +52,8 @@ class TestWorkload : public LossWorkload {
   torch::nn::Module& net() override { return *net_; }
   torch::Tensor Forward() override {
     Misbehave();
-    return net_->forward(inputs_["x"]);
+    auto out = net_->forward(inputs_["x"]);
+    return how_ == Misbehaviour::kNonFinite ? out * std::nan("") : out;
   }
   torch::Tensor Loss(const torch::Tensor& logits) override {
     return torch::nn::functional::cross_entropy(logits, inputs_["target"]);
@@ -60,6 +63,7 @@ class TestWorkload : public LossWorkload {
   void Misbehave() {
     switch (how_) {
       case Misbehaviour::kNone:
+      case Misbehaviour::kNonFinite:
         return;
       case Misbehaviour::kCrash:
         std::raise(SIGKILL);
@@ -200,6 +204,7 @@ void AddTestModels(std::vector<ModelInfo>& out) {
   out.push_back(Make("test_throw", Misbehaviour::kThrow));
   out.push_back(Make("test_oom", Misbehaviour::kOom));
   out.push_back(Make("test_compiler_breaks", Misbehaviour::kBreaksCompiler));
+  out.push_back(Make("test_nan", Misbehaviour::kNonFinite));
   ModelInfo drift = Make("test_drift", Misbehaviour::kNone);
   drift.create = [](const WorkloadOptions& opt) { return std::make_unique<DriftWorkload>(opt, Misbehaviour::kNone); };
   out.push_back(std::move(drift));

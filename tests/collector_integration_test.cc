@@ -67,7 +67,7 @@ TEST_CASE("every failure gets its status and the suite completes") {
   // Every misbehaving test model (test_gpu_phases is for GPUs: gpu_breakdown_test).
   auto out =
       Run(kCollect +
-          " run --include-test-models --model '^test_(tiny|crash|hang|throw|oom)$' --backend eager --timeout 15 " +
+          " run --include-test-models --model '^test_(tiny|crash|hang|throw|oom|nan)$' --backend eager --timeout 15 " +
           "--repeat 5 --out " + root.string() + " --build-id b1 --platform-id p1");
   INFO(out.text);
   REQUIRE(out.code == 0);
@@ -82,6 +82,10 @@ TEST_CASE("every failure gets its status and the suite completes") {
     CHECK(thrown.status == "error");
     CHECK(thrown.reason->find("deliberate failure") != std::string::npos);
     CHECK(Load(dir, "test_oom", mode).status == "oom");
+    // NaN from the steps: an error, never a measurement.
+    auto nan = Load(dir, "test_nan", mode);
+    CHECK(nan.status == "error");
+    CHECK(nan.reason->find("not finite") != std::string::npos);
   }
   auto tiny = Load(dir, "test_tiny", "train");
   REQUIRE(tiny.timing);

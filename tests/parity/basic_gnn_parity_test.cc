@@ -36,8 +36,3 @@ TEST_CASE("parity basic_gnn_gcn") { GnnParity("basic_gnn_gcn"); }
 TEST_CASE("parity basic_gnn_gin") { GnnParity("basic_gnn_gin"); }
 TEST_CASE("parity basic_gnn_sage") { GnnParity("basic_gnn_sage"); }
 TEST_CASE("parity basic_gnn_edgecnn") { GnnParity("basic_gnn_edgecnn"); }
-
-TEST_CASE("smoke basic_gnn_gcn") { parity::SmokeCheck("basic_gnn_gcn"); }
-TEST_CASE("smoke basic_gnn_gin") { parity::SmokeCheck("basic_gnn_gin"); }
-TEST_CASE("smoke basic_gnn_sage") { parity::SmokeCheck("basic_gnn_sage"); }
-TEST_CASE("smoke basic_gnn_edgecnn") { parity::SmokeCheck("basic_gnn_edgecnn"); }

@@ -80,4 +80,3 @@ TEST_CASE("smoke doctr_det_predictor") {
   parity::SmokeCheck("doctr_det_predictor", {.eval_batch_first = true});
   CHECK_FALSE(models::FindModel("doctr_det_predictor")->supports_train);
 }
-TEST_CASE("smoke doctr_reco_predictor") { parity::SmokeCheck("doctr_reco_predictor", {.eval_batch_first = true}); }

@@ -84,5 +84,3 @@ TEST_CASE("parity timm_efficientdet predict") {
   CHECK(kept > 50);
   CHECK(err <= 1e-4);
 }
-
-TEST_CASE("smoke timm_efficientdet") { parity::SmokeCheck("timm_efficientdet", {.eval_batch_first = true}); }

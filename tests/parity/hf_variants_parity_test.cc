@@ -134,20 +134,17 @@ TEST_CASE("parity hf_distil_bert") {
   CheckParity(Registered("hf_distil_bert"),
               {"hf_distil_bert", std::regex(R"(distilbert\.transformer\.layer\.\d+\.attention\.k_lin\.bias)")});
 }
-TEST_CASE("smoke hf_distil_bert") { parity::SmokeCheck("hf_distil_bert"); }
 
 TEST_CASE("parity hf_albert") {
   CheckParity(Registered("hf_albert"),
               {"hf_albert",
                std::regex(R"(albert\.encoder\.albert_layer_groups\.\d+\.albert_layers\.\d+\.attention\.key\.bias)")});
 }
-TEST_CASE("smoke hf_albert") { parity::SmokeCheck("hf_albert"); }
 
 TEST_CASE("parity hf_bart") {
   CheckParity(Registered("hf_bart"),
               {"hf_bart", std::regex(R"(model\.(en|de)coder\.layers\.\d+\.(self_attn|encoder_attn)\.k_proj\.bias)")});
 }
-TEST_CASE("smoke hf_bart") { parity::SmokeCheck("hf_bart"); }
 
 // The large configurations: parity with 2 layers per stack (the first T5
 // block carries the relative position bias, so 2 blocks exercise both kinds),
@@ -157,13 +154,11 @@ TEST_CASE("parity hf_bert_large") {
               {"hf_bert_large.l2", std::regex(R"(bert\.encoder\.layer\.\d+\.attention\.self\.key\.bias)")});
   CheckFullParameterCount("hf_bert_large");
 }
-TEST_CASE("smoke hf_bert_large") { parity::SmokeCheck("hf_bert_large", {.train_steps = 1, .eval_steps = 1}); }
 
 TEST_CASE("parity hf_t5_base") {
   CheckParity(models::T5BaseInfo(2), {"hf_t5_base.l2", std::nullopt});
   CheckFullParameterCount("hf_t5_base");
 }
-TEST_CASE("smoke hf_t5_base") { parity::SmokeCheck("hf_t5_base", {.train_steps = 1, .eval_steps = 1}); }
 
 // The largest configurations: parity at 2 layers per stack, the full
 // configuration's parameter count on the meta device, and an eval-only smoke

@@ -229,10 +229,6 @@ TEST_CASE("parity lennard_jones target physics") {
   }
 }
 
-TEST_CASE("smoke pyhpc_equation_of_state") { parity::SmokeCheck("pyhpc_equation_of_state"); }
-TEST_CASE("smoke pyhpc_isoneutral_mixing") { parity::SmokeCheck("pyhpc_isoneutral_mixing"); }
-TEST_CASE("smoke lennard_jones") { parity::SmokeCheck("lennard_jones"); }
-
 // ---------------------------------------------------------------- pyhpc TKE
 
 TEST_CASE("parity pyhpc_turbulent_kinetic_energy") {
@@ -279,5 +275,3 @@ TEST_CASE("parity pyhpc_turbulent_kinetic_energy") {
   }
   CHECK(ElementwiseRelError(inputs2->inputs().at("tke"), expected.at("tke")) > kTol);
 }
-
-TEST_CASE("smoke pyhpc_turbulent_kinetic_energy") { parity::SmokeCheck("pyhpc_turbulent_kinetic_energy"); }

@@ -130,6 +130,3 @@ TEST_CASE("parity llama_3_2_1b parameter count") {
 TEST_CASE("parity llama_v2_7b_16h parameter count") {
   LlamaParameterCount("llama_v2_7b_16h", models::Llama2_7B16hConfig(), models::Llama2SmokeConfig(), 3500281856);
 }
-
-TEST_CASE("smoke llama_3_2_1b") { parity::SmokeCheck("llama_3_2_1b"); }
-TEST_CASE("smoke llama_v2_7b_16h") { parity::SmokeCheck("llama_v2_7b_16h"); }

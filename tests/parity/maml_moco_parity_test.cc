@@ -131,9 +131,6 @@ TEST_CASE("parity maml_omniglot parameter count") {
   CHECK(parity::NamedShapes(w->net()).count("1.running_mean") == 1);
 }
 
-TEST_CASE("smoke maml") { parity::SmokeCheck("maml"); }
-TEST_CASE("smoke maml_omniglot") { parity::SmokeCheck("maml_omniglot"); }
-
 // --------------------------------------------------------------------- MoCo
 
 // One TorchBench train() iteration (two query/key pairs, two SGD steps) on
@@ -240,5 +237,3 @@ TEST_CASE("parity moco parameter count") {
   auto names = parity::NamedShapes(w->net());
   CHECK(names.at("queue") == std::vector<int64_t>{128, 32000});
 }
-
-TEST_CASE("smoke moco") { parity::SmokeCheck("moco"); }

@@ -79,5 +79,3 @@ TEST_CASE("parity nanogpt") {
   CHECK(count == full_count);
   CHECK(count == 124475904);
 }
-
-TEST_CASE("smoke nanogpt") { parity::SmokeCheck("nanogpt", {.eval_batch_first = true}); }

@@ -141,8 +141,6 @@ TEST_CASE("parity dlrm") {
   CHECK(e.updated_max <= 1e-4);
 }
 
-TEST_CASE("smoke dlrm") { parity::SmokeCheck("dlrm", {.eval_batch_first = true}); }
-
 // ------------------------------------------------------- nvidia_deeprecommender
 
 TEST_CASE("parity nvidia_deeprecommender parameter count") {
@@ -200,8 +198,6 @@ TEST_CASE("parity nvidia_deeprecommender") {
   CHECK(e.grads_max <= 1e-4);
   CHECK(e.updated_max <= 1e-4);
 }
-
-TEST_CASE("smoke nvidia_deeprecommender") { parity::SmokeCheck("nvidia_deeprecommender", {.eval_batch_first = true}); }
 
 // ------------------------------------------------------- soft_actor_critic
 
@@ -264,8 +260,6 @@ TEST_CASE("parity soft_actor_critic") {
   CHECK(e.grads_max <= 1e-4);
   CHECK(e.updated_max <= 1e-4);
 }
-
-TEST_CASE("smoke soft_actor_critic") { parity::SmokeCheck("soft_actor_critic", {.eval_batch_first = true}); }
 
 // ------------------------------------------------------------------ drq
 
@@ -364,8 +358,6 @@ TEST_CASE("parity drq") {
   CHECK(ref.updated.count("actor.encoder.convs.0.weight") == 1);
   CHECK(ref.updated.count("critic_target.encoder.convs.3.weight") == 1);
 }
-
-TEST_CASE("smoke drq") { parity::SmokeCheck("drq", {.eval_batch_first = true}); }
 
 // ------------------------------------------------------------ environments
 

@@ -120,4 +120,3 @@ TEST_CASE("parity hf_reformer") {
   CheckFullStructure();
   CheckReducedParity();
 }
-TEST_CASE("smoke hf_reformer") { parity::SmokeCheck("hf_reformer", {.train_steps = 1}); }

@@ -118,8 +118,6 @@ TEST_CASE("parity demucs depth 4") {
   CheckWorkloadParity("demucs (depth 4)", *w, ref);
 }
 
-TEST_CASE("smoke demucs") { parity::SmokeCheck("demucs"); }
-
 // ------------------------------------------------------------------ dqn
 
 TEST_CASE("parity dqn parameter count") {
@@ -156,8 +154,6 @@ TEST_CASE("parity dqn update") {
   auto params = w->net().named_parameters();
   CHECK(torch::equal(params["target.head.0.weight"], ref.params.at("target.head.0.weight")));
 }
-
-TEST_CASE("smoke dqn") { parity::SmokeCheck("dqn"); }
 
 // ------------------------------------------------------------------ learning_to_paint
 
@@ -216,8 +212,6 @@ TEST_CASE("parity learning_to_paint update") {
   CheckWorkloadParity("learning_to_paint", *w, ref);
 }
 
-TEST_CASE("smoke learning_to_paint") { parity::SmokeCheck("learning_to_paint"); }
-
 // ------------------------------------------------------------------ tacotron2
 
 TEST_CASE("parity tacotron2 parameter count") {
@@ -265,5 +259,3 @@ TEST_CASE("parity tacotron2") {
   auto w = models::FindModel("tacotron2")->create(opt);
   CheckWorkloadParity("tacotron2", *w, ref, 1e-4, /*eval_seed=*/4321);
 }
-
-TEST_CASE("smoke tacotron2") { parity::SmokeCheck("tacotron2"); }

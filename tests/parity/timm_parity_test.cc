@@ -77,19 +77,13 @@ TEST_CASE("parity timm_efficientnet drop_path_rate 0.2") {
   });
 }
 
-TEST_CASE("smoke timm_efficientnet") { parity::SmokeCheck("timm_efficientnet", {.eval_batch_first = true}); }
-
 TEST_CASE("parity timm_regnet") { parity::CheckModelParity("timm_regnet", "ref_timm.py"); }
-TEST_CASE("smoke timm_regnet") { parity::SmokeCheck("timm_regnet", {.eval_batch_first = true}); }
 
 TEST_CASE("parity timm_resnest") { parity::CheckModelParity("timm_resnest", "ref_timm.py"); }
-TEST_CASE("smoke timm_resnest") { parity::SmokeCheck("timm_resnest", {.eval_batch_first = true}); }
 
 TEST_CASE("parity timm_vovnet") { parity::CheckModelParity("timm_vovnet", "ref_timm.py"); }
-TEST_CASE("smoke timm_vovnet") { parity::SmokeCheck("timm_vovnet", {.eval_batch_first = true}); }
 
 TEST_CASE("parity timm_nfnet") { parity::CheckModelParity("timm_nfnet", "ref_timm.py"); }
-TEST_CASE("smoke timm_nfnet") { parity::SmokeCheck("timm_nfnet", {.eval_batch_first = true}); }
 
 namespace {
 

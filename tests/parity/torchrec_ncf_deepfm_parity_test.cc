@@ -119,8 +119,6 @@ TEST_CASE("parity torchrec_dlrm tables get sparse gradients on looked-up rows on
   CHECK_FALSE(changed.any().item<bool>());
 }
 
-TEST_CASE("smoke torchrec_dlrm") { parity::SmokeCheck("torchrec_dlrm", {.eval_batch_first = true}); }
-
 // ------------------------------------------------------------------- ncf
 
 TEST_CASE("parity ncf") { SmokeShapedParity("ncf"); }
@@ -153,8 +151,6 @@ TEST_CASE("parity ncf parameter count") {
   CHECK(p.sizes() == torch::IntArrayRef({5, 1}));
   CHECK(((p > 0) & (p < 1)).all().item<bool>());
 }
-
-TEST_CASE("smoke ncf") { parity::SmokeCheck("ncf", {.eval_batch_first = true}); }
 
 // ---------------------------------------------------------------- deepfm
 
@@ -214,5 +210,3 @@ TEST_CASE("parity deepfm FM term is the sum of pairwise inner products") {
   std::cout << "parity deepfm: FM pairwise term rel err " << parity::RelError(logit, pairwise) << std::endl;
   CHECK(parity::RelError(logit, pairwise) <= 1e-4);
 }
-
-TEST_CASE("smoke deepfm") { parity::SmokeCheck("deepfm", {.eval_batch_first = true}); }

@@ -148,7 +148,6 @@ TEST_CASE("parity speech_transformer parameter count") {
   CHECK(w->Forward().sizes() == torch::IntArrayRef({1, 21, vocab}));  // 20 characters + <eos>
 }
 
-TEST_CASE("smoke timm_vision_transformer") { parity::SmokeCheck("timm_vision_transformer"); }
 // Numeric parity against the plain-torch statement of Pytorch-UNet and of
 // TorchBench's loss (cross-entropy + multiclass Dice) in ref_unet.py, on a
 // 40 x 57 input whose odd sizes exercise the decoder's padding: the eval
@@ -184,7 +183,6 @@ TEST_CASE("parity tts_angular") {
   REQUIRE(e.grads > 0);
 }
 
-TEST_CASE("smoke tts_angular") { parity::SmokeCheck("tts_angular"); }
 // Numeric parity against the plain-torch statement of kaituoxu's code and
 // its loss and optimizer (ref_speech_transformer.py), in the full
 // configuration, on a batch of two utterances and transcripts of different
@@ -198,5 +196,3 @@ TEST_CASE("parity speech_transformer") {
                                           parity::AdamFirstStep{.lr = lr, .eps = 1e-9});
   REQUIRE(e.grads > 0);
 }
-
-TEST_CASE("smoke speech_transformer") { parity::SmokeCheck("speech_transformer"); }

@@ -170,18 +170,15 @@ TEST_CASE("parity fambench_xlmr") {
                 ZeroGradParams{std::regex(R"(roberta\.encoder\.layer\.\d+\.attention\.self\.key\.bias)"), 0.01,
                                /*sgd=*/true});
 }
-TEST_CASE("smoke fambench_xlmr") { parity::SmokeCheck("fambench_xlmr"); }
 
 TEST_CASE("parity hf_bigbird") {
   CheckFullStructure("hf_bigbird");
   CheckParityOf(models::HfBigBirdInfoForTest(2), "hf_bigbird", kScript,
                 ZeroGradParams{std::regex(R"(bert\.encoder\.layer\.\d+\.attention\.self\.key\.bias)"), 1e-3});
 }
-TEST_CASE("smoke hf_bigbird") { parity::SmokeCheck("hf_bigbird"); }
 
 TEST_CASE("parity hf_longformer") {
   CheckFullStructure("hf_longformer");
   CheckParityOf(models::HfLongformerInfoForTest(2), "hf_longformer", kScript,
                 ZeroGradParams{std::regex(R"(longformer\.encoder\.layer\.\d+\.attention\.self\.key\.bias)"), 1e-3});
 }
-TEST_CASE("smoke hf_longformer") { parity::SmokeCheck("hf_longformer"); }
