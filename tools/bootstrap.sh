@@ -34,6 +34,9 @@
 #                      3.3 s with clang 14, alexnet.cc at -O3 21.6 s and 7.2 s
 #                      (measured 2026-11-29). The manifest records it
 #                      (collector.compiler).
+#   TORCHGAUGE_MODEL_FAMILIES  regexes (;-separated) of the model family files
+#                      to build, paths under models/ (default: every family;
+#                      models/CMakeLists.txt). The oldest-release check uses it.
 #   TORCHGAUGE_TORCH, TORCHGAUGE_PYTHON, TORCHGAUGE_LIBTORCH: the choice above
 set -euo pipefail
 
@@ -195,6 +198,8 @@ tg_configure() {
   local build_type="${TORCHGAUGE_BUILD_TYPE:-Release}"
   local stamp="$TG_BUILD/.torchgauge-choice" want="$py|$torch_py|$prefix"
   [ "$build_type" = Release ] || want="$want|$build_type"
+  local families="${TORCHGAUGE_MODEL_FAMILIES:-}"
+  [ -z "$families" ] || want="$want|families=$families"
   local cxx=() compiler="${TORCHGAUGE_CXX:-$(command -v clang++ || true)}"
   if [ -n "$compiler" ]; then
     cxx=(-DCMAKE_CXX_COMPILER="$compiler")
@@ -215,6 +220,7 @@ tg_configure() {
     local werror="${TORCHGAUGE_WERROR:-ON}"
     cmake -S "$TG_ROOT" -B "$TG_BUILD" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" -DTORCHGAUGE_WERROR="$werror" "${cxx[@]}" \
       -DCMAKE_PREFIX_PATH="$prefix" -DTORCHGAUGE_PYTHON="$py" -DTORCHGAUGE_TORCH_PYTHON="$torch_py" \
+      -DTORCHGAUGE_MODEL_FAMILIES="$families" \
       -DCUDAToolkit_ROOT=/usr/local/cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc >&2
     echo "$want" > "$stamp"
   fi
