@@ -110,6 +110,7 @@ const std::map<std::string, double> kGflops = {
     {"test_drift", 0},
     {"test_gpu_phases", 0},
     {"test_hang", 0},
+    {"test_nan", 0},
     {"test_null", 0},
     {"test_oom", 0},
     {"test_throw", 0},
