@@ -28,15 +28,10 @@ from transformers import (AlbertConfig, AlbertForMaskedLM, BartConfig, BartForCo
                           BertForMaskedLM, DistilBertConfig, DistilBertForMaskedLM, GPT2Config, GPT2LMHeadModel,
                           T5Config, T5ForConditionalGeneration)
 
-from parity_common import main
+from parity_common import hf_adam, main
 
 BATCH = 2
 SEQ = 16
-
-
-def adam(model):
-    # TorchBench's Hugging Face models: optim.Adam(model.parameters(), lr=0.001).
-    return torch.optim.Adam(model.parameters(), lr=0.001)
 
 
 def t5_config(d_model, d_ff, num_heads, num_layers):
@@ -128,7 +123,7 @@ def build(model_id):
         "inputs": inputs,
         "forward": forward,
         "loss": lambda m, i: m(input_ids=i["input_ids"], labels=i["labels"]).loss,
-        "optimizer": adam,
+        "optimizer": hf_adam,
     }
 
 

@@ -12,15 +12,10 @@ import torch
 from transformers import (BertConfig, BertForMaskedLM, GPT2Config, GPT2LMHeadModel, T5Config,
                           T5ForConditionalGeneration)
 
-from parity_common import main
+from parity_common import hf_adam, main
 
 BATCH = 2
 SEQ = 16
-
-
-def adam(model):
-    # TorchBench's Hugging Face models: optim.Adam(model.parameters(), lr=0.001).
-    return torch.optim.Adam(model.parameters(), lr=0.001)
 
 
 def build(model_id):
@@ -36,7 +31,7 @@ def build(model_id):
             "inputs": inputs,
             "forward": lambda m, i: m(input_ids=i["input_ids"]).logits,
             "loss": lambda m, i: m(input_ids=i["input_ids"], labels=i["labels"]).loss,
-            "optimizer": adam,
+            "optimizer": hf_adam,
         }
     if model_id == "hf_gpt2":
         # The "gpt2" hub config: 12 layers, 12 heads, n_embd 768, 1024 positions,
@@ -52,7 +47,7 @@ def build(model_id):
             "inputs": inputs,
             "forward": lambda m, i: m(input_ids=i["input_ids"]).logits,
             "loss": lambda m, i: m(input_ids=i["input_ids"], labels=i["labels"]).loss,
-            "optimizer": adam,
+            "optimizer": hf_adam,
         }
     if model_id == "hf_t5":
         # The "t5-small" hub config.
@@ -73,7 +68,7 @@ def build(model_id):
             "inputs": inputs,
             "forward": lambda m, i: m(input_ids=i["input_ids"], labels=i["labels"]).logits,
             "loss": lambda m, i: m(input_ids=i["input_ids"], labels=i["labels"]).loss,
-            "optimizer": adam,
+            "optimizer": hf_adam,
         }
     raise SystemExit(f"unknown model id {model_id}")
 
