@@ -15,9 +15,13 @@ own process, forked from a server that has only imported packages.
   ref_server.py start --socket PATH [--idle-exit S]   daemon; returns once it serves
   ref_server.py stop --socket PATH                    stops the daemon of PATH
 
-The ctest fixture ref_server (tests/CMakeLists.txt) starts and stops it around
-the parity tests; tests/parity/parity.cc connects to the socket named by
-TORCHGAUGE_REF_SERVER and runs the script itself when nothing answers there.
+The daemon exits when the process that started it (ctest) has exited, or
+after --idle-exit seconds without a request. The ctest fixture ref_server
+(tests/CMakeLists.txt) starts it before the parity tests; there is no
+cleanup test, because ctest runs the tests that a cleanup test waits for
+before any other test, whatever their cost, and the longest test would
+then start last. tests/parity/parity.cc connects to the socket named by
+TORCHGAUGE_REF_SERVER and runs the script itself when nothing answers.
 
 Protocol: the client sends one JSON line {"script", "args", "log", "cwd",
 "env"}; the server answers one line with the exit status (a signal's number
@@ -131,14 +135,27 @@ def handle(conn):
             pass
 
 
-def serve(sock, idle_exit):
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def serve(sock, idle_exit, owner):
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the kernel reaps the handlers
-    sock.settimeout(30)
+    sock.settimeout(10)
     last = time.monotonic()
     while True:
         try:
             conn, _ = sock.accept()
         except socket.timeout:
+            if owner and not alive(owner):
+                print(f"ref_server: {owner}, which started it, has exited; exiting", flush=True)
+                return
             if time.monotonic() - last > idle_exit:
                 print(f"ref_server: idle for {idle_exit} s, exiting", flush=True)
                 return
@@ -194,6 +211,7 @@ def stop(sock_path):
 
 def start(sock_path, idle_exit, log_path):
     stop(sock_path)  # a server left by an interrupted run serves older code
+    owner = os.getppid()  # ctest: the server lives as long as it does
     os.makedirs(os.path.dirname(os.path.abspath(sock_path)), exist_ok=True)
     ready_r, ready_w = os.pipe()
     pid = os.fork()
@@ -237,7 +255,12 @@ def start(sock_path, idle_exit, log_path):
         os._exit(1)
     os.write(ready_w, b"ready")
     os.close(ready_w)
-    serve(sock, idle_exit)
+    serve(sock, idle_exit, owner)
+    for p in (pid_path(sock_path), sock_path):
+        try:
+            os.unlink(p)
+        except FileNotFoundError:
+            pass
     os._exit(0)
 
 
