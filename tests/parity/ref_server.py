@@ -176,6 +176,14 @@ def serve(sock, idle_exit, owner):
         conn.close()
 
 
+def remove(*paths):
+    for p in paths:
+        try:
+            os.unlink(p)
+        except FileNotFoundError:
+            pass
+
+
 def pid_path(sock_path):
     return sock_path + ".pid"
 
@@ -201,11 +209,7 @@ def stop(sock_path):
         print(f"ref_server: stopped {pid}")
     else:
         print(f"ref_server: {pid} had already exited")
-    for p in (pid_path(sock_path), sock_path):
-        try:
-            os.unlink(p)
-        except FileNotFoundError:
-            pass
+    remove(pid_path(sock_path), sock_path)
     return 0
 
 
@@ -240,10 +244,7 @@ def start(sock_path, idle_exit, log_path):
         t0 = time.monotonic()
         preload()
         print(f"ref_server: preloaded in {time.monotonic() - t0:.1f} s", flush=True)
-        try:
-            os.unlink(sock_path)
-        except FileNotFoundError:
-            pass
+        remove(sock_path)  # a socket whose server died before writing its pid
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         sock.bind(sock_path)
         sock.listen(64)
@@ -256,11 +257,7 @@ def start(sock_path, idle_exit, log_path):
     os.write(ready_w, b"ready")
     os.close(ready_w)
     serve(sock, idle_exit, owner)
-    for p in (pid_path(sock_path), sock_path):
-        try:
-            os.unlink(p)
-        except FileNotFoundError:
-            pass
+    remove(pid_path(sock_path), sock_path)
     os._exit(0)
 
 
