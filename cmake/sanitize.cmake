@@ -35,25 +35,6 @@ if(TORCHGAUGE_SANITIZE OR TORCHGAUGE_FUZZ)
   set(TORCHGAUGE_CLANG_CHECKS OFF)  # this is the clang build; no nested one
 endif()
 
-# The sanitizer tree is a unity build (tests/fuzz/clang_build.sh): ASan and
-# UBSan instrument every inline function a file instantiates, and
-# nlohmann/json's are instantiated again in every file. These files define
-# file-local names that another file of their target also defines, so each
-# compiles on its own.
-function(torchgauge_unity_exclusions)
-  # Each file with the folder whose CMakeLists.txt defines its target.
-  foreach(pair core/shard/shard_merge_test.cc:core reporter/results/triage_test.cc:reporter
-               reporter/results/v3_export_test.cc:reporter reporter/compare/report.cc:reporter/compare
-               reporter/pages/regressions_page.cc:reporter/pages reporter/paper/tables.cc:reporter/paper
-               reporter/site/alerts_site_test.cc:reporter)
-    string(REPLACE ":" ";" pair ${pair})
-    list(GET pair 0 file)
-    list(GET pair 1 scope)
-    set_source_files_properties(${CMAKE_SOURCE_DIR}/${file} DIRECTORY ${CMAKE_SOURCE_DIR}/${scope}
-                                PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
-  endforeach()
-endfunction()
-
 # Registers the tests of the main build that drive the clang build.
 function(torchgauge_add_clang_checks)
   set(dir ${CMAKE_BINARY_DIR}/sanitize)
