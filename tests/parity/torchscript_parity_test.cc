@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -39,6 +40,22 @@ std::unique_ptr<models::Workload> Make(const models::ModelInfo& info, Mode mode)
   return w;
 }
 
+// Installs the backend on `w`. A model that TorchScript cannot run fails its
+// own check and ends its own comparison, not the rest of its domain's: with
+// TORCHGAUGE_TORCHSCRIPT_PARITY=all (2026-11-29) pyhpc_turbulent_kinetic_energy's
+// traced forward threw, and the domain's models after it went unchecked.
+bool Installed(const models::ModelInfo& info, models::Workload& w, Mode mode) {
+  std::optional<std::string> error;
+  try {
+    error = collector::InstallBackend("torchscript", w, mode);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const std::string what = info.id + (mode == Mode::kTrain ? " train" : " eval") + ": torchscript: ";
+  if (error) FAIL_CHECK(what << *error);
+  return !error;
+}
+
 void CheckEval(const models::ModelInfo& info) {
   auto eager = Make(info, Mode::kEval);
   auto compiled = Make(info, Mode::kEval);
@@ -47,7 +64,7 @@ void CheckEval(const models::ModelInfo& info) {
     CHECK_FALSE(why->empty());
     return;
   }
-  REQUIRE_MESSAGE(!collector::InstallBackend("torchscript", *compiled, Mode::kEval), info.id);
+  if (!Installed(info, *compiled, Mode::kEval)) return;
   torch::Tensor want, got;
   {
     torch::NoGradGuard g;
@@ -82,7 +99,7 @@ void CheckTrain(const models::ModelInfo& info) {
   // The compiled workload trains: its step runs and gives a finite loss near
   // eager's (dropout masks differ: the executor's differentiable dropout
   // draws its own random numbers).
-  REQUIRE_MESSAGE(!collector::InstallBackend("torchscript", *compiled, Mode::kTrain), info.id);
+  if (!Installed(info, *compiled, Mode::kTrain)) return;
   const double compiled_loss = compiled->TrainStep().item<double>();
   MESSAGE(info.id << " train: loss eager " << eager_loss << ", torchscript " << compiled_loss);
   CHECK(std::isfinite(compiled_loss));
@@ -94,7 +111,7 @@ void CheckTrain(const models::ModelInfo& info) {
   compiled = Make(info, Mode::kTrain);
   eager->net().eval();
   compiled->net().eval();
-  REQUIRE_MESSAGE(!collector::InstallBackend("torchscript", *compiled, Mode::kTrain), info.id);
+  if (!Installed(info, *compiled, Mode::kTrain)) return;
   for (auto& p : compiled->net().parameters()) p.mutable_grad().reset();
   eager->Forward().to(torch::kDouble).sum().backward();
   compiled->RunForward().to(torch::kDouble).sum().backward();
