@@ -27,7 +27,7 @@ endfunction()
 # The model families and their parity tests are many files written alike,
 # and share file-local names (kLr, MakeLayerNorm, EncoderImpl, ...): their
 # units are chosen by tools/unity_groups.py so that no unit holds one name
-# twice, and a model added later only moves the units after it.
+# twice, in units no larger than CMake's batches.
 function(torchgauge_unity_groups)
   set(lines "")
   foreach(target ${ARGN})
@@ -43,6 +43,9 @@ function(torchgauge_unity_groups)
       endif()
     endforeach()
   endforeach()
+  if(NOT lines)
+    return()  # none of them in this tree (the sanitizer tree has no LibTorch)
+  endif()
   set(in ${CMAKE_BINARY_DIR}/unity_groups.in)
   set(out ${CMAKE_BINARY_DIR}/unity_groups.txt)
   file(WRITE ${in} "${lines}")
@@ -50,7 +53,8 @@ function(torchgauge_unity_groups)
   if(NOT py)
     find_program(py NAMES python3 REQUIRED)
   endif()
-  execute_process(COMMAND ${py} ${CMAKE_SOURCE_DIR}/tools/unity_groups.py --in ${in} --out ${out} --batch 8
+  execute_process(COMMAND ${py} ${CMAKE_SOURCE_DIR}/tools/unity_groups.py --in ${in} --out ${out}
+                          --batch ${CMAKE_UNITY_BUILD_BATCH_SIZE}
                           --root ${CMAKE_SOURCE_DIR}
                   RESULT_VARIABLE rc ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)

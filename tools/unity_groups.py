@@ -11,8 +11,8 @@ names its project headers declare (#include "...", followed), and its
 indented k-constants (which -Wshadow reports when a neighbour declares the
 name at namespace scope). Two files may share a unit when neither declares a
 name that the other declares or takes. Units are filled first-fit, in path
-order, up to --batch files each: a file's unit only changes when a file before
-it changes.
+order, up to --batch files each: a file's unit only changes when the file
+itself or one before it changes.
 
 Input (--in): lines `target<TAB>source path`. Output (--out): lines
 `target<TAB>group<TAB>source path` for every source in a unit of two or more;

@@ -112,13 +112,13 @@ c10::impl::GenericDict RunReferenceScript(const std::string& script, const std::
     cmd += core::ShellQuote(a);
   }
   std::optional<int> served = RunOnRefServer(script_path, args, log);
-  if (!served && std::getenv("TORCHGAUGE_REF_SERVER") != nullptr) {
+  if (!served) {
     // Correct, but each script then imports torch and its libraries again
     // (7 to 10 s on 2 cores): a fixture that failed to keep its server.
-    std::cerr << "parity: no reference server answers at " << std::getenv("TORCHGAUGE_REF_SERVER") << "; running "
-              << script << " in a new interpreter\n";
-  }
-  if (!served) {
+    if (const char* server = std::getenv("TORCHGAUGE_REF_SERVER")) {
+      std::cerr << "parity: no reference server answers at " << server << "; running " << script
+                << " in a new interpreter\n";
+    }
     cmd += " > ";
     cmd += core::ShellQuote(log.string());
     cmd += " 2>&1";

@@ -19,12 +19,13 @@ The daemon exits when the process that started it (ctest) has exited, and,
 given --idle-exit, after that many seconds without a request. The fixture
 gives none: ctest may run other tests for half an hour before the first
 parity test (in the clean-clone run of 2026-11-29 a 1,800 s idle limit
-ended the server before it, and every parity test started its own Python). The ctest fixture ref_server
-(tests/CMakeLists.txt) starts it before the parity tests; there is no
-cleanup test, because ctest runs the tests that a cleanup test waits for
-before any other test, whatever their cost, and the longest test would
-then start last. tests/parity/parity.cc connects to the socket named by
-TORCHGAUGE_REF_SERVER and runs the script itself when nothing answers.
+ended the server before it, and every parity test started its own Python).
+The ctest fixture ref_server (tests/CMakeLists.txt) starts it before the
+parity tests; there is no cleanup test, because ctest runs the tests that a
+cleanup test waits for before any other test, whatever their cost, and the
+longest test would then start last. tests/parity/parity.cc connects to the
+socket named by TORCHGAUGE_REF_SERVER and runs the script itself when
+nothing answers.
 
 Protocol: the client sends one JSON line {"script", "args", "log", "cwd",
 "env"}; the server answers one line with the exit status (a signal's number

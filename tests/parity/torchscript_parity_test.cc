@@ -51,9 +51,10 @@ bool Installed(const models::ModelInfo& info, models::Workload& w, Mode mode) {
   } catch (const std::exception& e) {
     error = e.what();
   }
+  if (!error) return true;
   const std::string what = info.id + (mode == Mode::kTrain ? " train" : " eval") + ": torchscript: ";
-  if (error) FAIL_CHECK(what << *error);
-  return !error;
+  FAIL_CHECK(what << *error);
+  return false;
 }
 
 void CheckEval(const models::ModelInfo& info) {
