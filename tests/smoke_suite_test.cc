@@ -107,13 +107,19 @@ TEST_CASE("the smoke suite runs every model on the test device") {
     // against an independent clock: the profiling pass's steady_clock around
     // the same iterations (collector/profiling.cc), which also encloses the
     // final sync and the profiler's start; and the operators' time must fit
-    // inside it.
+    // inside it. The clock also encloses the instants before and after the
+    // profiled window, so a worker descheduled there (a busy machine: the
+    // run is judged noisy) shows a clock longer than the window by that
+    // time slice, whatever the step's length: in a clean-clone CI run of
+    // 2026-11-30, lennard_jones eval's 2.0 ms window against a 6.1 ms clock.
+    // Noisy runs get 20 ms for it; the upper bound holds everywhere.
     REQUIRE(r.host_breakdown.has_value());
     REQUIRE(r.profiling.has_value());
     const auto& h = *r.host_breakdown;
     const double host_clock_ms = r.profiling->wall_ms_per_iter;
+    const double descheduled_ms = torchgauge::core::RunNoise(r).noisy ? 20.0 : 0.5;
     CHECK_MESSAGE(h.wall_ms <= host_clock_ms * 1.02 + 0.05, h.wall_ms, " vs ", host_clock_ms);
-    CHECK_MESSAGE(h.wall_ms >= host_clock_ms * 0.80 - 0.5, h.wall_ms, " vs ", host_clock_ms);
+    CHECK_MESSAGE(h.wall_ms >= host_clock_ms * 0.80 - descheduled_ms, h.wall_ms, " vs ", host_clock_ms);
     CHECK(h.operator_ms <= h.wall_ms * 1.0001);
     CHECK((generated || h.top_level_op_count > 0));
     CHECK(h.profiler_overhead_per_op_us.has_value());

@@ -159,7 +159,11 @@ def main() -> int:
 
     start = time.perf_counter()
     torch._inductor.config.always_keep_tensor_constants = True
-    tmp = args.out[: -len(".pt2")] + ".tmp.pt2" if args.out.endswith(".pt2") else args.out + ".tmp.pt2"
+    # This process's own temporary name: two collections sharing the cache
+    # (Slurm shards on one node, the tests beside a collection) may compile
+    # the same key at once, and each must rename only a package it finished.
+    stem = args.out[: -len(".pt2")] if args.out.endswith(".pt2") else args.out
+    tmp = f"{stem}.{os.getpid()}.tmp.pt2"
     # A joint program differentiates inside its graph; a forward needs no grad.
     with contextlib.nullcontext() if args.joint else torch.no_grad():
         torch._inductor.aoti_compile_and_package(program, package_path=tmp)
