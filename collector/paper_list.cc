@@ -1,5 +1,6 @@
 #include "collector/paper_list.h"
 
+#include <cctype>
 #include <cstdio>
 #include <map>
 
@@ -51,6 +52,26 @@ std::vector<std::string> PaperTableProblems(const core::PaperTable1& table,
     }
   }
   for (const auto& o : table.ours_only) check_ours(o.id, o.domain, "ours_only " + o.id);
+  auto lower = [](std::string t) {
+    for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return t;
+  };
+  for (const auto& n : table.since_paper) {
+    const std::string entry = "since-paper model " + n.name;
+    if (n.ours) {
+      auto it = by_id.find(*n.ours);
+      if (it != by_id.end() && n.domain != core::Name(it->second->domain)) {
+        problems.push_back(entry + ": domain '" + n.domain + "', but '" + *n.ours + "' is registered in '" +
+                           core::Name(it->second->domain) + "'");
+      }
+      continue;
+    }
+    // TorchBench spells some names with capitals (hf_Whisper); our ids are lower case.
+    if (auto it = by_id.find(lower(n.name)); it != by_id.end() && !it->second->hidden) {
+      problems.push_back(entry + " is '" + core::Name(n.state) + "', but '" + it->first +
+                         "' is registered: mark it native");
+    }
+  }
   for (const auto& m : registry) {
     if (!m.hidden && !listed.count(m.id)) {
       problems.push_back("registered model '" + m.id +
@@ -92,6 +113,19 @@ std::string PaperTableText(const core::PaperTable1& table) {
   out += Line("%-15s %6d %7d %8d %13d %10d\n", "all", all.paper, all.native, all.planned, all.not_possible, all.beyond);
   out += Line("(%d names recovered of the 84 the paper counts; %d native models in all, %d beyond its list)\n",
               all.paper, all.native + all.beyond, all.beyond);
+  if (table.since_paper.empty()) return out;
+  out += "\nSINCE THE PAPER: " + table.since_paper_source + "\n";
+  out += Line("%-34s %-15s %-15s %-26s %-18s %-34s %s\n", "MODEL", "SOURCE", "DOMAIN", "TASK", "STATE", "OURS",
+              "REASON / NOTE");
+  std::map<std::string, int> by_state;
+  for (const auto& n : table.since_paper) {
+    const std::string why = n.reason.empty() ? n.note : n.reason;
+    out += Line("%-34s %-15s %-15s %-26s %-18s %-34s %s\n", n.name.c_str(), n.source.c_str(), n.domain.c_str(),
+                n.task.c_str(), core::Name(n.state), n.ours.value_or("-").c_str(), why.c_str());
+    ++by_state[core::Name(n.state)];
+  }
+  out += Line("(%zu models added since the paper: %d native, %d planned, %d not possible here)\n",
+              table.since_paper.size(), by_state["native"], by_state["planned"], by_state["not possible here"]);
   return out;
 }
 
@@ -109,7 +143,19 @@ json PaperTableJson(const core::PaperTable1& table) {
   }
   for (const auto& o : table.ours_only)
     only.push_back({{"id", o.id}, {"domain", o.domain}, {"task", o.task}, {"note", o.note}});
-  return {{"citation", table.citation}, {"models", std::move(models)}, {"ours_only", std::move(only)}};
+  json since = json::array();
+  for (const auto& n : table.since_paper) {
+    json e = {{"name", n.name}, {"source", n.source},           {"domain", n.domain},
+              {"task", n.task}, {"state", core::Name(n.state)}, {"ours", n.ours ? json(*n.ours) : json(nullptr)}};
+    if (!n.reason.empty()) e["reason"] = n.reason;
+    if (!n.note.empty()) e["note"] = n.note;
+    since.push_back(std::move(e));
+  }
+  return {{"citation", table.citation},
+          {"models", std::move(models)},
+          {"ours_only", std::move(only)},
+          {"since_paper_source", table.since_paper_source},
+          {"since_paper", std::move(since)}};
 }
 
 }  // namespace torchgauge::collector

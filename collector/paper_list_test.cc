@@ -66,3 +66,27 @@ TEST_CASE("list --paper text and JSON: every model and the per-domain counts") {
   CHECK(j["models"].size() == table.models.size());
   CHECK(j["ours_only"].size() == table.ours_only.size());
 }
+
+TEST_CASE("list --paper: the models added since the paper, with their drift named") {
+  const core::PaperTable1 table = core::PaperTable1FromJson(nlohmann::json::parse(R"({
+    "citation": "c", "note": "n",
+    "models": [{"paper_name": "alexnet", "domain": "vision", "task": "t", "state": "native", "ours": "alexnet"}],
+    "ours_only": [{"id": "nanogpt", "domain": "nlp", "task": "t"}],
+    "since_paper_source": "upstream at abc",
+    "since_paper": [
+      {"name": "nanogpt", "source": "torchbench", "domain": "nlp", "task": "t", "state": "native", "ours": "nanogpt"},
+      {"name": "hf_Whisper", "source": "torchbench", "domain": "speech", "task": "t", "state": "planned", "ours": null}]})"));
+  std::vector<models::ModelInfo> registry = {Info("alexnet", "alexnet", models::Domain::kVision),
+                                             Info("nanogpt", "", models::Domain::kNlp)};
+  CHECK(collector::PaperTableProblems(table, registry).empty());
+  registry.push_back(Info("hf_whisper", "", models::Domain::kSpeech));
+  CHECK(Has(collector::PaperTableProblems(table, registry),
+            "since-paper model hf_Whisper is 'planned', but 'hf_whisper' is registered: mark it native"));
+  const std::string text = collector::PaperTableText(table);
+  CHECK(text.find("SINCE THE PAPER: upstream at abc") != std::string::npos);
+  CHECK(text.find("(2 models added since the paper: 1 native, 1 planned, 0 not possible here)") != std::string::npos);
+  const auto j = collector::PaperTableJson(table);
+  REQUIRE(j["since_paper"].size() == 2);
+  CHECK(j["since_paper"][1]["name"] == "hf_Whisper");
+  CHECK(j["since_paper"][1]["ours"].is_null());
+}

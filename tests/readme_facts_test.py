@@ -6,8 +6,9 @@ Usage: readme_facts_test.py SOURCE_DIR COLLECTOR
 - docs/models.md's models table is `torchgauge-collect list --markdown`,
   byte for byte, between its BEGIN/END markers;
 - the README's model count, its split into the paper's and beyond (`list
-  --paper`'s ours_only), and the smoke suite's size match the registry and
-  collector/suites/smoke.json;
+  --paper`'s ours_only), the models added since the paper and how many of
+  them are native (its since_paper), and the smoke suite's size match the
+  registry, models/paper_table1.json and collector/suites/smoke.json;
 - the README's torch pin is tools/torch_pin.txt's;
 - every relative link in the README and in docs/*.md names a file that exists.
 Each failure says which statement is wrong and what the code says.
@@ -39,7 +40,9 @@ def check(src, exe):
     models = json.loads(collector(exe, "list", "--json"))
     # The paper's Table 1 as the collector states it: "ours_only" are the
     # registered models beyond it.
-    beyond = len(json.loads(collector(exe, "list", "--paper", "--json"))["ours_only"])
+    paper_json = json.loads(collector(exe, "list", "--paper", "--json"))
+    beyond = len(paper_json["ours_only"])
+    since = paper_json["since_paper"]
 
     table = collector(exe, "list", "--markdown")
     doc = (src / "docs/models.md").read_text(encoding="utf-8")
@@ -55,6 +58,10 @@ def check(src, exe):
                           readme, "the model count")
     facts = {"models": (int(n), len(models)), "of the paper": (int(paper), len(models) - beyond),
              "beyond the paper": (int(extra), beyond)}
+    since_n, since_native = one(r"the (\d+) models added since the paper [\s\S]*?, (\d+) of them native here",
+                                readme, "the models added since the paper")
+    facts["added since the paper"] = (int(since_n), len(since))
+    facts["native of those"] = (int(since_native), sum(m["state"] == "native" for m in since))
     smoke = json.loads((src / "collector/suites/smoke.json").read_text(encoding="utf-8"))
     facts["smoke suite models"] = (int(one(r"`smoke` \((\d+) models", readme, "the smoke suite's size")),
                                    len(smoke["models"]))

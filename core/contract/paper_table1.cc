@@ -65,22 +65,42 @@ PaperModelState ReadState(const JsonFields& e) {
   return PaperModelState::kNotPossible;
 }
 
+// The fields a listed model has past its name, domain and task, in either
+// list: a state, `ours` exactly when native, a reason when not possible here.
+template <typename Model>
+void ReadStateFields(const JsonFields& e, Model& m) {
+  m.state = ReadState(e);
+  if (m.state == PaperModelState::kNative) {
+    if (!e.Has("ours")) e.Fail("ours", "must name our model id when state is native");
+    m.ours = NonEmpty(e, "ours");
+  } else if (e.Has("ours")) {
+    e.Fail("ours", "must be null unless state is native");
+  }
+  m.reason = m.state == PaperModelState::kNotPossible ? NonEmpty(e, "reason") : e.GetOr<std::string>("reason", "");
+  m.note = e.GetOr<std::string>("note", "");
+}
+
 // One of the paper's models; `ours` collects our model ids, each listed once.
 PaperModel ReadPaperModel(const JsonFields& e, std::set<std::string>& ours) {
   PaperModel m;
   m.paper_name = NonEmpty(e, "paper_name");
   m.domain = NonEmpty(e, "domain");
   m.task = NonEmpty(e, "task");
-  m.state = ReadState(e);
-  if (m.state == PaperModelState::kNative) {
-    if (!e.Has("ours")) e.Fail("ours", "must name our model id when state is native");
-    m.ours = NonEmpty(e, "ours");
-    if (!ours.insert(*m.ours).second) e.Fail("ours", "'" + *m.ours + "' is listed for two paper models");
-  } else if (e.Has("ours")) {
-    e.Fail("ours", "must be null unless state is native");
-  }
-  m.reason = m.state == PaperModelState::kNotPossible ? NonEmpty(e, "reason") : e.GetOr<std::string>("reason", "");
-  m.note = e.GetOr<std::string>("note", "");
+  ReadStateFields(e, m);
+  if (m.ours && !ours.insert(*m.ours).second) e.Fail("ours", "'" + *m.ours + "' is listed for two paper models");
+  return m;
+}
+
+// One of the models added since the paper; `beyond` holds ours_only's ids.
+SincePaperModel ReadSinceModel(const JsonFields& e, const std::set<std::string>& beyond) {
+  static constexpr const char* kSources[] = {"torchbench", "canary", "compiler suite"};
+  SincePaperModel m;
+  m.name = NonEmpty(e, "name");
+  m.source = e.OneOf("source", kSources);
+  m.domain = NonEmpty(e, "domain");
+  m.task = NonEmpty(e, "task");
+  ReadStateFields(e, m);
+  if (m.ours && !beyond.count(*m.ours)) e.Fail("ours", "'" + *m.ours + "' is not one of ours_only's ids");
   return m;
 }
 
@@ -101,6 +121,16 @@ PaperTable1 PaperTable1FromJson(const json& j, std::string_view source) {
     OursOnlyModel m{NonEmpty(e, "id"), NonEmpty(e, "domain"), NonEmpty(e, "task"), e.GetOr<std::string>("note", "")};
     if (!ours.insert(m.id).second) e.Fail("id", "'" + m.id + "' is listed twice");
     t.ours_only.push_back(std::move(m));
+  }
+  std::set<std::string> beyond, since;
+  for (const auto& o : t.ours_only) beyond.insert(o.id);
+  if (top.Has("since_paper")) {
+    t.since_paper_source = NonEmpty(top, "since_paper_source");
+    for (const JsonFields& e : top.Objects("since_paper")) {
+      SincePaperModel m = ReadSinceModel(e, beyond);
+      if (!since.insert(m.name).second) e.Fail("name", "'" + m.name + "' is listed twice");
+      t.since_paper.push_back(std::move(m));
+    }
   }
   return t;
 }

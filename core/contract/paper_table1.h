@@ -28,10 +28,21 @@ struct PaperModel {
 struct OursOnlyModel {
   std::string id, domain, task, note;
 };
+// A model TorchBench (or PyTorch's compiler suite) added after the paper, by
+// its upstream name; native ones name the ours_only entry that implements it.
+struct SincePaperModel {
+  std::string name, source, domain, task;  // source: "torchbench", "canary" or "compiler suite"
+  PaperModelState state = PaperModelState::kPlanned;
+  std::optional<std::string> ours;  // set exactly when native; one of ours_only's ids
+  std::string reason;               // why not possible here (required then)
+  std::string note;
+};
 struct PaperTable1 {
   std::string citation, note;
   std::vector<PaperModel> models;
   std::vector<OursOnlyModel> ours_only;  // ours, not in the paper's list as extracted
+  std::string since_paper_source;        // where the list below was read, and when
+  std::vector<SincePaperModel> since_paper;
   int CountIn(PaperModelState s) const;
 };
 
@@ -48,7 +59,9 @@ std::map<std::string, PaperDomainCounts> CountByDomain(const PaperTable1& table)
 // Throws FileError (a std::runtime_error) naming `source` and the field's
 // path (models[3].state). Checks
 // the invariants: a known state, `ours` exactly for native models, a reason
-// for models not possible here, no paper name or our id listed twice.
+// for models not possible here, no paper name or our id listed twice; in
+// since_paper, a known source, no name twice, and a native entry's `ours`
+// among ours_only's ids (the models beyond the paper's list).
 PaperTable1 PaperTable1FromJson(const nlohmann::json& j, std::string_view source = "paper_table1.json");
 // The table embedded at build time.
 const PaperTable1& EmbeddedPaperTable1();

@@ -75,3 +75,46 @@ TEST_CASE("paper table 1: the embedded table reads and accounts for every model"
     CHECK_MESSAGE(explained, m.paper_name);
   }
 }
+
+TEST_CASE("paper table 1: the models added since the paper read with their invariants") {
+  auto with_since = [](const std::vector<json>& since) {
+    json j =
+        Table({Entry("alexnet", "native", "alexnet")}, {json{{"id", "nanogpt"}, {"domain", "nlp"}, {"task", "t"}}});
+    j["since_paper_source"] = "upstream at abc";
+    j["since_paper"] = json::array();
+    for (const auto& s : since) j["since_paper"].push_back(s);
+    return j;
+  };
+  auto since = [](const std::string& name, const std::string& state, json ours = nullptr) {
+    return json{{"name", name}, {"source", "torchbench"}, {"domain", "nlp"},
+                {"task", "t"},  {"state", state},         {"ours", std::move(ours)}};
+  };
+  const PaperTable1 t =
+      PaperTable1FromJson(with_since({since("nanogpt", "native", "nanogpt"), since("sam", "planned")}));
+  REQUIRE(t.since_paper.size() == 2);
+  CHECK(t.since_paper_source == "upstream at abc");
+  CHECK(t.since_paper[0].ours == "nanogpt");
+  CHECK(t.since_paper[1].state == PaperModelState::kPlanned);
+  CHECK(PaperTable1FromJson(Table({Entry("a", "planned")})).since_paper.empty());  // optional
+
+  auto fails = [](const json& j, const std::string& what) {
+    std::string message;
+    try {
+      PaperTable1FromJson(j, "t.json");
+    } catch (const std::runtime_error& e) {
+      message = e.what();
+    }
+    CHECK_MESSAGE(message.find(what) != std::string::npos, "got: '", message, "', expected: ", what);
+  };
+  fails(with_since({since("gpt", "native", "alexnet")}),
+        "field 'since_paper[0].ours': 'alexnet' is not one of ours_only's ids");
+  fails(with_since({since("gpt", "native")}), "field 'since_paper[0].ours': must name our model id");
+  fails(with_since({since("sam", "planned"), since("sam", "planned")}),
+        "field 'since_paper[1].name': 'sam' is listed twice");
+  json bad = since("sam", "planned");
+  bad["source"] = "hub";
+  fails(with_since({bad}), "field 'since_paper[0].source': value 'hub' is not one of");
+  json no_source = with_since({since("sam", "planned")});
+  no_source.erase("since_paper_source");
+  fails(no_source, "field 'since_paper_source': missing required field");
+}

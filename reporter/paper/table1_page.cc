@@ -75,6 +75,31 @@ mu::data DomainRows(std::map<std::string, DomainRow>& domains, const core::Cover
   return rows;
 }
 
+// The section on the models TorchBench added after the paper, each with our
+// state; `link` links our id to its model page where it ran.
+template <typename Link>
+void SetSince(mu::data& d, const core::PaperTable1& table, const std::map<std::string, ModelRuns>& ran,
+              const PaperTable2& paper, const Link& link) {
+  mu::data rows = List();
+  for (const auto& n : table.since_paper) {
+    const std::string why = n.reason.empty() ? n.note : n.reason;
+    mu::data r;
+    Set(r, "line",
+        "| " + MarkdownEscape(n.name) + " | " + MarkdownEscape(n.source) + " | " +
+            MarkdownEscape(Label(n.domain, paper)) + " | " + MarkdownEscape(n.task) + " | " + core::Name(n.state) +
+            " | " + (n.ours ? link(*n.ours) : Dash()) + " | " + RanText(n.ours, ran) + " | " + MarkdownEscape(why) +
+            " |");
+    Append(rows, std::move(r));
+  }
+  const auto native = std::count_if(table.since_paper.begin(), table.since_paper.end(),
+                                    [](const auto& n) { return n.state == core::PaperModelState::kNative; });
+  Set(d, "has_since", !table.since_paper.empty());
+  Set(d, "since_source", table.since_paper_source);
+  Set(d, "since_total", std::to_string(table.since_paper.size()));
+  Set(d, "since_native", std::to_string(native));
+  Set(d, "since_rows", std::move(rows));
+}
+
 }  // namespace
 
 mu::data Table1PageData(const BuildView& v, const core::PaperTable1& table, const PaperTable2& paper) {
@@ -151,6 +176,7 @@ mu::data Table1PageData(const BuildView& v, const core::PaperTable1& table, cons
   Set(d, "not_possible", std::move(not_possible));
   Set(d, "has_beyond", !beyond.list_value().empty());
   Set(d, "beyond_rows", std::move(beyond));
+  SetSince(d, table, ran, paper, link);
   return d;
 }
 
