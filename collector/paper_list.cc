@@ -56,19 +56,14 @@ std::vector<std::string> PaperTableProblems(const core::PaperTable1& table,
     for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     return t;
   };
+  // A native entry's id and domain are ours_only's (the contract holds them
+  // to it, and ours_only is checked above); a planned one must not name a
+  // registered model. TorchBench spells some names with capitals
+  // (hf_Whisper); our ids are lower case.
   for (const auto& n : table.since_paper) {
-    const std::string entry = "since-paper model " + n.name;
-    if (n.ours) {
-      auto it = by_id.find(*n.ours);
-      if (it != by_id.end() && n.domain != core::Name(it->second->domain)) {
-        problems.push_back(entry + ": domain '" + n.domain + "', but '" + *n.ours + "' is registered in '" +
-                           core::Name(it->second->domain) + "'");
-      }
-      continue;
-    }
-    // TorchBench spells some names with capitals (hf_Whisper); our ids are lower case.
+    if (n.ours) continue;
     if (auto it = by_id.find(lower(n.name)); it != by_id.end() && !it->second->hidden) {
-      problems.push_back(entry + " is '" + core::Name(n.state) + "', but '" + it->first +
+      problems.push_back("since-paper model " + n.name + " is '" + core::Name(n.state) + "', but '" + it->first +
                          "' is registered: mark it native");
     }
   }
@@ -87,6 +82,12 @@ std::string Line(const char* fmt, auto... args) {
   char buf[1024];
   std::snprintf(buf, sizeof buf, fmt, args...);
   return buf;
+}
+
+// A listed model's reason and note, each only where it has one.
+void AddReasonAndNote(json& e, const std::string& reason, const std::string& note) {
+  if (!reason.empty()) e["reason"] = reason;
+  if (!note.empty()) e["note"] = note;
 }
 
 }  // namespace
@@ -117,15 +118,15 @@ std::string PaperTableText(const core::PaperTable1& table) {
   out += "\nSINCE THE PAPER: " + table.since_paper_source + "\n";
   out += Line("%-34s %-15s %-15s %-26s %-18s %-34s %s\n", "MODEL", "SOURCE", "DOMAIN", "TASK", "STATE", "OURS",
               "REASON / NOTE");
-  std::map<std::string, int> by_state;
   for (const auto& n : table.since_paper) {
     const std::string why = n.reason.empty() ? n.note : n.reason;
     out += Line("%-34s %-15s %-15s %-26s %-18s %-34s %s\n", n.name.c_str(), n.source.c_str(), n.domain.c_str(),
                 n.task.c_str(), core::Name(n.state), n.ours.value_or("-").c_str(), why.c_str());
-    ++by_state[core::Name(n.state)];
   }
+  using S = core::PaperModelState;
   out += Line("(%zu models added since the paper: %d native, %d planned, %d not possible here)\n",
-              table.since_paper.size(), by_state["native"], by_state["planned"], by_state["not possible here"]);
+              table.since_paper.size(), table.SinceCountIn(S::kNative), table.SinceCountIn(S::kPlanned),
+              table.SinceCountIn(S::kNotPossible));
   return out;
 }
 
@@ -137,8 +138,7 @@ json PaperTableJson(const core::PaperTable1& table) {
               {"task", m.task},
               {"state", core::Name(m.state)},
               {"ours", m.ours ? json(*m.ours) : json(nullptr)}};
-    if (!m.reason.empty()) e["reason"] = m.reason;
-    if (!m.note.empty()) e["note"] = m.note;
+    AddReasonAndNote(e, m.reason, m.note);
     models.push_back(std::move(e));
   }
   for (const auto& o : table.ours_only)
@@ -147,8 +147,7 @@ json PaperTableJson(const core::PaperTable1& table) {
   for (const auto& n : table.since_paper) {
     json e = {{"name", n.name}, {"source", n.source},           {"domain", n.domain},
               {"task", n.task}, {"state", core::Name(n.state)}, {"ours", n.ours ? json(*n.ours) : json(nullptr)}};
-    if (!n.reason.empty()) e["reason"] = n.reason;
-    if (!n.note.empty()) e["note"] = n.note;
+    AddReasonAndNote(e, n.reason, n.note);
     since.push_back(std::move(e));
   }
   return {{"citation", table.citation},

@@ -24,11 +24,17 @@ const char* Name(PaperModelState s) {
   return "?";
 }
 
-int PaperTable1::CountIn(PaperModelState s) const {
+namespace {
+template <typename Models>
+int CountState(const Models& models, PaperModelState s) {
   int n = 0;
   for (const auto& m : models) n += m.state == s ? 1 : 0;
   return n;
 }
+}  // namespace
+
+int PaperTable1::CountIn(PaperModelState s) const { return CountState(models, s); }
+int PaperTable1::SinceCountIn(PaperModelState s) const { return CountState(since_paper, s); }
 
 PaperDomainCounts& PaperDomainCounts::operator+=(const PaperDomainCounts& o) {
   paper += o.paper, native += o.native, planned += o.planned, not_possible += o.not_possible, beyond += o.beyond;
@@ -91,8 +97,9 @@ PaperModel ReadPaperModel(const JsonFields& e, std::set<std::string>& ours) {
   return m;
 }
 
-// One of the models added since the paper; `beyond` holds ours_only's ids.
-SincePaperModel ReadSinceModel(const JsonFields& e, const std::set<std::string>& beyond) {
+// One of the models added since the paper; `beyond` maps ours_only's ids to
+// their domains (which the registry check holds to the models' own).
+SincePaperModel ReadSinceModel(const JsonFields& e, const std::map<std::string, std::string>& beyond) {
   static constexpr const char* kSources[] = {"torchbench", "canary", "compiler suite"};
   SincePaperModel m;
   m.name = NonEmpty(e, "name");
@@ -100,7 +107,11 @@ SincePaperModel ReadSinceModel(const JsonFields& e, const std::set<std::string>&
   m.domain = NonEmpty(e, "domain");
   m.task = NonEmpty(e, "task");
   ReadStateFields(e, m);
-  if (m.ours && !beyond.count(*m.ours)) e.Fail("ours", "'" + *m.ours + "' is not one of ours_only's ids");
+  if (!m.ours) return m;
+  auto it = beyond.find(*m.ours);
+  if (it == beyond.end()) e.Fail("ours", "'" + *m.ours + "' is not one of ours_only's ids");
+  if (it->second != m.domain)
+    e.Fail("domain", "'" + m.domain + "', but ours_only lists '" + *m.ours + "' in '" + it->second + "'");
   return m;
 }
 
@@ -122,8 +133,9 @@ PaperTable1 PaperTable1FromJson(const json& j, std::string_view source) {
     if (!ours.insert(m.id).second) e.Fail("id", "'" + m.id + "' is listed twice");
     t.ours_only.push_back(std::move(m));
   }
-  std::set<std::string> beyond, since;
-  for (const auto& o : t.ours_only) beyond.insert(o.id);
+  std::map<std::string, std::string> beyond;
+  for (const auto& o : t.ours_only) beyond[o.id] = o.domain;
+  std::set<std::string> since;
   if (top.Has("since_paper")) {
     t.since_paper_source = NonEmpty(top, "since_paper_source");
     for (const JsonFields& e : top.Objects("since_paper")) {

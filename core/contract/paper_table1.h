@@ -43,7 +43,8 @@ struct PaperTable1 {
   std::vector<OursOnlyModel> ours_only;  // ours, not in the paper's list as extracted
   std::string since_paper_source;        // where the list below was read, and when
   std::vector<SincePaperModel> since_paper;
-  int CountIn(PaperModelState s) const;
+  int CountIn(PaperModelState s) const;       // of the paper's models
+  int SinceCountIn(PaperModelState s) const;  // of since_paper's
 };
 
 // Table 1's counts for one domain, or summed over all: the paper's models by
@@ -61,7 +62,7 @@ std::map<std::string, PaperDomainCounts> CountByDomain(const PaperTable1& table)
 // the invariants: a known state, `ours` exactly for native models, a reason
 // for models not possible here, no paper name or our id listed twice; in
 // since_paper, a known source, no name twice, and a native entry's `ours`
-// among ours_only's ids (the models beyond the paper's list).
+// among ours_only's ids (the models beyond the paper's list), in its domain.
 PaperTable1 PaperTable1FromJson(const nlohmann::json& j, std::string_view source = "paper_table1.json");
 // The table embedded at build time.
 const PaperTable1& EmbeddedPaperTable1();

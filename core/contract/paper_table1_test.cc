@@ -21,6 +21,17 @@ json Entry(const std::string& name, const std::string& state, json ours = nullpt
   return {{"paper_name", name}, {"domain", "vision"}, {"task", "t"}, {"state", state}, {"ours", std::move(ours)}};
 }
 
+// Reading `j` fails with a message that contains `what`.
+void Fails(const json& j, const std::string& what) {
+  std::string message;
+  try {
+    PaperTable1FromJson(j, "t.json");
+  } catch (const std::runtime_error& e) {
+    message = e.what();
+  }
+  CHECK_MESSAGE(message.find(what) != std::string::npos, "got: '", message, "', expected: ", what);
+}
+
 }  // namespace
 
 TEST_CASE("paper table 1: the three states read with their invariants") {
@@ -39,29 +50,20 @@ TEST_CASE("paper table 1: the three states read with their invariants") {
 }
 
 TEST_CASE("paper table 1: bad entries are refused naming the file, the entry and the field") {
-  auto fails = [](const json& j, const std::string& what) {
-    std::string message;
-    try {
-      PaperTable1FromJson(j, "t.json");
-    } catch (const std::runtime_error& e) {
-      message = e.what();
-    }
-    CHECK_MESSAGE(message.find(what) != std::string::npos, "got: '", message, "', expected: ", what);
-  };
-  fails(Table({Entry("a", "native")}), "t.json: field 'models[0].ours': must name our model id");
-  fails(Table({Entry("a", "planned", "a")}), "field 'models[0].ours': must be null unless state is native");
-  fails(Table({Entry("a", "not possible here")}), "field 'models[0].reason': missing required field");
-  fails(Table({Entry("a", "maybe")}),
+  Fails(Table({Entry("a", "native")}), "t.json: field 'models[0].ours': must name our model id");
+  Fails(Table({Entry("a", "planned", "a")}), "field 'models[0].ours': must be null unless state is native");
+  Fails(Table({Entry("a", "not possible here")}), "field 'models[0].reason': missing required field");
+  Fails(Table({Entry("a", "maybe")}),
         "field 'models[0].state': value 'maybe' is not one of: native, planned, not possible here");
-  fails(Table({Entry("a", "planned"), Entry("a", "planned")}), "field 'models[1].paper_name': 'a' is listed twice");
-  fails(Table({Entry("a", "native", "x"), Entry("b", "native", "x")}), "'x' is listed for two paper models");
-  fails(Table({Entry("a", "native", "x")}, {json{{"id", "x"}, {"domain", "d"}, {"task", "t"}}}),
+  Fails(Table({Entry("a", "planned"), Entry("a", "planned")}), "field 'models[1].paper_name': 'a' is listed twice");
+  Fails(Table({Entry("a", "native", "x"), Entry("b", "native", "x")}), "'x' is listed for two paper models");
+  Fails(Table({Entry("a", "native", "x")}, {json{{"id", "x"}, {"domain", "d"}, {"task", "t"}}}),
         "field 'ours_only[0].id': 'x' is listed twice");
   json bad = Entry("a", "planned");
   bad["paper_name"] = 3;
-  fails(Table({bad}), "field 'models[0].paper_name': must be a string");
-  fails(json{{"citation", "c"}, {"note", "n"}}, "field 'models': missing required field");
-  fails(json{{"citation", "c"}, {"note", "n"}, {"models", "all"}}, "field 'models': must be an array (is a string)");
+  Fails(Table({bad}), "field 'models[0].paper_name': must be a string");
+  Fails(json{{"citation", "c"}, {"note", "n"}}, "field 'models': missing required field");
+  Fails(json{{"citation", "c"}, {"note", "n"}, {"models", "all"}}, "field 'models': must be an array (is a string)");
 }
 
 TEST_CASE("paper table 1: the embedded table reads and accounts for every model") {
@@ -97,24 +99,18 @@ TEST_CASE("paper table 1: the models added since the paper read with their invar
   CHECK(t.since_paper[1].state == PaperModelState::kPlanned);
   CHECK(PaperTable1FromJson(Table({Entry("a", "planned")})).since_paper.empty());  // optional
 
-  auto fails = [](const json& j, const std::string& what) {
-    std::string message;
-    try {
-      PaperTable1FromJson(j, "t.json");
-    } catch (const std::runtime_error& e) {
-      message = e.what();
-    }
-    CHECK_MESSAGE(message.find(what) != std::string::npos, "got: '", message, "', expected: ", what);
-  };
-  fails(with_since({since("gpt", "native", "alexnet")}),
+  Fails(with_since({since("gpt", "native", "alexnet")}),
         "field 'since_paper[0].ours': 'alexnet' is not one of ours_only's ids");
-  fails(with_since({since("gpt", "native")}), "field 'since_paper[0].ours': must name our model id");
-  fails(with_since({since("sam", "planned"), since("sam", "planned")}),
+  Fails(with_since({since("gpt", "native")}), "field 'since_paper[0].ours': must name our model id");
+  json other_domain = since("gpt", "native", "nanogpt");
+  other_domain["domain"] = "speech";
+  Fails(with_since({other_domain}), "field 'since_paper[0].domain': 'speech', but ours_only lists 'nanogpt' in 'nlp'");
+  Fails(with_since({since("sam", "planned"), since("sam", "planned")}),
         "field 'since_paper[1].name': 'sam' is listed twice");
   json bad = since("sam", "planned");
   bad["source"] = "hub";
-  fails(with_since({bad}), "field 'since_paper[0].source': value 'hub' is not one of");
+  Fails(with_since({bad}), "field 'since_paper[0].source': value 'hub' is not one of");
   json no_source = with_since({since("sam", "planned")});
   no_source.erase("since_paper_source");
-  fails(no_source, "field 'since_paper_source': missing required field");
+  Fails(no_source, "field 'since_paper_source': missing required field");
 }

@@ -91,12 +91,10 @@ void SetSince(mu::data& d, const core::PaperTable1& table, const std::map<std::s
             " |");
     Append(rows, std::move(r));
   }
-  const auto native = std::count_if(table.since_paper.begin(), table.since_paper.end(),
-                                    [](const auto& n) { return n.state == core::PaperModelState::kNative; });
   Set(d, "has_since", !table.since_paper.empty());
   Set(d, "since_source", table.since_paper_source);
   Set(d, "since_total", std::to_string(table.since_paper.size()));
-  Set(d, "since_native", std::to_string(native));
+  Set(d, "since_native", std::to_string(table.SinceCountIn(core::PaperModelState::kNative)));
   Set(d, "since_rows", std::move(rows));
 }
 

@@ -45,6 +45,12 @@ std::unique_ptr<models::Workload> Make(const std::string& id, Mode mode) {
   return w;
 }
 
+// The compile step runs in the LibTorch under test's own Python, unless the
+// environment names one.
+void UseTorchPython() {
+  if (std::string(TORCHGAUGE_TORCH_PYTHON).size()) setenv("TORCHGAUGE_TORCH_PYTHON", TORCHGAUGE_TORCH_PYTHON, 0);
+}
+
 // The collector's own package cache, as a collection uses it (TORCHGAUGE_CACHE
 // as the environment gives it, else ~/.cache/torchgauge): a package is keyed
 // on the traced graph, the torch version, device, ISA, input signature and
@@ -55,9 +61,7 @@ std::unique_ptr<models::Workload> Make(const std::string& id, Mode mode) {
 // cache case below compiles into a fresh cache, and a fresh machine compiles
 // everything.
 struct CollectorCache {
-  CollectorCache() {
-    if (std::string(TORCHGAUGE_TORCH_PYTHON).size()) setenv("TORCHGAUGE_TORCH_PYTHON", TORCHGAUGE_TORCH_PYTHON, 0);
-  }
+  CollectorCache() { UseTorchPython(); }
 };
 
 // A fresh package cache for one test case, removed afterwards.
@@ -67,7 +71,7 @@ struct TempCache {
     dir = fs::temp_directory_path() / ("torchgauge-aoti-test-" + name + "-" + std::to_string(::getpid()));
     core::RemoveTree(dir);
     setenv("TORCHGAUGE_CACHE", dir.string().c_str(), 1);
-    if (std::string(TORCHGAUGE_TORCH_PYTHON).size()) setenv("TORCHGAUGE_TORCH_PYTHON", TORCHGAUGE_TORCH_PYTHON, 0);
+    UseTorchPython();
   }
   ~TempCache() {
     core::RemoveTree(dir);
