@@ -49,6 +49,109 @@ LlamaConfig Llama2SmokeConfig() {
   return c;
 }
 
+namespace {
+
+// The reduced configuration of a variant's smoke runs: 2 layers, hidden 256,
+// 8 heads, intermediate 512, vocab 1024; the caller sets what the variant
+// must keep (its key-value heads, head_dim, norms, window, rope).
+LlamaConfig ReducedFrom(LlamaConfig c, int64_t num_key_value_heads) {
+  c.vocab_size = 1024;
+  c.hidden_size = 256;
+  c.intermediate_size = 512;
+  c.num_hidden_layers = 2;
+  c.num_attention_heads = 8;
+  c.num_key_value_heads = num_key_value_heads;
+  return c;
+}
+
+// Qwen/Qwen3-0.6B's config.json: head_dim 128 (not hidden / heads = 64),
+// q_norm and k_norm, rope theta 1e6, tied embeddings. Smoke: head_dim 64
+// (not 256 / 8), the norms, 4 KV heads.
+LlamaVariant Qwen3_0_6B() {
+  LlamaConfig c;
+  c.vocab_size = 151936;
+  c.hidden_size = 1024;
+  c.intermediate_size = 3072;
+  c.num_hidden_layers = 28;
+  c.num_attention_heads = 16;
+  c.num_key_value_heads = 8;
+  c.head_dim_override = 128;
+  c.qk_norm = true;
+  c.max_position_embeddings = 40960;
+  c.rope_theta = 1000000.0;
+  c.llama3_rope_scaling = false;
+  c.rms_norm_eps = 1e-6;
+  c.tie_word_embeddings = true;
+  LlamaConfig smoke = ReducedFrom(c, 4);
+  smoke.head_dim_override = 64;
+  return {c, smoke};
+}
+
+// mistralai/Mistral-7B-Instruct-v0.1's config.json: Llama's blocks with
+// grouped-query attention (8 KV heads) and a 4096-token sliding window.
+// Smoke: 2 KV heads and a window of 8, so that the window cuts at the smoke
+// lengths (at TorchBench's 128 tokens the published window never does).
+LlamaVariant Mistral7BInstruct() {
+  LlamaConfig c;
+  c.vocab_size = 32000;
+  c.hidden_size = 4096;
+  c.intermediate_size = 14336;
+  c.num_hidden_layers = 32;
+  c.num_attention_heads = 32;
+  c.num_key_value_heads = 8;
+  c.max_position_embeddings = 32768;
+  c.rope_theta = 10000.0;
+  c.llama3_rope_scaling = false;
+  c.rms_norm_eps = 1e-5;
+  c.tie_word_embeddings = false;
+  c.sliding_window = 4096;
+  LlamaConfig smoke = ReducedFrom(c, 2);
+  smoke.sliding_window = 8;
+  return {c, smoke};
+}
+
+// meta-llama/Meta-Llama-3.1-8B's config.json: llama3 rope scaling with
+// factor 8, 8 KV heads, untied head. Smoke: the same rope, 2 KV heads.
+LlamaVariant Llama31_8B() {
+  LlamaConfig c;
+  c.vocab_size = 128256;
+  c.hidden_size = 4096;
+  c.intermediate_size = 14336;
+  c.num_hidden_layers = 32;
+  c.num_attention_heads = 32;
+  c.num_key_value_heads = 8;
+  c.max_position_embeddings = 131072;
+  c.rope_theta = 500000.0;
+  c.llama3_rope_scaling = true;
+  c.rope_scaling.factor = 8.0;
+  c.rms_norm_eps = 1e-5;
+  c.tie_word_embeddings = false;
+  return {c, ReducedFrom(c, 2)};
+}
+
+// codellama/CodeLlama-7b-hf's config.json: Llama-2-7B's blocks with a
+// 32016-token vocabulary, rope theta 1e6 and 16384 positions. Smoke: the
+// same rope, multi-head attention.
+LlamaVariant CodeLlama7B() {
+  LlamaConfig c = Llama2_7B16hConfig();
+  c.vocab_size = 32016;
+  c.num_hidden_layers = 32;
+  c.max_position_embeddings = 16384;
+  c.rope_theta = 1000000.0;
+  c.rms_norm_eps = 1e-5;
+  return {c, ReducedFrom(c, 8)};
+}
+
+}  // namespace
+
+LlamaVariant LlamaVariantOf(const std::string& id) {
+  if (id == "qwen3_0_6b") return Qwen3_0_6B();
+  if (id == "mistral_7b_instruct") return Mistral7BInstruct();
+  if (id == "llama_v31_8b") return Llama31_8B();
+  if (id == "codellama") return CodeLlama7B();
+  TORCH_CHECK(false, "Llama: no variant named '", id, "'");
+}
+
 torch::Tensor LlamaInverseFrequencies(const LlamaConfig& c) {
   const int64_t dim = c.head_dim();
   // theta^(-2i/d) in fp32, the exponent formed from integer steps as the
@@ -111,8 +214,13 @@ torch::Tensor LlamaRmsNormImpl::forward(const torch::Tensor& x) {
 }
 
 LlamaAttentionImpl::LlamaAttentionImpl(const LlamaConfig& c)
-    : num_heads(c.num_attention_heads), num_kv_heads(c.num_key_value_heads), head_dim(c.head_dim()) {
-  TORCH_CHECK(c.hidden_size % c.num_attention_heads == 0, "Llama: hidden_size not divisible by the heads");
+    : num_heads(c.num_attention_heads),
+      num_kv_heads(c.num_key_value_heads),
+      head_dim(c.head_dim()),
+      sliding_window(c.sliding_window) {
+  TORCH_CHECK(c.head_dim_override > 0 || c.hidden_size % c.num_attention_heads == 0,
+              "Llama: hidden_size not divisible by the heads");
+  TORCH_CHECK(c.sliding_window >= 0, "Llama: sliding_window must not be negative");
   TORCH_CHECK(c.num_attention_heads % c.num_key_value_heads == 0,
               "Llama: num_attention_heads not divisible by num_key_value_heads");
   TORCH_CHECK(head_dim % 2 == 0, "Llama: rotary embeddings need an even head_dim");
@@ -120,13 +228,42 @@ LlamaAttentionImpl::LlamaAttentionImpl(const LlamaConfig& c)
   k_proj = register_module("k_proj", Projection(c.hidden_size, num_kv_heads * head_dim));
   v_proj = register_module("v_proj", Projection(c.hidden_size, num_kv_heads * head_dim));
   o_proj = register_module("o_proj", Projection(num_heads * head_dim, c.hidden_size));
+  if (c.qk_norm) {
+    q_norm = register_module("q_norm", LlamaRmsNorm(head_dim, c.rms_norm_eps));
+    k_norm = register_module("k_norm", LlamaRmsNorm(head_dim, c.rms_norm_eps));
+  }
 }
+
+namespace {
+
+// The keys each query may see, [seq, past + seq] (true: attend), or an
+// undefined tensor where plain causal attention (or none, for one query)
+// gives the same: query i sits at position past + i and sees key k when
+// k <= past + i and, with a sliding window w > 0, k > past + i - w.
+torch::Tensor AttentionMask(int64_t past, int64_t seq, int64_t window, const torch::Device& device) {
+  const bool windowed = window > 0 && past + seq > window;
+  if (!windowed && (seq == 1 || past == 0)) return {};
+  const auto options = torch::TensorOptions(device).dtype(torch::kLong);
+  auto rows = torch::arange(past, past + seq, options).unsqueeze(1);
+  auto cols = torch::arange(past + seq, options).unsqueeze(0);
+  auto mask = cols <= rows;
+  if (windowed) mask = mask & (cols > rows - window);
+  return mask;
+}
+
+}  // namespace
 
 torch::Tensor LlamaAttentionImpl::forward(const torch::Tensor& hidden, const torch::Tensor& cos,
                                           const torch::Tensor& sin, LlamaLayerCache* cache, int64_t past) {
   const int64_t batch = hidden.size(0), seq = hidden.size(1);
-  auto q = q_proj(hidden).view({batch, seq, num_heads, head_dim}).transpose(1, 2);
-  auto k = k_proj(hidden).view({batch, seq, num_kv_heads, head_dim}).transpose(1, 2);
+  auto q = q_proj(hidden).view({batch, seq, num_heads, head_dim});
+  auto k = k_proj(hidden).view({batch, seq, num_kv_heads, head_dim});
+  if (q_norm) {
+    q = q_norm(q);
+    k = k_norm(k);
+  }
+  q = q.transpose(1, 2);
+  k = k.transpose(1, 2);
   auto v = v_proj(hidden).view({batch, seq, num_kv_heads, head_dim}).transpose(1, 2);
   auto cos_h = cos.unsqueeze(1), sin_h = sin.unsqueeze(1);
   q = ApplyRope(q, cos_h, sin_h);
@@ -140,18 +277,14 @@ torch::Tensor LlamaAttentionImpl::forward(const torch::Tensor& hidden, const tor
   const int64_t groups = num_heads / num_kv_heads;
   k = RepeatKv(k, groups);
   v = RepeatKv(v, groups);
+  const auto mask = AttentionMask(past, seq, sliding_window, q.device());
   torch::Tensor out;
-  if (seq == 1) {
-    // One new query sees every cached position: no mask.
-    out = at::scaled_dot_product_attention(q, k, v);
-  } else if (past == 0) {
-    out = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/true);
+  if (mask.defined()) {
+    out = at::scaled_dot_product_attention(q, k, v, mask);
   } else {
-    // Several new queries after a cached prefix: query i (at position
-    // past + i) sees keys 0..past + i.
-    auto rows = torch::arange(past, past + seq, torch::TensorOptions(q.device()).dtype(torch::kLong)).unsqueeze(1);
-    auto cols = torch::arange(past + seq, torch::TensorOptions(q.device()).dtype(torch::kLong)).unsqueeze(0);
-    out = at::scaled_dot_product_attention(q, k, v, cols <= rows);
+    // One new query sees every cached position: no mask; a whole sequence
+    // at once is plain causal attention.
+    out = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0, /*is_causal=*/seq > 1);
   }
   out = out.transpose(1, 2).reshape({batch, seq, num_heads * head_dim});
   return o_proj(out);
@@ -340,9 +473,53 @@ ModelInfo Llama2_7B16hInfo() {
                     Llama2_7B16hConfig(), Llama2SmokeConfig(), 128, 512);
 }
 
+namespace {
+
+// A TorchBench canary whose train test raises NotImplementedError: eval only.
+ModelInfo EvalOnly(ModelInfo info, const std::string& why) {
+  info.supports_train = false;
+  info.unsupported_reason = why;
+  return info;
+}
+
+}  // namespace
+
 void AddLlamaModels(std::vector<ModelInfo>& out) {
   out.push_back(LlamaInfo());
   out.push_back(Llama2_7B16hInfo());
+  const auto qwen = Qwen3_0_6B();
+  // The compiler suite's model, not TorchBench's: llama_3_2_1b's lengths.
+  out.push_back(LlamaEntry("qwen3_0_6b",
+                           "transformers.Qwen3ForCausalLM(Qwen/Qwen3-0.6B config), random weights, as PyTorch's "
+                           "compiler benchmarks run it; smoke runs: 2 layers, hidden 256, 8 heads, 4 KV heads, "
+                           "head_dim 64, q/k norms, intermediate 512, vocab 1024",
+                           qwen.config, qwen.smoke, 512, 1024));
+  // The canaries: DEFAULT_EVAL_BSIZE = 1 (and DEFAULT_TRAIN_BSIZE = 1 where
+  // set); TorchBench's Hugging Face table: 128 tokens for mistral, 512 for
+  // the others.
+  const auto mistral = Mistral7BInstruct();
+  out.push_back(EvalOnly(
+      LlamaEntry("mistral_7b_instruct",
+                 "transformers.MistralForCausalLM(mistralai/Mistral-7B-Instruct-v0.1 config), random weights, as "
+                 "TorchBench's canary mistral_7b_instruct; smoke runs: 2 layers, hidden 256, 8 heads, 2 KV heads, "
+                 "sliding window 8, intermediate 512, vocab 1024",
+                 mistral.config, mistral.smoke, 128, 128),
+      "TorchBench's mistral_7b_instruct has no train test (its train() returns NotImplementedError)"));
+  const auto llama31 = Llama31_8B();
+  out.push_back(
+      EvalOnly(LlamaEntry("llama_v31_8b",
+                          "transformers.LlamaForCausalLM(meta-llama/Meta-Llama-3.1-8B config), random weights, as "
+                          "TorchBench's canary llama_v31_8b; smoke runs: 2 layers, hidden 256, 8 heads, 2 KV heads, "
+                          "intermediate 512, vocab 1024",
+                          llama31.config, llama31.smoke, 512, 512),
+               "TorchBench's llama_v31_8b has no train test (its train() returns NotImplementedError: \"FSDP should "
+               "implement a training loop\")"));
+  const auto code = CodeLlama7B();
+  out.push_back(LlamaEntry("codellama",
+                           "transformers.LlamaForCausalLM(codellama/CodeLlama-7b-hf config), random weights, as "
+                           "TorchBench's canary codellama; smoke runs: 2 layers, hidden 256, 8 heads, 8 KV heads, "
+                           "intermediate 512, vocab 1024",
+                           code.config, code.smoke, 512, 512));
 }
 
 }  // namespace torchgauge::models

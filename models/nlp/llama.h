@@ -27,9 +27,6 @@
 // The workload is generative (models/generator.h, a LlamaGenerator): in
 // eval mode the collector also times a prefill and single-token decode
 // steps over the cache (collector/generation.h: TTFT, TPOT, tokens/s).
-// The workload is generative (Workload::generator(), a LlamaGenerator): in
-// eval mode the collector also times a prefill and single-token decode
-// steps over the cache (collector/generation.h: TTFT, TPOT, tokens/s).
 //
 // Departure from the other families: smoke runs (WorkloadOptions::smoke) build
 // a reduced configuration, LlamaSmokeConfig() (2 layers, hidden 256, 8 heads,
@@ -48,6 +45,17 @@
 // eval, batch 1. Its smoke runs build Llama2SmokeConfig() (2 layers, hidden
 // 256, 8 heads, 8 KV heads, intermediate 512, vocab 1024, the same rope, eps
 // and untied head), which its parity checks.
+//
+// Three features serve the later Llama-architecture models, each off by
+// default: an explicit head_dim (Qwen3: 128 with hidden 1024 and 16 heads),
+// RMSNorm over each head's queries and keys before the rotation (Qwen3's
+// q_norm and k_norm), and sliding-window attention (Mistral: a query at
+// position q sees keys k with q - window < k <= q). Registered with them:
+// qwen3_0_6b (Qwen/Qwen3-0.6B, the compiler suite's), mistral_7b_instruct
+// (mistralai/Mistral-7B-Instruct-v0.1), llama_v31_8b (Meta-Llama-3.1-8B) and
+// codellama (CodeLlama-7b-hf), TorchBench canaries at their hub configs,
+// each with a reduced configuration for smoke runs that keeps its
+// distinguishing features (LlamaVariant, llama.cc).
 #pragma once
 
 #include <torch/nn/module.h>
@@ -58,6 +66,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "models/nlp/hf_harness.h"
@@ -86,7 +95,10 @@ struct LlamaConfig {
   double rms_norm_eps = 1e-5;
   bool tie_word_embeddings = true;
   double initializer_range = 0.02;
-  int64_t head_dim() const { return hidden_size / num_attention_heads; }
+  int64_t head_dim_override = 0;  // 0: hidden_size / num_attention_heads
+  bool qk_norm = false;           // Qwen3's per-head RMSNorm of queries and keys
+  int64_t sliding_window = 0;     // 0: full causal attention
+  int64_t head_dim() const { return head_dim_override > 0 ? head_dim_override : hidden_size / num_attention_heads; }
 };
 
 // meta-llama/Llama-3.2-1B's published configuration (the defaults above).
@@ -134,7 +146,9 @@ struct LlamaAttentionImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& cos, const torch::Tensor& sin,
                         LlamaLayerCache* cache = nullptr, int64_t past = 0);
   torch::nn::Linear q_proj{nullptr}, k_proj{nullptr}, v_proj{nullptr}, o_proj{nullptr};
-  int64_t num_heads, num_kv_heads, head_dim;
+  // Registered only when the config asks for qk_norm.
+  LlamaRmsNorm q_norm{nullptr}, k_norm{nullptr};
+  int64_t num_heads, num_kv_heads, head_dim, sliding_window;
 };
 TORCH_MODULE(LlamaAttention);
 
@@ -233,7 +247,16 @@ ModelInfo LlamaInfo(const LlamaConfig& config = Llama32_1BConfig(), const LlamaC
 // llama_v2_7b_16h's registry entry.
 ModelInfo Llama2_7B16hInfo();
 
-// Registers llama_3_2_1b and llama_v2_7b_16h.
+// A later Llama-architecture model: its hub configuration and the reduced
+// one its smoke runs build (llama.cc says what each keeps).
+struct LlamaVariant {
+  LlamaConfig config, smoke;
+};
+// qwen3_0_6b, mistral_7b_instruct, llama_v31_8b or codellama; throws for
+// another id.
+LlamaVariant LlamaVariantOf(const std::string& id);
+
+// Registers llama_3_2_1b, llama_v2_7b_16h and the variants above.
 void AddLlamaModels(std::vector<ModelInfo>& out);
 
 }  // namespace torchgauge::models

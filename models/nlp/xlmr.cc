@@ -122,7 +122,60 @@ ModelInfo MakeInfo(XlmrConfig config) {
   return info;
 }
 
+// xlm-roberta-base's config.json: XLM-R large's vocabulary and positions at
+// BERT-base's widths.
+XlmrConfig XlmrBaseConfig() {
+  XlmrConfig c;
+  c.hidden_size = 768;
+  c.num_hidden_layers = 12;
+  c.num_attention_heads = 12;
+  c.intermediate_size = 3072;
+  return c;
+}
+
+constexpr int64_t kRobertaSmokeVocab = 8192;
+
+XlmrConfig WithVocab(XlmrConfig c, int64_t vocab_size) {
+  c.vocab_size = vocab_size;
+  return c;
+}
+
+ModelInfo RobertaBaseInfo(const XlmrConfig& config) {
+  auto info = LanguageModelInfo({
+      .id = "hf_roberta_base",
+      .paper_name = "(not in the paper's list)",
+      .reference = "transformers.XLMRobertaForMaskedLM(xlm-roberta-base config) (TorchBench hf_Roberta_base, added "
+                   "since the paper: AutoModelForMaskedLM of AutoConfig.from_pretrained(\"xlm-roberta-base\")); smoke "
+                   "runs: an 8192-row token table",
+      // hf_Roberta_base/__init__.py: DEFAULT_TRAIN_BSIZE = 4, DEFAULT_EVAL_BSIZE = 1.
+      .default_batch = {4, 1},
+      .objective = LmObjective::kMaskedLm,
+      .vocab_size = config.vocab_size,
+      // TorchBench's Hugging Face table: 512 tokens in train and eval.
+      .train_seq_len = 512,
+      .eval_seq_len = 512,
+      .build = BuildFromIds<XlmrForMaskedLM>(config),
+      // Smoke runs: an 8192-row token table (every layer and width as
+      // published): the 250002-row table's Adam step and LM head alone made a
+      // smoke train step about 10 s on one core.
+      .smoke_vocab_size = kRobertaSmokeVocab,
+      .build_smoke = BuildFromIds<XlmrForMaskedLM>(WithVocab(config, kRobertaSmokeVocab)),
+  });
+  // The 250002-wide LM head over 4 x 512 tokens is ~0.8 TFLOP a forward
+  // pass: batch 1 on the CPU, as hf_bert_large.
+  info.cpu_batch = BatchSizes{1, 1};
+  return info;
+}
+
 }  // namespace
+
+ModelInfo HfRobertaBaseInfoForTest(int64_t num_hidden_layers, int64_t vocab_size) {
+  TORCH_CHECK(num_hidden_layers > 0 && vocab_size > 2, "hf_roberta_base: bad test configuration");
+  XlmrConfig config = XlmrBaseConfig();
+  config.num_hidden_layers = num_hidden_layers;
+  config.vocab_size = vocab_size;
+  return RobertaBaseInfo(config);
+}
 
 ModelInfo FambenchXlmrInfoForTest(int64_t num_hidden_layers, int64_t vocab_size) {
   TORCH_CHECK(num_hidden_layers > 0 && vocab_size > 2, "fambench_xlmr: bad test configuration");
@@ -132,6 +185,9 @@ ModelInfo FambenchXlmrInfoForTest(int64_t num_hidden_layers, int64_t vocab_size)
   return MakeInfo(config);
 }
 
-void AddXlmrModels(std::vector<ModelInfo>& out) { out.push_back(MakeInfo(XlmrConfig{})); }
+void AddXlmrModels(std::vector<ModelInfo>& out) {
+  out.push_back(MakeInfo(XlmrConfig{}));
+  out.push_back(RobertaBaseInfo(XlmrBaseConfig()));
+}
 
 }  // namespace torchgauge::models

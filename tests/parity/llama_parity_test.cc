@@ -12,6 +12,8 @@
 
 #include <iostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "models/nlp/llama.h"
 #include "tests/parity/parity.h"
@@ -98,18 +100,22 @@ void LlamaParity(const std::string& id) {
 }
 
 // The published configuration's parameter count, without building all of it:
-// the C++ model at the full widths with 1 and 2 layers gives the embedding
-// and one layer, against the reference built on the meta device.
+// the C++ model at the full widths with 1 and 2 layers and a one-row
+// vocabulary gives one layer and the rest, and each further vocabulary row
+// adds a row of `hidden` to the embedding and to an untied head; against the
+// reference built on the meta device.
 void LlamaParameterCount(const std::string& id, models::LlamaConfig config, const models::LlamaConfig& smoke_config,
                          int64_t published) {
   const int64_t reference =
       parity::RunReferenceScript(kScript, id + ".meta").at("param_count").toTensor().item<int64_t>();
-  const int64_t layers = config.num_hidden_layers;
+  const int64_t layers = config.num_hidden_layers, vocab = config.vocab_size;
+  config.vocab_size = 1;
   config.num_hidden_layers = 1;
   const int64_t one = parity::ParameterCount(*models::LlamaForCausalLM(config));
   config.num_hidden_layers = 2;
   const int64_t two = parity::ParameterCount(*models::LlamaForCausalLM(config));
-  const int64_t full = one + (layers - 1) * (two - one);
+  const int64_t tables = config.tie_word_embeddings ? 1 : 2;
+  const int64_t full = one + (layers - 1) * (two - one) + (vocab - 1) * config.hidden_size * tables;
   const int64_t smoke = parity::ParameterCount(*models::LlamaForCausalLM(smoke_config));
   std::cout << "parity " << id << " parameter count: " << full << " (" << two - one << " per layer), reference (meta) "
             << reference << "; smoke configuration " << smoke << std::endl;
@@ -129,4 +135,26 @@ TEST_CASE("parity llama_3_2_1b parameter count") {
 }
 TEST_CASE("parity llama_v2_7b_16h parameter count") {
   LlamaParameterCount("llama_v2_7b_16h", models::Llama2_7B16hConfig(), models::Llama2SmokeConfig(), 3500281856);
+}
+
+// The later variants (models/nlp/llama.cc): Qwen3's head_dim and q/k norms,
+// Mistral's sliding window (8 at the reduced size, so the 16-token prompt and
+// the 16 generated tokens cross it), Llama 3.1's rope and CodeLlama's.
+TEST_CASE("parity qwen3_0_6b") { LlamaParity("qwen3_0_6b"); }
+TEST_CASE("parity mistral_7b_instruct") { LlamaParity("mistral_7b_instruct"); }
+TEST_CASE("parity llama_v31_8b") { LlamaParity("llama_v31_8b"); }
+TEST_CASE("parity codellama") { LlamaParity("codellama"); }
+
+// The published sizes: 596M (Qwen3-0.6B), 7.24B (Mistral-7B), 8.03B
+// (Llama-3.1-8B) and 6.74B (CodeLlama-7B), built on the meta device in the
+// reference.
+TEST_CASE("parity llama variants parameter count") {
+  const std::vector<std::pair<std::string, int64_t>> published = {{"qwen3_0_6b", 596049920},
+                                                                  {"mistral_7b_instruct", 7241732096},
+                                                                  {"llama_v31_8b", 8030261248},
+                                                                  {"codellama", 6738546688}};
+  for (const auto& [id, count] : published) {
+    const auto variant = models::LlamaVariantOf(id);
+    LlamaParameterCount(id, variant.config, variant.smoke, count);
+  }
 }

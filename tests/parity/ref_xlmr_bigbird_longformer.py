@@ -1,4 +1,4 @@
-"""Parity references for fambench_xlmr, hf_bigbird and hf_longformer, built on parity_common.
+"""Parity references for fambench_xlmr, hf_roberta_base, hf_bigbird and hf_longformer, built on parity_common.
 
 Models are built from explicit configs with random weights (nothing is
 downloaded). Dropout stays at the published values: the C++ models call the
@@ -38,6 +38,14 @@ def xlmr_config(num_hidden_layers=24, vocab_size=250002):
                             type_vocab_size=1, layer_norm_eps=1e-5, pad_token_id=1, bos_token_id=0, eos_token_id=2)
 
 
+def xlmr_base_config(num_hidden_layers=12, vocab_size=250002):
+    # xlm-roberta-base's config.json, which TorchBench's hf_Roberta_base loads.
+    return XLMRobertaConfig(vocab_size=vocab_size, hidden_size=768, num_hidden_layers=num_hidden_layers,
+                            num_attention_heads=12, intermediate_size=3072, hidden_act="gelu",
+                            hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1, max_position_embeddings=514,
+                            type_vocab_size=1, layer_norm_eps=1e-5, pad_token_id=1, bos_token_id=0, eos_token_id=2)
+
+
 # hf_bigbird: 2 of the 12 layers, batch 1, 1024 tokens (TorchBench's train
 # length: block-sparse attention with the paper's random plan).
 BIGBIRD_PARITY_LAYERS = 2
@@ -63,6 +71,8 @@ def longformer_config(num_hidden_layers=12):
 def full_model(model_id):
     if model_id == "fambench_xlmr_full":
         return XLMRobertaForMaskedLM(xlmr_config())
+    if model_id == "hf_roberta_base_full":
+        return XLMRobertaForMaskedLM(xlmr_base_config())
     if model_id == "hf_bigbird_full":
         return BigBirdForMaskedLM(BigBirdConfig(attention_type="block_sparse"))
     if model_id == "hf_longformer_full":
@@ -89,6 +99,11 @@ def build(model_id):
             "loss": lambda m, i: F.cross_entropy(features(m, i), i["y_true"]),
             "optimizer": lambda m: torch.optim.SGD(m.parameters(), lr=0.01),
         }
+    if model_id == "hf_roberta_base":
+        # The Hugging Face masked-LM protocol on 2 layers and fambench_xlmr's
+        # 8192-row table.
+        config = xlmr_base_config(XLMR_PARITY_LAYERS, XLMR_PARITY_VOCAB)
+        return hf_token_lm(XLMRobertaForMaskedLM(config), config.vocab_size, BATCH, SEQ)
     if model_id == "hf_bigbird":
         # TorchBench: BigBirdConfig(attention_type="block_sparse"), i.e. google/bigbird-roberta-base.
         config = BigBirdConfig(attention_type="block_sparse", num_hidden_layers=BIGBIRD_PARITY_LAYERS)

@@ -1,5 +1,5 @@
-// Parity and smoke tests for the RoBERTa-style and long-sequence encoders: fambench_xlmr, hf_bigbird and
-// hf_longformer against transformers (ref_xlmr_bigbird_longformer.py).
+// Parity and smoke tests for the RoBERTa-style and long-sequence encoders: fambench_xlmr, hf_roberta_base,
+// hf_bigbird and hf_longformer against transformers (ref_xlmr_bigbird_longformer.py).
 //
 // fambench_xlmr is a very large configuration (560M parameters, a 250002 x
 // 1024 token table): its full model is checked for names, shapes and
@@ -169,6 +169,13 @@ TEST_CASE("parity fambench_xlmr") {
   CheckParityOf(models::FambenchXlmrInfoForTest(2, 8192), "fambench_xlmr", kScript,
                 ZeroGradParams{std::regex(R"(roberta\.encoder\.layer\.\d+\.attention\.self\.key\.bias)"), 0.01,
                                /*sgd=*/true});
+}
+
+TEST_CASE("parity hf_roberta_base") {
+  // xlm-roberta-base: 278M parameters, 192M of them the token table.
+  CheckFullStructure("hf_roberta_base");
+  CheckParityOf(models::HfRobertaBaseInfoForTest(2, 8192), "hf_roberta_base", kScript,
+                ZeroGradParams{std::regex(R"(roberta\.encoder\.layer\.\d+\.attention\.self\.key\.bias)"), 1e-3});
 }
 
 TEST_CASE("parity hf_bigbird") {
