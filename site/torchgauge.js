@@ -31,7 +31,7 @@
 
   var RUN_COLUMNS = ["Configuration", "Status", "Median (ms)", "Min (ms)", "Max (ms)", "CoV (%)",
                      "Throughput (samples/s)", "CPU peak (MiB)", "GPU peak (MiB)", "GFLOP/step", "TFLOP/s",
-                     "Kernels/step", "% of peak"];
+                     "Kernels/step", "% of peak", "TTFT / TPOT (ms)"];
   var MEASUREMENT_COLUMNS = ["Configuration", "Processes", "Samples", "Warm-up", "Threads",
                              "Process medians (ms)", "Noise band (%)"];
   var KERNEL_COLUMNS = ["Configuration", "Kernel", "Total (ms)", "Count"];
@@ -233,9 +233,11 @@
 
   // A build page's runs table per platform (<div class="tg-runs">), from the
   // build's models.js: [config, status, noise reason, median, min, max, CoV,
-  // throughput, CPU MiB, GPU MiB, GFLOP/step, TFLOP/s, kernels, % of peak].
+  // throughput, CPU MiB, GPU MiB, GFLOP/step, TFLOP/s, kernels, % of peak,
+  // TTFT / TPOT (ms) of a generative run, "" for the others].
   var BUILD_RUN_COLUMNS = ["Model", "Domain", "Configuration", "Median (ms)", "Throughput (samples/s)", "CoV (%)",
-                           "CPU peak (MiB)", "GPU peak (MiB)", "TFLOP/s", "% of peak", "Status"];
+                           "CPU peak (MiB)", "GPU peak (MiB)", "TFLOP/s", "% of peak", "TTFT / TPOT (ms)", "Status"];
+  var STATUS_COLUMN = BUILD_RUN_COLUMNS.indexOf("Status");
   function buildRuns(div) {
     var data = DATA[div.getAttribute("data-models-key")], platform = div.getAttribute("data-platform");
     if (!data) return;
@@ -245,7 +247,7 @@
       m.platforms.forEach(function (p) {
         if (p.id !== platform) return;
         p.runs.forEach(function (r) {
-          rows.push([model, m.domain, r[0], r[3], r[7], r[6], r[8], r[9], r[11], r[13], r[1]]);
+          rows.push([model, m.domain, r[0], r[3], r[7], r[6], r[8], r[9], r[11], r[13], r[14] || "", r[1]]);
           links.push(div.getAttribute("data-model-page").replace("{model}", encodeURIComponent(model)));
           noisy.push(r[2]);
         });
@@ -259,7 +261,7 @@
       cell.textContent = "";
       cell.appendChild(a);
       if (!noisy[i]) return;
-      var status = trs[i].children[10], badge = node("span", "noisy", "noisy");
+      var status = trs[i].children[STATUS_COLUMN], badge = node("span", "noisy", "noisy");
       badge.title = noisy[i];
       status.appendChild(document.createTextNode(" "));
       status.appendChild(badge);

@@ -32,14 +32,23 @@ std::string Cell(const mu::data& row, const std::string& key) {
 const char* const kRunColumns[] = {"median",  "min",     "max",    "cov",    "throughput",
                                    "cpu_mib", "gpu_mib", "gflops", "tflops", "kernels"};
 
+// A generative run's TTFT and median TPOT in ms ("12.3 / 4.56"), the build
+// page's generation table's figures; "" for another run.
+std::string GenerationCell(const core::RunResult& r) {
+  if (!r.generation) return {};
+  return Ms(r.generation->ttft_ms) + " / " + Ms(r.generation->tpot_median_ms);
+}
+
 // [config, status, noise reason ("" when clean), median, min, max, CoV,
-// throughput, CPU MiB, GPU MiB, GFLOP/step, TFLOP/s, kernels/step, % of peak]
+// throughput, CPU MiB, GPU MiB, GFLOP/step, TFLOP/s, kernels/step, % of peak,
+// TTFT / TPOT (ms)]
 json RunCells(const core::RunResult& r, const Manifest& m) {
   mu::data row = RunRow(r, "");
   SetPeakShare(row, r, m);
   json cells = json::array({Cell(row, "config"), Cell(row, "status"), Cell(row, "noise_reason")});
   for (const char* key : kRunColumns) cells.push_back(Cell(row, key));
   cells.push_back(Cell(row, "peak_pct"));
+  cells.push_back(GenerationCell(r));
   return cells;
 }
 

@@ -744,7 +744,8 @@ TEST_CASE("issue 13: results written before host_breakdown, system_load and peak
   const std::string cpu = page.substr(page.find("## Platform cpu-x86\\_64-2c"));
   CHECK(Has(cpu, "Time breakdown: *not measured on this platform* (no run has a GPU or a host breakdown)."));
   CHECK(Has(cpu, "Peaks: *not probed* on this platform"));
-  CHECK(Has(Read(build / "data" / "models.js"), "\"not probed\"]"));
+  // The % of peak cell, then the empty TTFT / TPOT cell of a run that does not generate.
+  CHECK(Has(Read(build / "data" / "models.js"), "\"not probed\",\"\"]"));
   CHECK_FALSE(Has(page, "run noisy:"));
   CHECK_FALSE(Has(page, "**noisy**"));
   CHECK_FALSE(Has(page, "Warning: noisy runs"));
@@ -802,4 +803,34 @@ TEST_CASE(
     CHECK(cols["high"] == nlohmann::json({1.2, 1.6}));
   }
   CHECK(found);
+}
+
+TEST_CASE("generation: the runs table's TTFT / TPOT cell agrees with the build page's generation table") {
+  // tests/data/compare_generation: llama_3_2_1b's eval runs with their
+  // generation measured (make_fixture.py).
+  fs::path root = Tmp("generation_cell");
+  const fs::path results = fs::path(TORCHGAUGE_SOURCE_DIR) / "tests" / "data" / "compare_generation" / "results";
+  BuildSite(Options(results, root / "site"));
+  const std::string build = "2.14.1-20261129";
+  const std::string page = Read(root / "site" / "builds" / build / "summary.md");
+  const std::string models_js = Read(root / "site" / "builds" / build / "data" / "models.js");
+  // The generation table's rows: | model | config | lengths | TTFT | TPOT | ...
+  const auto table = page.find("| Model | Configuration | Prompt → output tokens | TTFT (ms) |");
+  REQUIRE(table != std::string::npos);
+  std::istringstream lines(page.substr(table));
+  std::string line;
+  int rows = 0;
+  while (std::getline(lines, line) && line.starts_with("|")) {
+    std::vector<std::string> cells;
+    std::istringstream cs(line);
+    for (std::string c; std::getline(cs, c, '|');) cells.push_back(c);
+    if (cells.size() < 6 || !cells[1].starts_with(" llama")) continue;
+    auto trim = [](std::string s) { return s.substr(1, s.size() - 2); };
+    INFO(line);
+    CHECK(Has(models_js, Cat("\"", trim(cells[4]), " / ", trim(cells[5]), "\"")));
+    ++rows;
+  }
+  CHECK(rows > 0);
+  // A run without a generation gets an empty cell, not a 0.
+  CHECK_FALSE(Has(models_js, "\"0.00 / "));
 }
