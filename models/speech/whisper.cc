@@ -454,8 +454,11 @@ ModelInfo WhisperInfo(const std::string& id, const std::string& paper_name, cons
 }
 
 constexpr const char* kWhisperSmokeText =
-    "; smoke runs: 2 encoder (and decoder) layers, d_model 64, 4 heads, ffn 256, 80 mel bins x 200 frames "
-    "(max_source_positions 100), vocab 1024, 16 decoder tokens, projector 64";
+    "; smoke runs: 2 encoder layers, d_model 64, 4 heads, ffn 256, 80 mel bins x 200 frames "
+    "(max_source_positions 100), projector 64";
+constexpr const char* kWhisperTinySmokeText =
+    "; smoke runs: 2 encoder and 2 decoder layers, d_model 64, 4 heads, ffn 256, 80 mel bins x 200 frames "
+    "(max_source_positions 100), vocab 1024, 16 decoder tokens";
 
 }  // namespace
 
@@ -496,7 +499,7 @@ void AddWhisperModels(std::vector<ModelInfo>& out) {
                           std::string("transformers.WhisperForConditionalGeneration(openai/whisper-tiny config) "
                                       "(PyTorch's compiler suite, benchmarks/dynamo/huggingface_llm_models.py), "
                                       "random weights, log-mel input [1, 80, 3000], 448 decoder tokens") +
-                              kWhisperSmokeText,
+                              kWhisperTinySmokeText,
                           {.full = WhisperTinyConfig(),
                            .smoke = smoke,
                            .head = WhisperHead::kConditionalGeneration,
