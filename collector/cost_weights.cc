@@ -91,6 +91,11 @@ const std::map<std::string, double> kGflops = {
     {"demucs", 800.0},  // 426,888 stereo samples through 265M parameters of convolutions
     {"tacotron2", 30.0},
     {"tts_angular", 1.4},  // 3-layer LSTM, 768 units, ~50 frames
+    // Whisper: the encoder over 1500 positions (after the stride-2 conv on
+    // 3000 mel frames): projections, attention and the feed-forward per layer
+    {"hf_whisper", 37.2},           // 4 layers at d_model 384, projector 256
+    {"hf_distil_whisper", 1140.0},  // 24 layers at d_model 1024
+    {"whisper_tiny", 71.0},         // hf_whisper's encoder, 4 decoder layers and the 51865-word head over 448 tokens
     // other: per particle or grid point
     {"lennard_jones", 0.00001},
     {"maml", 0.05},  // per task

@@ -428,7 +428,11 @@ std::function<torch::Tensor()> JointTrainStep(std::shared_ptr<torch::inductor::A
     std::vector<torch::Tensor> result = loader->run(TracedInputs(w, input_names));
     for (size_t i = 0; i < trained.size(); ++i) {
       torch::Tensor param = trained[i];
-      param.mutable_grad() = result[i + 1];
+      // A package may return a gradient as a view of another output (the
+      // Whisper encoder's, say); the optimizer's zero_grad detaches .grad in
+      // place, which a view refuses, so a view is stored as its own copy.
+      const torch::Tensor& grad = result[i + 1];
+      param.mutable_grad() = grad.is_view() ? grad.clone() : grad;
     }
     optimizer->step();
     return result[0].detach();
