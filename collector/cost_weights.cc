@@ -69,7 +69,14 @@ const std::map<std::string, double> kGflops = {
     {"llama_3_2_1b", 1300.0},    // 973M non-embedding parameters, 512 tokens, attention and the 128k-word head
     {"llama_v2_7b_16h", 870.0},  // 3.24B non-embedding parameters, 128 tokens, attention and the 32k-word head
     {"nanogpt", 11.0},           // 85M non-embedding parameters over 64 tokens, the head at the last position
-    {"bert_pytorch", 26.0},      // BERT-base blocks and the 20k-word MLM head over 128 positions
+    // The later Llama-architecture models: 2 x non-embedding parameters x
+    // tokens, the head over every token, and the attention scores
+    {"qwen3_0_6b", 670.0},            // 440M non-embedding parameters, 512 tokens, the 152k-word head
+    {"mistral_7b_instruct", 1820.0},  // 6.98B non-embedding parameters, 128 tokens (eval)
+    {"llama_v31_8b", 7820.0},         // 6.98B non-embedding parameters, 512 tokens, the 128k-word head
+    {"codellama", 6900.0},            // 6.48B non-embedding parameters, 512 tokens
+    {"hf_roberta_base", 295.0},       // BERT-base's layers over 512 tokens and the 250k-word MLM head
+    {"bert_pytorch", 26.0},           // BERT-base blocks and the 20k-word MLM head over 128 positions
     // basic_gnn: 3 layers over 10,000 nodes and 200,000 edges (one graph)
     {"basic_gnn_edgecnn", 14.7},  // the 128-64-64 MLP on every edge
     {"basic_gnn_gcn", 0.33},
@@ -96,6 +103,11 @@ const std::map<std::string, double> kGflops = {
     {"hf_whisper", 37.2},           // 4 layers at d_model 384, projector 256
     {"hf_distil_whisper", 1140.0},  // 24 layers at d_model 1024
     {"whisper_tiny", 71.0},         // hf_whisper's encoder, 4 decoder layers and the 51865-word head over 448 tokens
+    // vision-language and image generation (issue 38)
+    {"hf_clip", 10.0},                       // ViT-B/32 at 224 (4.4) and the 12-layer text tower over 77 tokens
+    {"stable_diffusion_text_encoder", 6.0},  // 23 layers at width 1024 over TorchBench's 10 tokens
+    {"stable_diffusion_unet", 3500.0},       // SD2's UNet on 128x128 latents: ~4x SD 1.5's 0.8 TFLOP at 64x64
+    {"stable_diffusion_xl", 24000.0},        // SDXL's UNet on TorchBench's 256x256 latents
     // other: per particle or grid point
     {"lennard_jones", 0.00001},
     {"maml", 0.05},  // per task
