@@ -69,7 +69,11 @@ const std::map<std::string, double> kGflops = {
     {"llama_3_2_1b", 1300.0},    // 973M non-embedding parameters, 512 tokens, attention and the 128k-word head
     {"llama_v2_7b_16h", 870.0},  // 3.24B non-embedding parameters, 128 tokens, attention and the 32k-word head
     {"nanogpt", 11.0},           // 85M non-embedding parameters over 64 tokens, the head at the last position
-    {"bert_pytorch", 26.0},      // BERT-base blocks and the 20k-word MLM head over 128 positions
+    // SAM ViT-H on one 1024 px image: 32 blocks of 1280 over 64 x 64 tokens (2.6 T multiply-adds in the linear
+    // layers, windows padded to 70 x 70), global attention in 4 of them; the decoder is negligible
+    {"sam", 5600.0},
+    {"sam_fast", 5600.0},
+    {"bert_pytorch", 26.0},  // BERT-base blocks and the 20k-word MLM head over 128 positions
     // basic_gnn: 3 layers over 10,000 nodes and 200,000 edges (one graph)
     {"basic_gnn_edgecnn", 14.7},  // the 128-64-64 MLP on every edge
     {"basic_gnn_gcn", 0.33},
