@@ -37,7 +37,8 @@
 // predict(point (500, 375), label 1, multimask_output=True): the prompt
 // encoder (the point and a padding point, no box, the no-mask embedding),
 // the mask decoder's three masks and IoU scores, the masks upscaled to the
-// padded input, cropped, upscaled to the original size and thresholded at 0.
+// padded input, cropped and upscaled to the original size (Forward() returns
+// these logits; TorchBench's threshold at 0 is one comparison after them).
 // TorchBench reads truck.jpg (1800 x 1200); here a seeded random image of
 // that size, already resized (1024 x 683, as ResizeLongestSide rounds), and
 // the point in the resized frame. A batch of b is b such images, each with
