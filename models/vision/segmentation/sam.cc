@@ -471,17 +471,20 @@ class SamWorkload : public Workload {
     inputs_["input_points"] = point.view({1, 1, 1, 2}).repeat({b, 1, 1, 1});
     inputs_["input_labels"] = torch::ones({b, 1, 1}, torch::dtype(torch::kLong).device(opt.device));
     samples_per_step_ = b;
+    // Sam's pixel_mean / pixel_std buffers (not in its state dict), made
+    // here: torch::tensor inside a traced forward is recorded as an empty
+    // tensor without its values.
+    pixel_mean_ =
+        torch::tensor(std::vector<double>(std::begin(kSamPixelMean), std::end(kSamPixelMean)), f32).view({1, 3, 1, 1});
+    pixel_std_ =
+        torch::tensor(std::vector<double>(std::begin(kSamPixelStd), std::end(kSamPixelStd)), f32).view({1, 3, 1, 1});
   }
 
   torch::nn::Module& net() override { return *net_; }
 
   // Sam.preprocess: normalise, zero-pad to the square input.
   Tensor PixelValues() {
-    const auto& image = inputs_.at("image");
-    auto opts = image.options();
-    auto mean = torch::tensor(std::vector<double>(std::begin(kSamPixelMean), std::end(kSamPixelMean)), opts);
-    auto std_dev = torch::tensor(std::vector<double>(std::begin(kSamPixelStd), std::end(kSamPixelStd)), opts);
-    auto x = (image - mean.view({1, 3, 1, 1})) / std_dev.view({1, 3, 1, 1});
+    auto x = (inputs_.at("image") - pixel_mean_) / pixel_std_;
     const int64_t size = settings_.config.vision.image_size;
     return torch::constant_pad_nd(x, {0, size - x.size(3), 0, size - x.size(2)});
   }
@@ -528,6 +531,7 @@ class SamWorkload : public Workload {
  private:
   SamSettings settings_;
   SamModel net_{nullptr};
+  Tensor pixel_mean_, pixel_std_;
 };
 
 }  // namespace
