@@ -76,7 +76,11 @@ const std::map<std::string, double> kGflops = {
     {"llama_v31_8b", 7820.0},         // 6.98B non-embedding parameters, 512 tokens, the 128k-word head
     {"codellama", 6900.0},            // 6.48B non-embedding parameters, 512 tokens
     {"hf_roberta_base", 295.0},       // BERT-base's layers over 512 tokens and the 250k-word MLM head
-    {"bert_pytorch", 26.0},           // BERT-base blocks and the 20k-word MLM head over 128 positions
+    // SAM ViT-H on one 1024 px image: 32 blocks of 1280 over 64 x 64 tokens (2.6 T multiply-adds in the linear
+    // layers, windows padded to 70 x 70), global attention in 4 of them; the decoder is negligible
+    {"sam", 5600.0},
+    {"sam_fast", 5600.0},
+    {"bert_pytorch", 26.0},  // BERT-base blocks and the 20k-word MLM head over 128 positions
     // basic_gnn: 3 layers over 10,000 nodes and 200,000 edges (one graph)
     {"basic_gnn_edgecnn", 14.7},  // the 128-64-64 MLP on every edge
     {"basic_gnn_gcn", 0.33},
