@@ -99,12 +99,15 @@ void CheckSamTight(const std::string& what, const SamReference& r, const models:
 
 }  // namespace
 
-TEST_CASE("sam parity: image embeddings, masks and IoU scores against transformers' SamModel") {
+// Image embeddings, masks and IoU scores against transformers' SamModel.
+TEST_CASE("parity sam") {
   const auto r = LoadSamReference();
   CheckSamTight("sam", r, models::SamSmokeSettings(/*fast=*/false));
 }
 
-TEST_CASE("sam_fast parity: SDPA attention in float32 and the bfloat16 run against transformers' SamModel") {
+// SDPA attention in float32, and the bfloat16 run, against transformers'
+// SamModel.
+TEST_CASE("parity sam_fast") {
   const auto r = LoadSamReference();
   auto settings = models::SamSmokeSettings(/*fast=*/true);
   REQUIRE(settings.config.sdpa);
@@ -130,7 +133,7 @@ TEST_CASE("sam_fast parity: SDPA attention in float32 and the bfloat16 run again
 // ViT-H's 641M parameters without building all of them: the C++ model at
 // the full widths with 2 blocks (one windowed, one global) and 3 (one more of
 // each kind) gives the rest and one block of each kind.
-TEST_CASE("sam parity: the full configuration's parameter count against the reference on the meta device") {
+TEST_CASE("parity sam parameter count") {
   const int64_t reference =
       parity::RunReferenceScript(kSamScript, "sam.meta").at("param_count").toTensor().item<int64_t>();
   auto config = models::SamVitHConfig();
