@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -23,6 +24,19 @@ torch::Tensor TiedWeightsImpl::Embed(const torch::Tensor& ids) { return torch::e
 
 torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps) {
   return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps));
+}
+
+torch::Scalar FinfoMin(torch::ScalarType dtype) {
+  switch (dtype) {
+    case torch::kHalf:
+      return std::numeric_limits<c10::Half>::lowest();
+    case torch::kBFloat16:
+      return std::numeric_limits<c10::BFloat16>::lowest();
+    case torch::kDouble:
+      return std::numeric_limits<double>::lowest();
+    default:
+      return std::numeric_limits<float>::lowest();
+  }
 }
 
 torch::Tensor GeluNew(const torch::Tensor& x) {

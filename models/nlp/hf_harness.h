@@ -47,6 +47,11 @@ TORCH_MODULE(TiedWeights);
 // A LayerNorm over the last dimension with transformers' eps.
 torch::nn::LayerNorm MakeLayerNorm(int64_t dim, double eps);
 
+// torch.finfo(dtype).min, the value transformers' additive attention masks
+// put on a masked score, for the floating dtypes the models run in (fp32
+// for any other).
+torch::Scalar FinfoMin(torch::ScalarType dtype);
+
 // gelu_new (transformers' NewGELUActivation), spelled out as the reference
 // does rather than the fused gelu(approximate="tanh"). One op per statement:
 // C++ leaves the evaluation order of operands unspecified, and the order in

@@ -3,7 +3,6 @@
 #include <torch/torch.h>
 
 #include <cmath>
-#include <limits>
 
 #include "models/nlp/hf_harness.h"
 
@@ -28,19 +27,6 @@ struct T5Config {
 
 torch::nn::Linear NoBias(int64_t in, int64_t out) {
   return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
-}
-
-torch::Scalar LowestOf(torch::ScalarType dtype) {
-  switch (dtype) {
-    case torch::kHalf:
-      return std::numeric_limits<c10::Half>::lowest();
-    case torch::kBFloat16:
-      return std::numeric_limits<c10::BFloat16>::lowest();
-    case torch::kDouble:
-      return std::numeric_limits<double>::lowest();
-    default:
-      return std::numeric_limits<float>::lowest();
-  }
 }
 
 // Root-mean-square norm: scale only, statistics in fp32.
@@ -225,7 +211,7 @@ struct T5StackImpl : torch::nn::Module {
       // fit in fp16 and is refused by bf16's overflow check).
       auto opts = hidden.options();
       auto masked = torch::triu(torch::ones({seq, seq}, opts.dtype(torch::kBool)), 1);
-      auto mask = torch::zeros({seq, seq}, opts).masked_fill(masked, LowestOf(hidden.scalar_type()));
+      auto mask = torch::zeros({seq, seq}, opts).masked_fill(masked, FinfoMin(hidden.scalar_type()));
       position_bias = position_bias + mask.unsqueeze(0).unsqueeze(0).expand({input_ids.size(0), 1, seq, seq});
     }
     hidden = torch::dropout(hidden, dropout_p, is_training());

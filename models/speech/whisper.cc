@@ -77,6 +77,9 @@ WhisperConfig DistilWhisperSmokeConfig() {
 
 namespace {
 
+// nn.LayerNorm's default, which every Whisper norm keeps.
+constexpr double kWhisperLayerNormEps = 1e-5;
+
 // Whisper's sinusoids(length, channels): sin then cos halves, timescales
 // from 1 to 10000.
 torch::Tensor WhisperSinusoids(int64_t length, int64_t channels) {
@@ -85,22 +88,6 @@ torch::Tensor WhisperSinusoids(int64_t length, int64_t channels) {
   auto inv_timescales = torch::exp(-log_timescale_increment * torch::arange(channels / 2));
   auto scaled_time = torch::arange(length).view({-1, 1}) * inv_timescales.view({1, -1});
   return torch::cat({scaled_time.sin(), scaled_time.cos()}, 1);
-}
-
-torch::nn::LayerNorm WhisperLayerNorm(int64_t dim) { return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})); }
-
-// torch.finfo(dtype).min of the floating dtypes the model runs in.
-double WhisperDtypeMin(torch::ScalarType dtype) {
-  switch (dtype) {
-    case torch::kHalf:
-      return static_cast<double>(std::numeric_limits<c10::Half>::lowest());
-    case torch::kBFloat16:
-      return static_cast<double>(std::numeric_limits<c10::BFloat16>::lowest());
-    case torch::kDouble:
-      return std::numeric_limits<double>::lowest();
-    default:
-      return static_cast<double>(std::numeric_limits<float>::lowest());
-  }
 }
 
 torch::Tensor WhisperDropout(const torch::Tensor& x, double p, bool train) {
@@ -161,10 +148,10 @@ struct WhisperEncoderLayerImpl : torch::nn::Module {
   explicit WhisperEncoderLayerImpl(const WhisperConfig& c)
       : self_attn(
             register_module("self_attn", WhisperAttention(c.d_model, c.encoder_attention_heads, c.attention_dropout))),
-        self_attn_layer_norm(register_module("self_attn_layer_norm", WhisperLayerNorm(c.d_model))),
+        self_attn_layer_norm(register_module("self_attn_layer_norm", MakeLayerNorm(c.d_model, kWhisperLayerNormEps))),
         fc1(register_module("fc1", torch::nn::Linear(c.d_model, c.encoder_ffn_dim))),
         fc2(register_module("fc2", torch::nn::Linear(c.encoder_ffn_dim, c.d_model))),
-        final_layer_norm(register_module("final_layer_norm", WhisperLayerNorm(c.d_model))),
+        final_layer_norm(register_module("final_layer_norm", MakeLayerNorm(c.d_model, kWhisperLayerNormEps))),
         config(c) {}
 
   torch::Tensor forward(const torch::Tensor& input) {
@@ -191,13 +178,14 @@ struct WhisperDecoderLayerImpl : torch::nn::Module {
   explicit WhisperDecoderLayerImpl(const WhisperConfig& c)
       : self_attn(
             register_module("self_attn", WhisperAttention(c.d_model, c.decoder_attention_heads, c.attention_dropout))),
-        self_attn_layer_norm(register_module("self_attn_layer_norm", WhisperLayerNorm(c.d_model))),
+        self_attn_layer_norm(register_module("self_attn_layer_norm", MakeLayerNorm(c.d_model, kWhisperLayerNormEps))),
         encoder_attn(register_module("encoder_attn",
                                      WhisperAttention(c.d_model, c.decoder_attention_heads, c.attention_dropout))),
-        encoder_attn_layer_norm(register_module("encoder_attn_layer_norm", WhisperLayerNorm(c.d_model))),
+        encoder_attn_layer_norm(
+            register_module("encoder_attn_layer_norm", MakeLayerNorm(c.d_model, kWhisperLayerNormEps))),
         fc1(register_module("fc1", torch::nn::Linear(c.d_model, c.decoder_ffn_dim))),
         fc2(register_module("fc2", torch::nn::Linear(c.decoder_ffn_dim, c.d_model))),
-        final_layer_norm(register_module("final_layer_norm", WhisperLayerNorm(c.d_model))),
+        final_layer_norm(register_module("final_layer_norm", MakeLayerNorm(c.d_model, kWhisperLayerNormEps))),
         config(c) {}
 
   torch::Tensor forward(const torch::Tensor& input, const torch::Tensor& encoder_hidden,
@@ -235,7 +223,7 @@ struct WhisperEncoderImpl : torch::nn::Module {
             "conv2", torch::nn::Conv1d(torch::nn::Conv1dOptions(c.d_model, c.d_model, 3).stride(2).padding(1)))),
         embed_positions(register_module("embed_positions", torch::nn::Embedding(c.max_source_positions, c.d_model))),
         layers(register_module("layers", torch::nn::ModuleList())),
-        layer_norm(register_module("layer_norm", WhisperLayerNorm(c.d_model))),
+        layer_norm(register_module("layer_norm", MakeLayerNorm(c.d_model, kWhisperLayerNormEps))),
         config(c) {
     embed_positions->weight.requires_grad_(false);
     for (int64_t i = 0; i < c.encoder_layers; ++i) layers->push_back(WhisperEncoderLayer(c));
@@ -271,7 +259,7 @@ struct WhisperDecoderImpl : torch::nn::Module {
             torch::nn::Embedding(torch::nn::EmbeddingOptions(c.vocab_size, c.d_model).padding_idx(c.pad_token_id)))),
         embed_positions(register_module("embed_positions", torch::nn::Embedding(c.max_target_positions, c.d_model))),
         layers(register_module("layers", torch::nn::ModuleList())),
-        layer_norm(register_module("layer_norm", WhisperLayerNorm(c.d_model))),
+        layer_norm(register_module("layer_norm", MakeLayerNorm(c.d_model, kWhisperLayerNormEps))),
         config(c) {
     for (int64_t i = 0; i < c.decoder_layers; ++i) layers->push_back(WhisperDecoderLayer(c));
   }
@@ -290,7 +278,7 @@ struct WhisperDecoderImpl : torch::nn::Module {
     // (torch.finfo(dtype).min) where not.
     auto future = torch::ones({seq, seq}, input_ids.options().dtype(torch::kBool)).triu(1);
     auto mask = torch::zeros({1, 1, seq, seq}, hidden.options())
-                    .masked_fill(future.view({1, 1, seq, seq}), WhisperDtypeMin(hidden.scalar_type()));
+                    .masked_fill(future.view({1, 1, seq, seq}), FinfoMin(hidden.scalar_type()));
     for (const auto& layer : *layers) {
       if (WhisperLayerDropped(is_training(), config.decoder_layerdrop)) continue;
       hidden = layer->as<WhisperDecoderLayerImpl>()->forward(hidden, encoder_hidden, mask);

@@ -25,10 +25,6 @@ namespace {
 
 constexpr const char* kClipScript = "ref_clip.py";
 
-int64_t ClipMetaCount(const std::string& id) {
-  return parity::RunReferenceScript(kClipScript, id + ".meta").at("param_count").toTensor().item<int64_t>();
-}
-
 // A tower's parameters without its layers, plus its layers counted on one.
 int64_t ClipTowerLayers(const models::ClipTowerConfig& c) {
   return c.num_hidden_layers * parity::ParameterCount(*models::ClipEncoderLayer(c));
@@ -131,7 +127,7 @@ TEST_CASE("parity hf_clip parameter count") {
   const int64_t text_layers = ClipTowerLayers(config.text), vision_layers = ClipTowerLayers(config.vision);
   config.text.num_hidden_layers = config.vision.num_hidden_layers = 0;
   const int64_t ours = parity::ParameterCount(*models::ClipModel(config)) + text_layers + vision_layers;
-  const int64_t reference = ClipMetaCount("hf_clip");
+  const int64_t reference = parity::MetaParameterCount(kClipScript, "hf_clip");
   std::cout << "parity hf_clip parameter count: " << ours << ", reference (meta) " << reference << std::endl;
   CHECK(ours == reference);
   CHECK(ours == 151277313);
@@ -142,7 +138,7 @@ TEST_CASE("parity stable_diffusion_text_encoder parameter count") {
   const int64_t layers = ClipTowerLayers(config);
   config.num_hidden_layers = 0;
   const int64_t ours = parity::ParameterCount(*models::ClipTextModel(config)) + layers;
-  const int64_t reference = ClipMetaCount("stable_diffusion_text_encoder");
+  const int64_t reference = parity::MetaParameterCount(kClipScript, "stable_diffusion_text_encoder");
   std::cout << "parity stable_diffusion_text_encoder parameter count: " << ours << ", reference (meta) " << reference
             << std::endl;
   CHECK(ours == reference);

@@ -106,19 +106,20 @@ void LlamaParity(const std::string& id) {
 // reference built on the meta device.
 void LlamaParameterCount(const std::string& id, models::LlamaConfig config, const models::LlamaConfig& smoke_config,
                          int64_t published) {
-  const int64_t reference =
-      parity::RunReferenceScript(kScript, id + ".meta").at("param_count").toTensor().item<int64_t>();
-  const int64_t layers = config.num_hidden_layers, vocab = config.vocab_size;
+  const int64_t reference = parity::MetaParameterCount(kScript, id);
+  const int64_t vocab = config.vocab_size;
   config.vocab_size = 1;
-  config.num_hidden_layers = 1;
-  const int64_t one = parity::ParameterCount(*models::LlamaForCausalLM(config));
-  config.num_hidden_layers = 2;
-  const int64_t two = parity::ParameterCount(*models::LlamaForCausalLM(config));
   const int64_t tables = config.tie_word_embeddings ? 1 : 2;
-  const int64_t full = one + (layers - 1) * (two - one) + (vocab - 1) * config.hidden_size * tables;
+  const int64_t full = parity::CountByLayers(config.num_hidden_layers,
+                                             [&](int64_t n) {
+                                               auto c = config;
+                                               c.num_hidden_layers = n;
+                                               return parity::ParameterCount(*models::LlamaForCausalLM(c));
+                                             }) +
+                       (vocab - 1) * config.hidden_size * tables;
   const int64_t smoke = parity::ParameterCount(*models::LlamaForCausalLM(smoke_config));
-  std::cout << "parity " << id << " parameter count: " << full << " (" << two - one << " per layer), reference (meta) "
-            << reference << "; smoke configuration " << smoke << std::endl;
+  std::cout << "parity " << id << " parameter count: " << full << ", reference (meta) " << reference
+            << "; smoke configuration " << smoke << std::endl;
   CHECK(full == reference);
   CHECK(full == published);
 }

@@ -182,6 +182,15 @@ int64_t ParameterCount(torch::nn::Module& net) {
   return n;
 }
 
+int64_t MetaParameterCount(const std::string& script, const std::string& model_id) {
+  return RunReferenceScript(script, model_id + ".meta").at("param_count").toTensor().item<int64_t>();
+}
+
+int64_t CountByLayers(int64_t layers, const std::function<int64_t(int64_t)>& count_at) {
+  const int64_t one = count_at(1);
+  return one + (layers - 1) * (count_at(2) - one);
+}
+
 void CheckSameStructure(torch::nn::Module& net, const Reference& ref) {
   auto ours = NamedShapes(net);
   std::map<std::string, std::vector<int64_t>> theirs;

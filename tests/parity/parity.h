@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -55,6 +56,16 @@ double RelError(const torch::Tensor& actual, const torch::Tensor& expected);
 // Every parameter and buffer name of `net` with its shape, sorted by name.
 std::map<std::string, std::vector<int64_t>> NamedShapes(torch::nn::Module& net);
 int64_t ParameterCount(torch::nn::Module& net);
+
+// The parameter count the reference saves for `model_id` + ".meta" (its
+// published configuration built on torch.device("meta"), as an int64 tensor:
+// LibTorch's unpickler does not read a Python int over 2^31).
+int64_t MetaParameterCount(const std::string& script, const std::string& model_id);
+
+// A stack of `layers` alike layers counted from two small builds:
+// count_at(1) + (layers - 1) * (count_at(2) - count_at(1)), where count_at(n)
+// is the parameter count of the model built with n layers.
+int64_t CountByLayers(int64_t layers, const std::function<int64_t(int64_t)>& count_at);
 
 // Checks (with doctest) that names and shapes of parameters and buffers match
 // the reference exactly, and that the parameter counts agree.

@@ -134,8 +134,7 @@ TEST_CASE("parity sam_fast") {
 // the full widths with 2 blocks (one windowed, one global) and 3 (one more of
 // each kind) gives the rest and one block of each kind.
 TEST_CASE("parity sam parameter count") {
-  const int64_t reference =
-      parity::RunReferenceScript(kSamScript, "sam.meta").at("param_count").toTensor().item<int64_t>();
+  const int64_t reference = parity::MetaParameterCount(kSamScript, "sam");
   auto config = models::SamVitHConfig();
   const int64_t blocks = config.vision.num_hidden_layers;
   const auto globals = static_cast<int64_t>(config.vision.global_attn_indexes.size());

@@ -85,8 +85,7 @@ void SdUnetParity(const std::string& id) {
 
 void SdUnetParameterCountCheck(const std::string& id, const models::SdUnetConfig& full,
                                const models::SdUnetConfig& smoke, int64_t published) {
-  const int64_t reference =
-      parity::RunReferenceScript(kScript, id + ".meta").at("param_count").toTensor().item<int64_t>();
+  const int64_t reference = parity::MetaParameterCount(kScript, id);
   const int64_t ours = models::SdUnetParameterCount(full);
   const int64_t smoke_counted = models::SdUnetParameterCount(smoke);
   const int64_t smoke_whole = parity::ParameterCount(*models::SdUnet(smoke));

@@ -48,16 +48,14 @@ void WhisperParity(const std::string& id) {
 // 38M are built whole.
 void WhisperParameterCount(const std::string& id, models::WhisperConfig config, models::WhisperHead head,
                            int64_t published) {
-  const int64_t reference =
-      parity::RunReferenceScript(kWhisperScript, id + ".meta").at("param_count").toTensor().item<int64_t>();
+  const int64_t reference = parity::MetaParameterCount(kWhisperScript, id);
   int64_t full = 0;
   if (head == models::WhisperHead::kAudioClassification) {
-    const int64_t layers = config.encoder_layers;
-    config.encoder_layers = 1;
-    const int64_t one = parity::ParameterCount(*models::MakeWhisper(config, head));
-    config.encoder_layers = 2;
-    const int64_t two = parity::ParameterCount(*models::MakeWhisper(config, head));
-    full = one + (layers - 1) * (two - one);
+    full = parity::CountByLayers(config.encoder_layers, [&](int64_t n) {
+      auto c = config;
+      c.encoder_layers = n;
+      return parity::ParameterCount(*models::MakeWhisper(c, head));
+    });
   } else {
     full = parity::ParameterCount(*models::MakeWhisper(config, head));
   }

@@ -4,10 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
+
+#include "models/nlp/hf_harness.h"
 
 namespace torchgauge::models {
 
@@ -68,10 +69,8 @@ ClipTowerConfig StableDiffusionTextSmokeConfig() {
 
 namespace {
 
-torch::nn::LayerNorm ClipLayerNorm(const ClipTowerConfig& c) {
-  auto norm = torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps));
-  return norm;  // PyTorch's init: weight 1, bias 0, as _init_weights sets
-}
+// PyTorch's init (weight 1, bias 0) is what _init_weights sets.
+torch::nn::LayerNorm ClipLayerNorm(const ClipTowerConfig& c) { return MakeLayerNorm(c.hidden_size, c.layer_norm_eps); }
 
 // A Linear initialised as _init_weights does: weight N(0, std), bias zero.
 torch::nn::Linear ClipLinear(int64_t in, int64_t out, double stddev, bool bias = true) {
@@ -95,26 +94,11 @@ double ClipInProjStd(const ClipTowerConfig& c) {
          std::pow(2.0 * static_cast<double>(c.num_hidden_layers), -0.5) * c.initializer_factor;
 }
 
-// The most negative finite value of `dtype` (torch.finfo(dtype).min), which
-// transformers adds to the scores of masked positions.
-double ClipLowest(torch::ScalarType dtype) {
-  switch (dtype) {
-    case torch::kHalf:
-      return static_cast<double>(std::numeric_limits<c10::Half>::lowest());
-    case torch::kBFloat16:
-      return static_cast<double>(std::numeric_limits<c10::BFloat16>::lowest());
-    case torch::kDouble:
-      return std::numeric_limits<double>::lowest();
-    default:
-      return static_cast<double>(std::numeric_limits<float>::lowest());
-  }
-}
-
 // _create_4d_causal_attention_mask, plus _prepare_4d_attention_mask's
 // padding mask when one is given, added as CLIPAttention adds them.
 torch::Tensor ClipTextMask(int64_t batch, int64_t seq, const torch::Tensor& attention_mask,
                            const torch::TensorOptions& options) {
-  const double lowest = ClipLowest(c10::typeMetaToScalarType(options.dtype()));
+  const torch::Scalar lowest = FinfoMin(c10::typeMetaToScalarType(options.dtype()));
   auto causal = torch::full({seq, seq}, lowest, options).triu(1);
   causal = causal.view({1, 1, seq, seq}).expand({batch, 1, seq, seq});
   if (!attention_mask.defined()) return causal;

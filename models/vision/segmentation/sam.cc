@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "models/nlp/hf_harness.h"
 #include "models/unsupported_error.h"
 
 namespace torchgauge::models {
@@ -19,10 +20,6 @@ using torch::indexing::Slice;
 // SamLayerNorm(data_format="channels_first") / segment-anything's LayerNorm2d.
 Tensor SamChannelsFirstNorm(torch::nn::LayerNorm& norm, const Tensor& x) {
   return norm(x.permute({0, 2, 3, 1})).permute({0, 3, 1, 2});
-}
-
-torch::nn::LayerNorm SamLayerNorm(int64_t dim, double eps) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim}).eps(eps));
 }
 
 // softmax(q k^T * scale + bias) v, explicitly (transformers' eager path,
@@ -106,9 +103,9 @@ TORCH_MODULE(SamMLPBlock);
 struct SamVisionLayerImpl : torch::nn::Module {
   SamVisionLayerImpl(const SamConfig& c, int64_t window) : window(window) {
     const auto& v = c.vision;
-    layer_norm1 = register_module("layer_norm1", SamLayerNorm(v.hidden_size, v.layer_norm_eps));
+    layer_norm1 = register_module("layer_norm1", MakeLayerNorm(v.hidden_size, v.layer_norm_eps));
     attn = register_module("attn", SamVisionAttention(c, window));
-    layer_norm2 = register_module("layer_norm2", SamLayerNorm(v.hidden_size, v.layer_norm_eps));
+    layer_norm2 = register_module("layer_norm2", MakeLayerNorm(v.hidden_size, v.layer_norm_eps));
     mlp = register_module("mlp", SamMLPBlock(v.hidden_size, v.mlp_dim, /*relu=*/false));
   }
 
@@ -146,9 +143,9 @@ struct SamVisionNeckImpl : torch::nn::Module {
   explicit SamVisionNeckImpl(const SamVisionConfig& v) {
     const int64_t out = v.output_channels;
     conv1 = register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(v.hidden_size, out, 1).bias(false)));
-    layer_norm1 = register_module("layer_norm1", SamLayerNorm(out, 1e-6));
+    layer_norm1 = register_module("layer_norm1", MakeLayerNorm(out, 1e-6));
     conv2 = register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(out, out, 3).padding(1).bias(false)));
-    layer_norm2 = register_module("layer_norm2", SamLayerNorm(out, 1e-6));
+    layer_norm2 = register_module("layer_norm2", MakeLayerNorm(out, 1e-6));
   }
   // x [B, H, W, C] -> [B, out, H, W].
   Tensor forward(const Tensor& x) {
@@ -170,8 +167,8 @@ struct SamMaskEmbeddingImpl : torch::nn::Module {
     conv1 = register_module("conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(1, quarter, 2).stride(2)));
     conv2 = register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(quarter, ch, 2).stride(2)));
     conv3 = register_module("conv3", torch::nn::Conv2d(torch::nn::Conv2dOptions(ch, c.hidden_size, 1)));
-    layer_norm1 = register_module("layer_norm1", SamLayerNorm(quarter, 1e-6));
-    layer_norm2 = register_module("layer_norm2", SamLayerNorm(ch, 1e-6));
+    layer_norm1 = register_module("layer_norm1", MakeLayerNorm(quarter, 1e-6));
+    layer_norm2 = register_module("layer_norm2", MakeLayerNorm(ch, 1e-6));
   }
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr}, conv3{nullptr};
   torch::nn::LayerNorm layer_norm1{nullptr}, layer_norm2{nullptr};
@@ -217,13 +214,13 @@ struct SamTwoWayAttentionBlockImpl : torch::nn::Module {
     const int64_t d = c.hidden_size;
     const double eps = c.decoder_layer_norm_eps;
     self_attn = register_module("self_attn", SamAttention(c, 1));
-    layer_norm1 = register_module("layer_norm1", SamLayerNorm(d, eps));
+    layer_norm1 = register_module("layer_norm1", MakeLayerNorm(d, eps));
     cross_attn_token_to_image =
         register_module("cross_attn_token_to_image", SamAttention(c, c.attention_downsample_rate));
-    layer_norm2 = register_module("layer_norm2", SamLayerNorm(d, eps));
+    layer_norm2 = register_module("layer_norm2", MakeLayerNorm(d, eps));
     mlp = register_module("mlp", SamMLPBlock(d, c.decoder_mlp_dim, /*relu=*/true));
-    layer_norm3 = register_module("layer_norm3", SamLayerNorm(d, eps));
-    layer_norm4 = register_module("layer_norm4", SamLayerNorm(d, eps));
+    layer_norm3 = register_module("layer_norm3", MakeLayerNorm(d, eps));
+    layer_norm4 = register_module("layer_norm4", MakeLayerNorm(d, eps));
     cross_attn_image_to_token =
         register_module("cross_attn_image_to_token", SamAttention(c, c.attention_downsample_rate));
   }
@@ -256,7 +253,7 @@ struct SamTwoWayTransformerImpl : torch::nn::Module {
     final_attn_token_to_image =
         register_module("final_attn_token_to_image", SamAttention(c, c.attention_downsample_rate));
     // nn.LayerNorm(hidden_size): eps 1e-5 in both implementations.
-    layer_norm_final_attn = register_module("layer_norm_final_attn", SamLayerNorm(c.hidden_size, 1e-5));
+    layer_norm_final_attn = register_module("layer_norm_final_attn", MakeLayerNorm(c.hidden_size, 1e-5));
   }
 
   // point_embeddings [B, P, T, C], image embeddings and their positional
@@ -384,7 +381,7 @@ SamMaskDecoderImpl::SamMaskDecoderImpl(const SamConfig& c) : num_mask_tokens(c.n
                                   torch::nn::ConvTranspose2d(torch::nn::ConvTranspose2dOptions(d, d / 4, 2).stride(2)));
   upscale_conv2 = register_module(
       "upscale_conv2", torch::nn::ConvTranspose2d(torch::nn::ConvTranspose2dOptions(d / 4, d / 8, 2).stride(2)));
-  upscale_layer_norm = register_module("upscale_layer_norm", SamLayerNorm(d / 4, 1e-6));
+  upscale_layer_norm = register_module("upscale_layer_norm", MakeLayerNorm(d / 4, 1e-6));
   output_hypernetworks_mlps = register_module("output_hypernetworks_mlps", torch::nn::ModuleList());
   for (int64_t i = 0; i < num_mask_tokens; ++i) output_hypernetworks_mlps->push_back(SamFeedForward(d, d, d / 8, 3));
   iou_prediction_head = register_module(
