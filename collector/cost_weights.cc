@@ -81,6 +81,7 @@ const std::map<std::string, double> kGflops = {
     {"sam", 5600.0},
     {"sam_fast", 5600.0},
     {"bert_pytorch", 26.0},  // BERT-base blocks and the 20k-word MLM head over 128 positions
+    {"fastnlp_bert", 89.0},  // BERT-base blocks (85M parameters) over 474 words and their attention, a 2-wide head
     // basic_gnn: 3 layers over 10,000 nodes and 200,000 edges (one graph)
     {"basic_gnn_edgecnn", 14.7},  // the 128-64-64 MLP on every edge
     {"basic_gnn_gcn", 0.33},

@@ -1,0 +1,140 @@
+// Parity of fastnlp_bert (models/nlp/fastnlp_bert.h) against fastNLP 0.6.0's
+// own BertForQuestionAnswering over BertEmbedding (ref_fastnlp_bert.py), built
+// as TorchBench's fastNLP_Bert builds it on a simulated CMRC2018, at a reduced
+// encoder (2 layers, hidden 64, 4 heads, intermediate 128; the 21,128-row
+// vocabulary kept) with every dropout off: the eval logits, the train step's
+// CMRC2018Loss and every gradient (the pooler's, which the loss never
+// reaches, absent on both sides). The reference's words, word-piece table and
+// special pieces replace the C++ simulation's, so both map the same words to
+// the same pieces. The registered configuration's parameter count is checked
+// against fastNLP's BertModel built on the meta device, and the simulated
+// batch's shape against TorchBench's CMRC2018 lengths.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "models/nlp/fastnlp_bert.h"
+#include "tests/parity/parity.h"
+
+using namespace torchgauge;
+
+namespace {
+
+constexpr const char* kScript = "ref_fastnlp_bert.py";
+
+models::FastNlpBertConfig SmallConfig() {
+  models::FastNlpBertConfig c;
+  c.num_hidden_layers = 2;
+  c.hidden_size = 64;
+  c.num_attention_heads = 4;
+  c.intermediate_size = 128;
+  c.hidden_dropout_prob = 0;
+  c.attention_probs_dropout_prob = 0;
+  c.embed_dropout = 0;
+  c.word_dropout = 0;
+  return c;
+}
+
+models::FastNlpVocab ReferenceVocab(const c10::impl::GenericDict& saved) {
+  models::FastNlpVocab v;
+  const auto table = saved.at("word_to_piece").toTensor();
+  v.word_to_piece.assign(table.data_ptr<int64_t>(), table.data_ptr<int64_t>() + table.numel());
+  const auto specials = saved.at("special_pieces").toTensor();
+  v.piece_cls = specials[0].item<int64_t>();
+  v.piece_sep = specials[1].item<int64_t>();
+  v.piece_pad = specials[2].item<int64_t>();
+  v.word_sep = saved.at("word_sep_index").toTensor().item<int64_t>();
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("parity fastnlp_bert") {
+  const auto saved = parity::RunReferenceScript(kScript, "fastnlp_bert");
+  const auto ref = parity::ReferenceFromDict(saved);
+  models::WorkloadOptions opt;
+  opt.mode = models::Mode::kTrain;
+  opt.batch_size = ref.output.size(0);
+  models::SeedAll(0);
+  auto w = models::FastNlpBertInfo(SmallConfig()).create(opt);
+  auto* qa = w->net().as<models::FastNlpBertForQaImpl>();
+  REQUIRE(qa != nullptr);
+  qa->bert->model->UseVocab(ReferenceVocab(saved));
+  auto e = parity::MeasureParity(*w, ref, 1234);
+  // The attention keys' bias adds a constant to each row of scores, which
+  // softmax removes, and qa_outputs' bias one to every start (end) logit,
+  // which the cross entropy removes: their gradients are zero in exact
+  // arithmetic and rounding noise on both sides. Those are held to noise (at
+  // most 1e-6 of the largest gradient) and every other gradient is compared.
+  double largest = 0, noise = 0;
+  for (const auto& [name, g] : ref.grads) largest = std::max(largest, g.abs().max().item<double>());
+  auto ours = w->net().named_parameters();
+  e.grads_max = 0;
+  size_t compared = 0, keys = 0;
+  for (const auto& [name, g] : ref.grads) {
+    const auto& grad = ours[name].grad();
+    if (name.ends_with("attention.self.key.bias") || name == "qa_outputs.bias") {
+      ++keys;
+      noise = std::max({noise, grad.abs().max().item<double>() / largest, g.abs().max().item<double>() / largest});
+      continue;
+    }
+    ++compared;
+    const double err = parity::RelError(grad, g);
+    if (err >= e.grads_max) {
+      e.grads_max = err;
+      e.worst_grad = name;
+    }
+  }
+  e.grads = compared;
+  parity::CheckParityErrors("fastnlp_bert", ref, e, 1e-4);
+  std::cout << "parity fastnlp_bert: " << compared << " gradients compared (max rel err " << e.grads_max << ", "
+            << e.worst_grad << "); " << keys << " biases rounding noise on both sides, largest " << noise
+            << " of the largest gradient" << std::endl;
+  CHECK(e.output <= 1e-5);
+  CHECK(e.loss <= 1e-5);
+  CHECK(keys == 3);
+  CHECK(noise <= 1e-6);
+  // Every parameter but the pooler's two has a gradient on both sides.
+  CHECK(compared + keys + 2 == w->net().parameters().size());
+
+  const int64_t count =
+      parity::ParameterCount(*models::FastNlpBertForQa(models::FastNlpBertConfig{}, models::FastNlpVocab{}));
+  const int64_t meta = parity::MetaParameterCount(kScript, "fastnlp_bert");
+  std::cout << "parity fastnlp_bert: parameters of TorchBench's bert_config.json with the QA head " << count
+            << ", reference (meta) " << meta << std::endl;
+  CHECK(count == meta);
+  CHECK(count == 102269186);
+}
+
+TEST_CASE("fastnlp_bert simulated CMRC2018 batch") {
+  // TorchBench's lengths: context 457 (train) or 456 (dev) characters,
+  // [SEP], a 16-character question; the answer at 0 to 7. The encoder is
+  // reduced: only the inputs are checked.
+  for (const auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
+    const bool train = mode == models::Mode::kTrain;
+    models::WorkloadOptions opt;
+    opt.mode = mode;
+    opt.batch_size = train ? 6 : 1;
+    models::SeedAll(0);
+    auto w = models::FastNlpBertInfo(SmallConfig()).create(opt);
+    const auto& in = w->inputs();
+    const int64_t context = train ? 457 : 456;
+    CHECK(in.at("words").sizes() == torch::IntArrayRef({opt.batch_size, context + 1 + 16}));
+    CHECK(torch::equal(in.at("context_len"), torch::full({opt.batch_size}, context, torch::kLong)));
+    CHECK(in.at("target_end").eq(7).all().item<bool>());
+    auto* qa = w->net().as<models::FastNlpBertForQaImpl>();
+    REQUIRE(qa != nullptr);
+    const auto& vocab = qa->bert->model->vocab;
+    // The [SEP] word between context and question, and nowhere else.
+    CHECK(in.at("words").select(1, context).eq(vocab.word_sep).all().item<bool>());
+    CHECK(in.at("words").eq(vocab.word_sep).sum().item<int64_t>() == opt.batch_size);
+    // Train: 6 paragraphs of 457 characters and 30 questions of 16, so a few
+    // thousand distinct words; dev words the train set lacks are <unk>.
+    CHECK(vocab.word_to_piece.size() > 1000);
+    if (!train) CHECK(in.at("words").eq(vocab.word_unk).any().item<bool>());
+    torch::NoGradGuard no_grad;
+    w->net().eval();
+    CHECK(w->Forward().sizes() == torch::IntArrayRef({opt.batch_size, context + 1 + 16, 2}));
+  }
+}
