@@ -39,12 +39,28 @@ def hf_token_lm(model, vocab_size, batch, seq):
     }
 
 
-def main(build):
+def save_meta_count(modules_of, model_id, out):
+    """What parity::MetaParameterCount reads for <model_id>.meta: the parameter
+    count of modules_of(model_id), the published configuration built on the
+    meta device, as an int64 tensor (pickle writes a Python int over 2^31 in
+    5 bytes, which LibTorch's unpickler does not read)."""
+    with torch.device("meta"):
+        modules = modules_of(model_id)
+    count = sum(p.numel() for m in modules for p in m.parameters())
+    torch.save({"param_count": torch.tensor(count, dtype=torch.int64)}, out)
+
+
+def main(build, meta=None):
+    """build's parity file for --model <id>; with meta, save_meta_count(meta)
+    for --model <id>.meta."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--count-flops", action="store_true")
     args = parser.parse_args()
+    if meta is not None and args.model.endswith(".meta"):
+        save_meta_count(meta, args.model[: -len(".meta")], args.out)
+        return
 
     torch.manual_seed(0)
     torch.use_deterministic_algorithms(True, warn_only=True)

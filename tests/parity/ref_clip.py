@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 from transformers import CLIPConfig, CLIPModel, CLIPTextConfig, CLIPTextModel
 
-from parity_common import main
+from parity_common import main, save_meta_count
 
 BATCH = 4
 SEQ = 8
@@ -131,16 +131,12 @@ def save_sd_text(out):
                 "inputs": {"input_ids": ids}, "output": output.detach().clone()}, out)
 
 
-def save_meta_count(model_id, out):
-    with torch.device("meta"):
-        if model_id == "hf_clip":
-            model = CLIPModel(clip_config(smoke=False))
-        elif model_id == "stable_diffusion_text_encoder":
-            model = CLIPTextModel(sd_text_config(smoke=False))
-        else:
-            raise SystemExit(f"unknown model id {model_id}")
-    count = torch.tensor(sum(p.numel() for p in model.parameters()), dtype=torch.int64)
-    torch.save({"param_count": count}, out)
+def meta_modules(model_id):
+    if model_id == "hf_clip":
+        return [CLIPModel(clip_config(smoke=False))]
+    if model_id == "stable_diffusion_text_encoder":
+        return [CLIPTextModel(sd_text_config(smoke=False))]
+    raise SystemExit(f"unknown model id {model_id}")
 
 
 if __name__ == "__main__":
@@ -149,7 +145,7 @@ if __name__ == "__main__":
     parser.add_argument("--out", required=True)
     args, _ = parser.parse_known_args()
     if args.model.endswith(".meta"):
-        save_meta_count(args.model[: -len(".meta")], args.out)
+        save_meta_count(meta_modules, args.model[: -len(".meta")], args.out)
     elif args.model == "stable_diffusion_text_encoder":
         save_sd_text(args.out)
     else:

@@ -24,7 +24,6 @@ vocabulary) with the QA head, built on the meta device.
 import json
 import os
 import random
-import sys
 import tempfile
 
 import torch
@@ -138,24 +137,15 @@ def build(model_id):
             "optimizer": lambda m: torch.optim.SGD(m.parameters(), lr=0.0), "extra": extra, "save_grads": True}
 
 
-def save_meta_count(out):
-    config = fastnlp_bert.BertConfig.from_dict(FULL) if hasattr(fastnlp_bert.BertConfig, "from_dict") else None
-    if config is None:
-        path = os.path.join(tempfile.mkdtemp(prefix="fastnlp_bert_"), "bert_config.json")
-        with open(path, "w") as f:
-            json.dump(FULL, f)
-        config = fastnlp_bert.BertConfig.from_json_file(path)
-    with torch.device("meta"):
-        encoder = fastnlp_bert.BertModel(config)
-        head = torch.nn.Linear(FULL["hidden_size"], 2)
-    count = sum(p.numel() for p in encoder.parameters()) + sum(p.numel() for p in head.parameters())
-    empty = torch.zeros(0)
-    torch.save({"params": {}, "param_count": torch.tensor(count, dtype=torch.int64), "inputs": {}, "output": empty,
-                "loss": empty, "updated": {}}, out)
+def meta_modules(model_id):
+    """fastNLP's BertModel at bert_config.json and BertForQuestionAnswering's head."""
+    if model_id != "fastnlp_bert":
+        raise SystemExit(f"unknown model id {model_id}")
+    path = os.path.join(tempfile.mkdtemp(prefix="fastnlp_bert_"), "bert_config.json")
+    with open(path, "w") as f:
+        json.dump(FULL, f)
+    return [fastnlp_bert.BertModel(fastnlp_bert.BertConfig.from_json_file(path)), torch.nn.Linear(FULL["hidden_size"], 2)]
 
 
 if __name__ == "__main__":
-    if sys.argv[sys.argv.index("--model") + 1] == "fastnlp_bert.meta":
-        save_meta_count(sys.argv[sys.argv.index("--out") + 1])
-    else:
-        main(build)
+    main(build, meta=meta_modules)

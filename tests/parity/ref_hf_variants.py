@@ -21,7 +21,6 @@ A model id may carry a suffix:
   <id>.meta   builds the full config on torch.device("meta") and saves only
               its parameter count (no weights are allocated).
 """
-import sys
 
 import torch
 from transformers import (AlbertConfig, AlbertForMaskedLM, BartConfig, BartForConditionalGeneration, BertConfig,
@@ -127,18 +126,10 @@ def build(model_id):
     }
 
 
-def save_meta_count(model_id, out):
+def meta_modules(model_id):
     cls, config, _ = config_for(model_id, None)
-    with torch.device("meta"):
-        model = cls(config)
-    empty = torch.zeros(0)
-    torch.save({"params": {}, "param_count": sum(p.numel() for p in model.parameters()), "inputs": {},
-                "output": empty, "loss": empty, "updated": {}}, out)
+    return [cls(config)]
 
 
 if __name__ == "__main__":
-    model = sys.argv[sys.argv.index("--model") + 1]
-    if model.endswith(".meta"):
-        save_meta_count(model[: -len(".meta")], sys.argv[sys.argv.index("--out") + 1])
-    else:
-        main(build)
+    main(build, meta=meta_modules)

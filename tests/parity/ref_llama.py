@@ -35,7 +35,6 @@ each keeps):
   codellama            LlamaForCausalLM, codellama/CodeLlama-7b-hf (vocab
                        32016, rope theta 1e6); smoke: 8 KV heads
 """
-import sys
 
 import torch
 from transformers import (LlamaConfig, LlamaForCausalLM, MistralConfig, MistralForCausalLM, Qwen3Config,
@@ -151,21 +150,10 @@ def build(model_id):
     return {**spec, "extra": generation, "save_grads": True}
 
 
-def save_meta_count(model_id, out):
-    with torch.device("meta"):
-        model_class, config = model_class_and_config(smoke=False, model_id=model_id)
-        model = model_class(config)
-    empty = torch.zeros(0)
-    # An int64 tensor: pickle writes an int over 2^31 (llama_v2_7b_16h's
-    # 3.5B) in 5 bytes, which LibTorch's unpickler does not read.
-    count = torch.tensor(sum(p.numel() for p in model.parameters()), dtype=torch.int64)
-    torch.save({"params": {}, "param_count": count, "inputs": {},
-                "output": empty, "loss": empty, "updated": {}}, out)
+def meta_modules(model_id):
+    model_class, config = model_class_and_config(smoke=False, model_id=model_id)
+    return [model_class(config)]
 
 
 if __name__ == "__main__":
-    model_arg = sys.argv[sys.argv.index("--model") + 1]
-    if model_arg.endswith(".meta"):
-        save_meta_count(model_arg[: -len(".meta")], sys.argv[sys.argv.index("--out") + 1])
-    else:
-        main(build)
+    main(build, meta=meta_modules)

@@ -33,6 +33,8 @@ import torch
 from transformers import SamConfig, SamMaskDecoderConfig, SamModel, SamPromptEncoderConfig, SamVisionConfig
 from transformers.models.sam.image_processing_sam import SamImageProcessor
 
+from parity_common import save_meta_count
+
 PIXEL_MEAN = [123.675, 116.28, 103.53]
 PIXEL_STD = [58.395, 57.12, 57.375]
 IMAGES = 2
@@ -73,11 +75,8 @@ def redraw(model):
     model.prompt_encoder.shared_embedding.positional_embedding.copy_(gauss)
 
 
-def save_meta_count(out):
-    with torch.device("meta"):
-        model = SamModel(config(full=True))
-    count = torch.tensor(sum(p.numel() for p in model.parameters()), dtype=torch.int64)
-    torch.save({"param_count": count}, out)
+def meta_modules(model_id):
+    return [SamModel(config(full=True))]
 
 
 def main():
@@ -86,7 +85,7 @@ def main():
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     if args.model.endswith(".meta"):
-        save_meta_count(args.out)
+        save_meta_count(meta_modules, args.model[: -len(".meta")], args.out)
         return
 
     torch.manual_seed(0)

@@ -29,6 +29,8 @@ import argparse
 import torch
 from diffusers import UNet2DConditionModel
 
+from parity_common import save_meta_count
+
 SD2 = dict(
     sample_size=96,
     in_channels=4,
@@ -94,12 +96,8 @@ CONFIGS = {"stable_diffusion_unet": (SD2, SD2_SMOKE), "stable_diffusion_xl": (SD
 BATCH, SIDE, TOKENS, TEXT_EMBEDS = 2, 32, 8, 64
 
 
-def save_meta_count(model_id, out):
-    with torch.device("meta"):
-        model = UNet2DConditionModel(**CONFIGS[model_id][0])
-    # An int64 tensor: LibTorch's unpickler does not read a Python int over 2^31.
-    count = torch.tensor(sum(p.numel() for p in model.parameters()), dtype=torch.int64)
-    torch.save({"param_count": count}, out)
+def meta_modules(model_id):
+    return [UNet2DConditionModel(**CONFIGS[model_id][0])]
 
 
 def main(model_id, out):
@@ -147,6 +145,6 @@ if __name__ == "__main__":
     parser.add_argument("--out", required=True)
     args, _ = parser.parse_known_args()
     if args.model.endswith(".meta"):
-        save_meta_count(args.model[: -len(".meta")], args.out)
+        save_meta_count(meta_modules, args.model[: -len(".meta")], args.out)
     else:
         main(args.model, args.out)

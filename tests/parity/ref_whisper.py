@@ -18,7 +18,6 @@ gradient. The ids <id>.meta build the published configuration on torch.device("m
 count (an int64 tensor): WhisperConfig() for hf_whisper, distil-whisper/distil-medium.en's config.json for
 hf_distil_whisper, openai/whisper-tiny's for whisper_tiny.
 """
-import sys
 
 import torch
 from transformers import WhisperConfig, WhisperForAudioClassification, WhisperForConditionalGeneration
@@ -90,17 +89,9 @@ def build(model_id):
     }
 
 
-def save_meta_count(model_id, out):
-    with torch.device("meta"):
-        model = model_class(model_id)(full_config(model_id))
-    empty = torch.zeros(0)
-    count = torch.tensor(sum(p.numel() for p in model.parameters()), dtype=torch.int64)
-    torch.save({"params": {}, "param_count": count, "inputs": {}, "output": empty, "loss": empty, "updated": {}}, out)
+def meta_modules(model_id):
+    return [model_class(model_id)(full_config(model_id))]
 
 
 if __name__ == "__main__":
-    model_arg = sys.argv[sys.argv.index("--model") + 1]
-    if model_arg.endswith(".meta"):
-        save_meta_count(model_arg[: -len(".meta")], sys.argv[sys.argv.index("--out") + 1])
-    else:
-        main(build)
+    main(build, meta=meta_modules)
