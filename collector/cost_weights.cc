@@ -75,6 +75,8 @@ const std::map<std::string, double> kGflops = {
     {"mistral_7b_instruct", 1820.0},  // 6.98B non-embedding parameters, 128 tokens (eval)
     {"llama_v31_8b", 7820.0},         // 6.98B non-embedding parameters, 512 tokens, the 128k-word head
     {"codellama", 6900.0},            // 6.48B non-embedding parameters, 512 tokens
+    {"llama_v2_7b", 6900.0},          // 6.48B non-embedding parameters, 512 tokens (eval)
+    {"llama_v2_13b", 13500.0},        // 12.85B non-embedding parameters, 512 tokens (eval)
     {"hf_roberta_base", 295.0},       // BERT-base's layers over 512 tokens and the 250k-word MLM head
     // SAM ViT-H on one 1024 px image: 32 blocks of 1280 over 64 x 64 tokens (2.6 T multiply-adds in the linear
     // layers, windows padded to 70 x 70), global attention in 4 of them; the decoder is negligible

@@ -142,6 +142,22 @@ LlamaVariant CodeLlama7B() {
   return {c, ReducedFrom(c, 8)};
 }
 
+// meta-llama/Llama-2-7b-hf's and Llama-2-13b-hf's config.json: multi-head
+// attention, 4096 positions, rms eps 1e-5, rope theta 1e4, an untied head
+// over 32000 tokens; 7B is 4096 wide (11008, 32 layers, 32 heads), 13B 5120
+// (13824, 40 layers, 40 heads). Smoke: multi-head attention, as the full ones.
+LlamaVariant Llama2(int64_t hidden, int64_t intermediate, int64_t layers, int64_t heads) {
+  LlamaConfig c = Llama2_7B16hConfig();
+  c.hidden_size = hidden;
+  c.intermediate_size = intermediate;
+  c.num_hidden_layers = layers;
+  c.num_attention_heads = heads;
+  c.num_key_value_heads = heads;
+  c.max_position_embeddings = 4096;
+  c.rms_norm_eps = 1e-5;
+  return {c, ReducedFrom(c, 8)};
+}
+
 }  // namespace
 
 LlamaVariant LlamaVariantOf(const std::string& id) {
@@ -149,6 +165,8 @@ LlamaVariant LlamaVariantOf(const std::string& id) {
   if (id == "mistral_7b_instruct") return Mistral7BInstruct();
   if (id == "llama_v31_8b") return Llama31_8B();
   if (id == "codellama") return CodeLlama7B();
+  if (id == "llama_v2_7b") return Llama2(4096, 11008, 32, 32);
+  if (id == "llama_v2_13b") return Llama2(5120, 13824, 40, 40);
   TORCH_CHECK(false, "Llama: no variant named '", id, "'");
 }
 
@@ -520,6 +538,21 @@ void AddLlamaModels(std::vector<ModelInfo>& out) {
                            "TorchBench's canary codellama; smoke runs: 2 layers, hidden 256, 8 heads, 8 KV heads, "
                            "intermediate 512, vocab 1024",
                            code.config, code.smoke, 512, 512));
+  for (const auto* id : {"llama_v2_7b", "llama_v2_13b"}) {
+    const auto v = LlamaVariantOf(id);
+    const std::string size = std::string(id) == "llama_v2_7b" ? "7b" : "13b";
+    out.push_back(EvalOnly(LlamaEntry(id,
+                                      "transformers.LlamaForCausalLM(meta-llama/Llama-2-" + size +
+                                          "-hf config), random weights, as "
+                                          "TorchBench's canary " +
+                                          id +
+                                          "; smoke runs: 2 layers, hidden 256, 8 heads, 8 KV heads, "
+                                          "intermediate 512, vocab 1024",
+                                      v.config, v.smoke, 512, 512),
+                           std::string("TorchBench's ") + id +
+                               " has no train test (its train() returns NotImplementedError: \"FSDP "
+                               "should implement a training loop\")"));
+  }
 }
 
 }  // namespace torchgauge::models

@@ -145,15 +145,31 @@ TEST_CASE("parity qwen3_0_6b") { LlamaParity("qwen3_0_6b"); }
 TEST_CASE("parity mistral_7b_instruct") { LlamaParity("mistral_7b_instruct"); }
 TEST_CASE("parity llama_v31_8b") { LlamaParity("llama_v31_8b"); }
 TEST_CASE("parity codellama") { LlamaParity("codellama"); }
+// Llama-2-13B differs from -7B only in widths, which the reduced
+// configuration replaces: the one parity run covers both (their full sizes
+// are counted below).
+TEST_CASE("parity llama_v2_7b") {
+  LlamaParity("llama_v2_7b");
+  const auto a = models::LlamaVariantOf("llama_v2_7b").smoke, b = models::LlamaVariantOf("llama_v2_13b").smoke;
+  CHECK(a.vocab_size == b.vocab_size);
+  CHECK(a.hidden_size == b.hidden_size);
+  CHECK(a.intermediate_size == b.intermediate_size);
+  CHECK(a.num_hidden_layers == b.num_hidden_layers);
+  CHECK(a.num_attention_heads == b.num_attention_heads);
+  CHECK(a.num_key_value_heads == b.num_key_value_heads);
+  CHECK(a.max_position_embeddings == b.max_position_embeddings);
+  CHECK(a.rope_theta == b.rope_theta);
+  CHECK(a.rms_norm_eps == b.rms_norm_eps);
+  CHECK(a.tie_word_embeddings == b.tie_word_embeddings);
+}
 
 // The published sizes: 596M (Qwen3-0.6B), 7.24B (Mistral-7B), 8.03B
-// (Llama-3.1-8B) and 6.74B (CodeLlama-7B), built on the meta device in the
-// reference.
+// (Llama-3.1-8B), 6.74B (CodeLlama-7B), 6.74B and 13.0B (Llama-2-7B and
+// -13B), built on the meta device in the reference.
 TEST_CASE("parity llama variants parameter count") {
-  const std::vector<std::pair<std::string, int64_t>> published = {{"qwen3_0_6b", 596049920},
-                                                                  {"mistral_7b_instruct", 7241732096},
-                                                                  {"llama_v31_8b", 8030261248},
-                                                                  {"codellama", 6738546688}};
+  const std::vector<std::pair<std::string, int64_t>> published = {
+      {"qwen3_0_6b", 596049920}, {"mistral_7b_instruct", 7241732096}, {"llama_v31_8b", 8030261248},
+      {"codellama", 6738546688}, {"llama_v2_7b", 6738415616},         {"llama_v2_13b", 13015864320}};
   for (const auto& [id, count] : published) {
     const auto variant = models::LlamaVariantOf(id);
     LlamaParameterCount(id, variant.config, variant.smoke, count);

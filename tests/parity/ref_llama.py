@@ -84,8 +84,17 @@ def variant_config(smoke, model_id):
         if smoke:
             fields.update(SMOKE, num_key_value_heads=2, sliding_window=8)
         return MistralForCausalLM, MistralConfig(attn_implementation="eager", torch_dtype=torch.float32, **fields)
-    if model_id in ("llama_v31_8b", "codellama"):
-        if model_id == "llama_v31_8b":
+    if model_id in ("llama_v31_8b", "codellama", "llama_v2_7b", "llama_v2_13b"):
+        if model_id in ("llama_v2_7b", "llama_v2_13b"):
+            # meta-llama/Llama-2-7b-hf's and Llama-2-13b-hf's config.json.
+            wide = model_id == "llama_v2_13b"
+            fields = dict(vocab_size=32000, hidden_size=5120 if wide else 4096,
+                          intermediate_size=13824 if wide else 11008, num_hidden_layers=40 if wide else 32,
+                          num_attention_heads=40 if wide else 32, num_key_value_heads=40 if wide else 32,
+                          max_position_embeddings=4096, rope_theta=10000.0, rope_scaling=None, rms_norm_eps=1e-5,
+                          tie_word_embeddings=False, attention_bias=False, mlp_bias=False, **COMMON)
+            smoke_kv = 8
+        elif model_id == "llama_v31_8b":
             fields = dict(vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
                           num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=131072,
                           rope_theta=500000.0,
@@ -138,7 +147,7 @@ def generation(model, inputs):
 
 def build(model_id):
     if model_id not in ("llama_3_2_1b", "llama_v2_7b_16h", "qwen3_0_6b", "mistral_7b_instruct", "llama_v31_8b",
-                        "codellama"):
+                        "codellama", "llama_v2_7b", "llama_v2_13b"):
         raise SystemExit(f"unknown model id {model_id}")
     model_class, config = model_class_and_config(smoke=True, model_id=model_id)
     # Weights at std 0.2, not the published 0.02: at 0.02 the two blocks
