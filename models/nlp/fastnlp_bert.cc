@@ -226,6 +226,7 @@ struct SimulatedBatch {
 // TorchBench's generate_inputs for `mode` at `batch`, then the first batch of
 // the mode's dataset (DataSetIter, sequential).
 SimulatedBatch SimulateBatch(Mode mode, int64_t batch, bool smoke) {
+  TORCH_CHECK(batch > 0, "fastnlp_bert: batch size must be positive, got ", batch);
   const bool train = mode == Mode::kTrain;
   const int64_t train_items = train ? batch : kDefaultTrainBatch, dev_items = train ? kDefaultEvalBatch : batch;
   std::set<int64_t> drawn;
@@ -335,17 +336,16 @@ WordPieces MapToPieces(const torch::Tensor& words, const FastNlpVocab& vocab, co
   out.pieces = words.new_full({batch, std::min(out.max_pieces + 2, max_positions)}, vocab.piece_pad);
   out.attn_masks = torch::zeros_like(out.pieces);
   // The host loop: each row's pieces as a list, copied into its row.
-  const auto host_words = words.cpu();
-  const auto host_seq = out.seq_len.cpu();
-  const auto host_lengths = lengths.cpu();
+  const auto host_words = words.cpu().contiguous(), host_seq = out.seq_len.cpu(), host_lengths = lengths.cpu();
+  const auto w = host_words.accessor<int64_t, 2>();
+  const auto seq = host_seq.accessor<int64_t, 1>();
+  const auto piece_lengths_of = host_lengths.accessor<int64_t, 1>();
   for (int64_t i = 0; i < batch; ++i) {
     std::vector<int64_t> row;
-    const auto w = host_words[i];
-    for (int64_t j = 0; j < host_seq[i].item<int64_t>(); ++j) {
-      row.push_back(vocab.word_to_piece.at(static_cast<size_t>(w[j].item<int64_t>())));
-    }
+    row.reserve(static_cast<size_t>(seq[i]));
+    for (int64_t j = 0; j < seq[i]; ++j) row.push_back(vocab.word_to_piece.at(static_cast<size_t>(w[i][j])));
     if (static_cast<int64_t>(row.size()) > max_positions - 2) row.resize(static_cast<size_t>(max_positions - 2));
-    const int64_t n = host_lengths[i].item<int64_t>();
+    const int64_t n = piece_lengths_of[i];
     out.pieces.index_put_({i, Slice(1, n + 1)}, torch::tensor(row, torch::kLong));
     out.attn_masks.index({i, Slice(None, n + 2)}).fill_(1);
   }
@@ -417,17 +417,7 @@ namespace {
 class FastNlpBertWorkload : public Workload {
  public:
   FastNlpBertWorkload(const WorkloadOptions& opt, const FastNlpBertConfig& config)
-      : net_(nullptr), batch_(SimulateBatch(opt.mode, opt.batch_size, opt.smoke)) {
-    TORCH_CHECK(opt.batch_size > 0, "fastnlp_bert: batch size must be positive, got ", opt.batch_size);
-    net_ = FastNlpBertForQa(config, batch_.vocab);
-    net_->to(opt.device);
-    net_->train(opt.mode == Mode::kTrain);
-    inputs_["words"] = batch_.words.to(opt.device);
-    inputs_["target_start"] = batch_.target_start.to(opt.device);
-    inputs_["target_end"] = batch_.target_end.to(opt.device);
-    inputs_["context_len"] = batch_.context_len.to(opt.device);
-    samples_per_step_ = opt.batch_size;
-  }
+      : FastNlpBertWorkload(opt, config, SimulateBatch(opt.mode, opt.batch_size, opt.smoke)) {}
 
   torch::nn::Module& net() override { return *net_; }
 
@@ -465,8 +455,18 @@ class FastNlpBertWorkload : public Workload {
     return (start_loss + end_loss) / batch / 2;
   }
 
+  FastNlpBertWorkload(const WorkloadOptions& opt, const FastNlpBertConfig& config, const SimulatedBatch& batch)
+      : net_(config, batch.vocab) {
+    net_->to(opt.device);
+    net_->train(opt.mode == Mode::kTrain);
+    inputs_["words"] = batch.words.to(opt.device);
+    inputs_["target_start"] = batch.target_start.to(opt.device);
+    inputs_["target_end"] = batch.target_end.to(opt.device);
+    inputs_["context_len"] = batch.context_len.to(opt.device);
+    samples_per_step_ = opt.batch_size;
+  }
+
   FastNlpBertForQa net_;
-  SimulatedBatch batch_;
 };
 
 }  // namespace

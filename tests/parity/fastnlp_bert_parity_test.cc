@@ -11,7 +11,6 @@
 // batch's shape against TorchBench's CMRC2018 lengths.
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <iostream>
 
 #include "models/nlp/fastnlp_bert.h"
@@ -61,42 +60,18 @@ TEST_CASE("parity fastnlp_bert") {
   auto* qa = w->net().as<models::FastNlpBertForQaImpl>();
   REQUIRE(qa != nullptr);
   qa->bert->model->UseVocab(ReferenceVocab(saved));
-  auto e = parity::MeasureParity(*w, ref, 1234);
   // The attention keys' bias adds a constant to each row of scores, which
   // softmax removes, and qa_outputs' bias one to every start (end) logit,
   // which the cross entropy removes: their gradients are zero in exact
-  // arithmetic and rounding noise on both sides. Those are held to noise (at
-  // most 1e-6 of the largest gradient) and every other gradient is compared.
-  double largest = 0, noise = 0;
-  for (const auto& [name, g] : ref.grads) largest = std::max(largest, g.abs().max().item<double>());
-  auto ours = w->net().named_parameters();
-  e.grads_max = 0;
-  size_t compared = 0, keys = 0;
-  for (const auto& [name, g] : ref.grads) {
-    const auto& grad = ours[name].grad();
-    if (name.ends_with("attention.self.key.bias") || name == "qa_outputs.bias") {
-      ++keys;
-      noise = std::max({noise, grad.abs().max().item<double>() / largest, g.abs().max().item<double>() / largest});
-      continue;
-    }
-    ++compared;
-    const double err = parity::RelError(grad, g);
-    if (err >= e.grads_max) {
-      e.grads_max = err;
-      e.worst_grad = name;
-    }
-  }
-  e.grads = compared;
+  // arithmetic, rounding noise on both sides, held to that; every other
+  // gradient is compared.
+  const auto e = parity::MeasureParity(*w, ref, 1234, std::nullopt, {"attention.self.key.bias", "qa_outputs.bias"});
   parity::CheckParityErrors("fastnlp_bert", ref, e, 1e-4);
-  std::cout << "parity fastnlp_bert: " << compared << " gradients compared (max rel err " << e.grads_max << ", "
-            << e.worst_grad << "); " << keys << " biases rounding noise on both sides, largest " << noise
-            << " of the largest gradient" << std::endl;
   CHECK(e.output <= 1e-5);
   CHECK(e.loss <= 1e-5);
-  CHECK(keys == 3);
-  CHECK(noise <= 1e-6);
+  CHECK(e.noise_grads == 3);
   // Every parameter but the pooler's two has a gradient on both sides.
-  CHECK(compared + keys + 2 == w->net().parameters().size());
+  CHECK(e.grads + e.noise_grads + 2 == w->net().parameters().size());
 
   const int64_t count =
       parity::ParameterCount(*models::FastNlpBertForQa(models::FastNlpBertConfig{}, models::FastNlpVocab{}));

@@ -128,8 +128,14 @@ struct AdamFirstStep {
 // with `train_seed` as the script does), and the train step's gradients
 // where the script saved them (every one must exist here). Returns the
 // errors; checks nothing against a tolerance.
+// `zero_grads` names (by suffix) the parameters whose gradient is zero in
+// exact arithmetic (a key bias, which softmax cancels): their gradients are
+// rounding noise on both sides, counted in noise_grads with the larger
+// side's share of the reference's largest gradient in noise_grad_max,
+// which CheckParityErrors holds to 1e-6, instead of compared.
 ParityErrors MeasureParity(models::Workload& workload, const Reference& ref, uint64_t train_seed = 1234,
-                           const std::optional<AdamFirstStep>& adam = std::nullopt);
+                           const std::optional<AdamFirstStep>& adam = std::nullopt,
+                           const std::vector<std::string>& zero_grads = {});
 
 // The whole protocol for one model: structure check, weight copy, eval
 // forward (net().eval(), no grad), then one TrainStep() from the same weights
