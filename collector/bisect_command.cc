@@ -87,7 +87,10 @@ struct Judgement {
   std::string why;
   bool in_band = false;  // unknown because the change lies inside the processes' spread
 };
-Judgement Judge(const core::PlatformComparison& cmp, const std::string& metric, double alpha) {
+// With `improvement`, "different" is a change for the better, and a status
+// that got better (error -> ok), instead of the worse.
+Judgement Judge(const core::PlatformComparison& cmp, const std::string& metric, double alpha, bool improvement) {
+  const core::Verdict sought = improvement ? core::Verdict::kImprovement : core::Verdict::kRegression;
   std::string unknown;
   bool in_band = false;
   for (const auto& c : cmp.changes) {
@@ -95,7 +98,7 @@ Judgement Judge(const core::PlatformComparison& cmp, const std::string& metric, 
     const std::string what =
         c.key.model + " " + core::MetricName(c.metric) + " " +
         std::to_string(static_cast<int>(c.delta_percent >= 0 ? c.delta_percent + 0.5 : c.delta_percent - 0.5)) + "%";
-    if (c.verdict == core::Verdict::kRegression)
+    if (c.verdict == sought)
       return {StepVerdict::kDifferent, what + (c.p_value ? ", p " + PValue(*c.p_value) : std::string())};
     if (c.verdict == core::Verdict::kNoise || c.verdict == core::Verdict::kTooFewSamples ||
         c.verdict == core::Verdict::kNoisyRun) {
@@ -119,10 +122,13 @@ Judgement Judge(const core::PlatformComparison& cmp, const std::string& metric, 
     }
   }
   for (const auto& s : cmp.status_changes) {
-    if (s.worse) return {StepVerdict::kDifferent, s.key.model + " " + s.base_status + " -> " + s.new_status};
+    if (s.worse != improvement) {
+      return {StepVerdict::kDifferent, s.key.model + " " + s.base_status + " -> " + s.new_status};
+    }
   }
   if (!unknown.empty()) return {StepVerdict::kUnknown, unknown, in_band};
-  return {StepVerdict::kSame, "every compared metric within its threshold, or better"};
+  return {StepVerdict::kSame, improvement ? "every compared metric within its threshold, or worse"
+                                          : "every compared metric within its threshold, or better"};
 }
 
 }  // namespace
@@ -258,6 +264,8 @@ int RunBisect(const BisectCommandOptions& o) {
   const auto log = core::BisectLogPath(o.work_dir);
   std::ofstream(log, std::ios::trunc) << "torchgauge bisect: good " << o.good << ", bad " << o.bad << ", "
                                       << revs.size() << " candidates"
+                                      << (o.metric.empty() ? "" : ", metric " + o.metric)
+                                      << (o.improvement ? ", looking for an improvement" : "")
                                       << (o.alert_id.empty() ? "" : ", alert " + o.alert_id) << "\n";
   RevisionMeter meter(o, core::BisectResultsRoot(o.work_dir), log);
   const StepSize first{o.processes, o.runs.repeat.value_or(core::RunSettings{}.repeat)};
@@ -276,7 +284,7 @@ int RunBisect(const BisectCommandOptions& o) {
           "rev-" + std::to_string(index) + "-p" + std::to_string(size.processes) + "-r" + std::to_string(size.repeat);
       if (!good || !meter.Measure(rev, build_id, size)) return core::BisectVerdict::kSkip;
       const auto cmp = core::CompareRunSets({good}, meter.Load(build_id), options);
-      const auto [verdict, why, in_band] = Judge(cmp, o.metric, options.alpha);
+      const auto [verdict, why, in_band] = Judge(cmp, o.metric, options.alpha, o.improvement);
       meter.Note(rev + " (" + size.Text() + "): " + Name(verdict) + ": " + why);
       if (verdict == StepVerdict::kDifferent) return core::BisectVerdict::kBad;
       if (verdict == StepVerdict::kSame) return core::BisectVerdict::kGood;
@@ -302,7 +310,8 @@ int RunBisect(const BisectCommandOptions& o) {
   if (unknowns > 0) std::cout << unknowns << " measurement(s) were unknown and were repeated with more processes\n";
   if (!o.alert_id.empty() && !o.results_root.empty()) RecordCulprit(o, result, revs, log);
   if (!result.first_bad_index) return 1;
-  std::cout << "first bad revision: " << result.first_bad << "\n";
+  std::cout << "first bad revision: " << result.first_bad << (o.improvement ? " (the first that improved)" : "")
+            << "\n";
   return 0;
 }
 

@@ -50,8 +50,12 @@ struct BisectCommandOptions {
   // Worker processes per measurement at first: the comparison's unit is the
   // process, and 4 against 4 is the fewest that can reach p < 0.05.
   int processes = 4;
-  int max_processes = 16;              // an unknown verdict doubles them up to this
-  std::string metric;                  // judge only this metric (an alert's); empty: every compared metric
+  int max_processes = 16;  // an unknown verdict doubles them up to this
+  std::string metric;      // judge only this metric (--metric, or an alert's); empty: every one
+  // --improvement: look for the first revision that is better than --good
+  // (a speed-up, a smaller peak), where bisect otherwise looks for the first
+  // that is worse. A release history's improvements are bisected this way.
+  bool improvement = false;
   std::string alert_id;                // --alert: the culprit is recorded under this id
   std::filesystem::path results_root;  // --results: where culprits.json goes
 };

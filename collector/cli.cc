@@ -247,6 +247,16 @@ void AddBisectCommand(CLI::App& app, CliState& state) {
   sub->add_option("--work-dir", o->work_dir, "Where each step's results and bisect.log go")->capture_default_str();
   core::AddCompareOptions(*sub, o->compare, {.prefix = "", .history = false});
   sub->add_flag("--verify-bad", o->verify_bad, "Also measure --bad instead of assuming it is bad");
+  sub->add_option("--metric", o->metric,
+                  "Judge only this metric (default: every compared one; with --alert: the alert's)")
+      ->check([](const std::string& m) {
+        return core::MetricFromName(m) ? std::string()
+                                       : "unknown metric '" + m +
+                                             "' (time, throughput, cpu_memory, gpu_memory, ttft, tpot or tokens_per_s)";
+      });
+  sub->add_flag("--improvement", o->improvement,
+                "Look for the first revision that improved on --good (faster, smaller) instead of the first that "
+                "regressed: a release history's improvements");
   sub->callback([&state, o, alert, alerts_file, mode, precision, backend] {
     Guard(state, [&] {
       if (o->collector.empty()) o->collector = std::filesystem::read_symlink("/proc/self/exe").string();

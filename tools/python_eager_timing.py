@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""Times a model's step in Python's own eager PyTorch: the outside check of
-a release-over-release change that TorchGauge reports (issue: the release
-history). The workload is the one the collector's harnesses run for the
+"""Times a model's step in Python's own PyTorch: the outside check of a
+release-over-release change that TorchGauge reports (issue: the release
+history). The backend is Python's own too: eager; torchscript, the forward
+traced once by torch.jit.trace (loss, backward and optimizer eager, as the
+collector runs it); inductor, the model under torch.compile (eval: the
+forward; train: forward and backward through AOTAutograd, the Python
+counterpart of the collector's AOTInductor joint graph). The workload is the one the collector's harnesses run for the
 same model at the smoke sizes (models/vision/classification/
 torchvision_harness.cc, models/nlp/hf_harness.cc):
 
@@ -19,7 +23,7 @@ torch version and commit, and every sample in ms.
 
 Usage:
   python_eager_timing.py --model resnet18 --mode eval --batch 1 --threads 1 \
-      [--warmup 3] [--repeat 20] [--extra-site DIR]
+      [--backend eager|torchscript|inductor] [--warmup 3] [--repeat 20] [--extra-site DIR]
 
 --extra-site appends a site-packages folder to the end of sys.path, so that
 a release's venv (torch, maybe torchvision) can borrow transformers from the
@@ -103,13 +107,13 @@ def build(model_id, mode, batch):
         else:
             target = torch.rand(batch, 1000)
 
-        def forward():
-            return net(images)
+        def forward(module):
+            return module(images)
 
         def loss_of(out):
             return torch.nn.functional.cross_entropy(out, target)
 
-        return net, forward, loss_of
+        return net, forward, loss_of, (images,)
     if model_id in TRANSFORMERS:
         # transformers imports torchvision when it is installed.
         import_torchvision()
@@ -122,18 +126,38 @@ def build(model_id, mode, batch):
         labels = torch.randint(0, config.vocab_size, (batch, SMOKE_SEQ_LEN))
         seq2seq = model_id == "hf_t5"
 
-        def forward():
+        def forward(module):
             if mode == "train":
-                return net(input_ids=ids, labels=labels)
+                return module(input_ids=ids, labels=labels)
             if seq2seq:
-                return net(input_ids=ids, decoder_input_ids=ids)
-            return net(input_ids=ids)
+                return module(input_ids=ids, decoder_input_ids=ids)
+            return module(input_ids=ids)
 
         def loss_of(out):
-            return out.loss
+            return out["loss"] if isinstance(out, dict) else out.loss
 
-        return net, forward, loss_of
+        return net, forward, loss_of, (ids,)
     raise SystemExit(f"python_eager_timing: no Python reference for model '{model_id}'")
+
+
+def compiled(net, a, example):
+    """The module a step calls: the model itself (eager), its forward traced
+    once (torchscript), or the model under torch.compile (inductor)."""
+    import torch
+
+    if a.backend == "torchscript":
+        if a.model in TRANSFORMERS and (a.mode == "train" or a.model == "hf_t5"):
+            raise SystemExit(f"python_eager_timing: torchscript {a.mode} of {a.model} is not timed here")
+        with torch.no_grad() if a.mode == "eval" else torch.enable_grad():
+            # strict=False: transformers' forward returns a dict-like output.
+            traced = torch.jit.trace(net, example, strict=False, check_trace=False)
+        if a.model in TRANSFORMERS:
+            # A traced module takes its inputs by position.
+            return lambda input_ids: traced(input_ids)
+        return traced
+    if a.backend == "inductor":
+        return torch.compile(net)
+    return net
 
 
 def main():
@@ -142,6 +166,7 @@ def main():
     ap.add_argument("--mode", choices=["train", "eval"], required=True)
     ap.add_argument("--batch", type=int, required=True)
     ap.add_argument("--threads", type=int, required=True)
+    ap.add_argument("--backend", choices=["eager", "torchscript", "inductor"], default="eager")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
@@ -152,13 +177,14 @@ def main():
 
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
-    net, forward, loss_of = build(a.model, a.mode, a.batch)
+    net, forward, loss_of, example = build(a.model, a.mode, a.batch)
     net.train(a.mode == "train")
+    module = compiled(net, a, example)
     if a.mode == "train":
         opt = torch.optim.Adam(net.parameters(), lr=1e-3)
 
         def step():
-            loss = loss_of(forward())
+            loss = loss_of(forward(module))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -167,7 +193,7 @@ def main():
 
         def step():
             with torch.inference_mode():
-                forward()
+                forward(module)
 
     for _ in range(a.warmup):
         step()
@@ -185,6 +211,7 @@ def main():
                 "mode": a.mode,
                 "batch": a.batch,
                 "threads": a.threads,
+                "backend": a.backend,
                 "torch": torch.__version__,
                 "torch_commit": getattr(tv, "git_version", None),
                 "samples_ms": samples,

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Checks a release history (./gauge history) outside TorchGauge: every eager
-run of the history whose model has a Python reference (tools/
-python_eager_timing.py) is timed again in Python's own eager torch under each
-release, with the same model, batch size, mode and thread count, in
+"""Checks a release history (./gauge history) outside TorchGauge: every run
+of the history whose model has a Python reference (tools/
+python_eager_timing.py) is timed again in Python's own torch under each
+release, with the same model, batch size, mode, thread count and backend
+(eager; torchscript as torch.jit.trace; inductor as torch.compile), in
 alternating processes (round by round: A B C, C B A, ...). Writes a Markdown
 table of both tools' release-to-release ratios side by side, beside each
 tool's same-release spread:
@@ -38,38 +39,47 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMER = os.path.join(HERE, "python_eager_timing.py")
+BACKENDS = ("eager", "torchscript", "inductor")
 CACHE = os.environ.get("TORCHGAUGE_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "torchgauge"))
 
 
-def python_models():
+def has_reference(key):
+    """Whether the Python timer covers this run: its model has a reference,
+    and its backend is one Python can run on that model (a traced forward
+    takes a transformers model in eval only, and not an encoder-decoder)."""
     sys.path.insert(0, HERE)
     import python_eager_timing as t
 
-    return set(t.TORCHVISION) | set(t.TRANSFORMERS)
+    model, mode, _, _, backend = key
+    if model in t.TORCHVISION:
+        return True
+    if model not in t.TRANSFORMERS:
+        return False
+    return backend != "torchscript" or (mode == "eval" and model != "hf_t5")
 
 
 def load_runs(results, build):
-    """{(model, mode, batch, threads): [per-process medians]} of the build's ok eager runs."""
+    """{(model, mode, batch, threads, backend): [per-process medians]} of the build's ok runs."""
     out = {}
     for path in glob.glob(os.path.join(results, build, "*", "runs", "*.json")):
         with open(path, encoding="utf-8") as f:
             r = json.load(f)
-        if r.get("status") != "ok" or r.get("backend") != "eager" or r.get("precision") != "default":
+        if r.get("status") != "ok" or r.get("backend") not in BACKENDS or r.get("precision") != "default":
             continue
         threads = (r.get("settings") or {}).get("threads") or 0
         if threads <= 0:
             raise SystemExit(f"{path}: the run used every core (settings.threads 0); collect with --threads N")
-        key = (r["model"]["id"], r["mode"], r["batch_size"], threads)
+        key = (r["model"]["id"], r["mode"], r["batch_size"], threads, r["backend"])
         out[key] = r["timing"].get("process_medians_ms") or [r["timing"]["median_ms"]]
     if not out:
-        raise SystemExit(f"{results}/{build}: no ok eager run (is the build id the release?)")
+        raise SystemExit(f"{results}/{build}: no ok run (is the build id the release?)")
     return out
 
 
 def time_in_python(python, key, a):
-    model, mode, batch, threads = key
+    model, mode, batch, threads, backend = key
     cmd = [python, TIMER, "--model", model, "--mode", mode, "--batch", str(batch), "--threads", str(threads),
-           "--warmup", str(a.warmup), "--repeat", str(a.repeat)]
+           "--backend", backend, "--warmup", str(a.warmup), "--repeat", str(a.repeat)]
     for site in a.extra_site:
         cmd += ["--extra-site", site]
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
@@ -127,9 +137,8 @@ def main():
         if not os.access(p, os.X_OK):
             raise SystemExit(f"no Python for torch {v}: {p} (./gauge build --torch {v} makes it, or --python {v}=PATH)")
 
-    refs = python_models()
     tg = {v: load_runs(a.results, v) for v in a.releases}
-    keys = sorted(k for k in set.intersection(*(set(t) for t in tg.values())) if k[0] in refs)
+    keys = sorted(k for k in set.intersection(*(set(t) for t in tg.values())) if has_reference(k))
     if not a.spread and not a.spread_from_processes:
         ap.error("give TorchGauge's spread: --spread BUILD=OTHER or --spread-from-processes")
     tg_spread = {}
@@ -156,7 +165,7 @@ def main():
             for v in (a.releases if r % 2 == 0 else a.releases[::-1]):
                 py[v][k].append(time_in_python(pythons[v], k, a))
                 done += 1
-                print(f"[release_check] {done}/{total} {k[0]} {k[1]} torch {v} round {r + 1}: "
+                print(f"[release_check] {done}/{total} {k[0]} {k[1]} {k[4]} torch {v} round {r + 1}: "
                       f"{py[v][k][-1]:.2f} ms", file=sys.stderr)
 
     rows, disagreements = [], 0
@@ -172,14 +181,17 @@ def main():
             # ratio must lie on the same side of 1.
             agree = (d_tg == "same" and d_py == "same") or (tg_ratio > 1) == (py_ratio > 1)
             disagreements += 0 if agree else 1
-            rows.append({"model": k[0], "mode": k[1], "batch": k[2], "threads": k[3], "pair": f"{prev}..{new}",
+            rows.append({"model": k[0], "mode": k[1], "batch": k[2], "threads": k[3], "backend": k[4],
+                         "pair": f"{prev}..{new}",
                          "tg_ratio": tg_ratio, "tg_spread": tg_spread.get(k), "tg_verdict": d_tg,
                          "py_ratio": py_ratio, "py_spread": py_spread, "py_verdict": d_py, "agree": agree})
 
-    lines = ["| model | mode | batch | releases | TorchGauge new/old | its spread | Python new/old | its spread | agree |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| model | mode | backend | batch | releases | TorchGauge new/old | its spread | Python new/old | its spread "
+             "| agree |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['model']} | {r['mode']} | {r['batch']} | {r['pair']} | {fmt(r['tg_ratio'])} ({r['tg_verdict']}) "
+        lines.append(f"| {r['model']} | {r['mode']} | {r['backend']} | {r['batch']} | {r['pair']} "
+                     f"| {fmt(r['tg_ratio'])} ({r['tg_verdict']}) "
                      f"| {fmt(r['tg_spread'])} | {fmt(r['py_ratio'])} ({r['py_verdict']}) | {fmt(r['py_spread'])} "
                      f"| {'yes' if r['agree'] else '**no**'} |")
     lines.append("")

@@ -400,11 +400,29 @@ bool IsMemory(Metric m) { return m == Metric::kCpuMemory || m == Metric::kGpuMem
 // (per process, or per build of a window) bounds its noise.
 bool HasNoiseBand(Metric m) { return !IsMemory(m); }
 
-// The per-process medians of the step time, for time and throughput (the
-// generation's metrics have none).
-const std::vector<double>* ProcessMedians(const RunResult& r, Metric m) {
-  if ((m == Metric::kTime || m == Metric::kThroughput) && r.timing) return &r.timing->process_medians_ms;
-  return nullptr;
+// The per-process medians of a metric: the step time's (for time and
+// throughput, as times) or the generation's, one per worker process. Empty
+// for memory and where the run was measured in one process.
+std::vector<double> MetricProcessMedians(const RunResult& r, Metric m) {
+  switch (m) {
+    case Metric::kTime:
+    case Metric::kThroughput:
+      if (r.timing) return r.timing->process_medians_ms;
+      break;
+    case Metric::kTtft:
+      if (r.generation) return core::ProcessMedians(*r.generation).ttft_ms;
+      break;
+    case Metric::kTpot:
+      if (r.generation) return core::ProcessMedians(*r.generation).tpot_ms;
+      break;
+    case Metric::kTokensPerSecond:
+      if (r.generation) return core::ProcessMedians(*r.generation).tokens_per_s;
+      break;
+    case Metric::kCpuMemory:
+    case Metric::kGpuMemory:
+      break;
+  }
+  return {};
 }
 
 // The values the rank test compares for one run: one per worker process
@@ -413,11 +431,11 @@ const std::vector<double>* ProcessMedians(const RunResult& r, Metric m) {
 // independent of each other. Empty where the run has no per-process medians
 // (one process, or a memory metric): the test then reads the step samples.
 std::vector<double> ProcessUnits(const RunResult& r, Metric m) {
-  const std::vector<double>* medians = ProcessMedians(r, m);
-  if (!medians || medians->size() < 2) return {};
-  if (m == Metric::kTime) return *medians;
+  std::vector<double> medians = MetricProcessMedians(r, m);
+  if (medians.size() < 2) return {};
+  if (m != Metric::kThroughput) return medians;
   if (!r.timing->throughput_per_s) return {};
-  std::vector<double> out = Rates(*r.timing, *medians);
+  std::vector<double> out = Rates(*r.timing, medians);
   return out.size() < 2 ? std::vector<double>{} : out;
 }
 
@@ -496,11 +514,10 @@ struct Baseline {
 
 Baseline MetricBaseline(const RunResult& r, const RunKey& key, Metric m, const std::vector<const RunSet*>& window) {
   Baseline out;
-  auto widen = [&out](const std::vector<double>* v) {
-    if (!v) return;
-    if (auto s = LogBand(*v)) out.band = std::max(out.band.value_or(0.0), *s);
+  auto widen = [&out](const std::vector<double>& v) {
+    if (auto s = LogBand(v)) out.band = std::max(out.band.value_or(0.0), *s);
   };
-  widen(ProcessMedians(r, m));
+  widen(MetricProcessMedians(r, m));
   for (const RunSet* b : window) {
     const RunResult* base = Comparable(*b, key, r);
     if (!base) continue;
@@ -511,9 +528,9 @@ Baseline MetricBaseline(const RunResult& r, const RunKey& key, Metric m, const s
     const std::vector<double> units = ProcessUnits(*base, m);
     out.all_processes = out.all_processes && !units.empty();
     out.processes.insert(out.processes.end(), units.begin(), units.end());
-    widen(ProcessMedians(*base, m));
+    widen(MetricProcessMedians(*base, m));
   }
-  if (HasNoiseBand(m) && !out.per_build.empty()) widen(&out.per_build);
+  if (HasNoiseBand(m) && !out.per_build.empty()) widen(out.per_build);
   return out;
 }
 

@@ -35,8 +35,9 @@
 //    generative run's generation (core/stats/generation.h): its TTFT samples
 //    (one per generation), its TPOT samples (every decode step) and its
 //    generations' tokens per second, judged as time is: threshold, the rank
-//    test on the samples, the window's band of per-build medians, noisy runs.
-//    (Per-process medians are the step time's; these metrics test samples.)
+//    test, the noise band, noisy runs. Pooled from several worker processes,
+//    each process's median is the test's unit and widens the band, from the
+//    generation's process_generations (ProcessMedians in generation.h).
 //  - cpu_memory (peak RSS) and gpu_memory (peak allocated), lower is better:
 //    one value per run, so no test is possible. A change counts when the
 //    relative change reaches the threshold AND the absolute change is at

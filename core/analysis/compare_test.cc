@@ -915,6 +915,34 @@ TEST_CASE("generation: TTFT and TPOT lower is better, tokens per second higher")
   CHECK(tpot->n_new == 80);
   CHECK(Find(pc, "llm", Metric::kTokensPerSecond)->verdict == Verdict::kRegression);
   CHECK(Find(pc, "llm", Metric::kTtft)->verdict == Verdict::kUnchanged);
+  // Pooled from worker processes, each process's median is the unit: five
+  // processes whose medians overlap (the machine's minute-to-minute drift,
+  // as in a real release history) are noise however many samples they hold,
+  // where the samples alone would give a tiny p.
+  auto pooled = [&rng](const std::string& build, std::vector<double> tpots) {
+    std::vector<Generation> processes;
+    for (double tpot : tpots) processes.push_back(*MakeGenerativeRun(rng, build, 50, tpot).generation);
+    RunResult r = MakeRun(build, "llm", Lognormal(rng, 100, 0.02));
+    r.generation = PoolGenerations(processes);
+    return r;
+  };
+  auto drift_base = MakeSet("b5"), drift_new = MakeSet("b6");
+  Add(drift_base, pooled("b5", {7.5, 6.2, 6.5, 12.5, 7.0}));
+  Add(drift_new, pooled("b6", {10.8, 4.5, 4.1, 11.0, 5.5}));
+  const auto drift = CompareRunSets({&drift_base}, drift_new, {});
+  const auto* drift_tpot = Find(drift, "llm", Metric::kTpot);
+  REQUIRE(drift_tpot);
+  CHECK(drift_tpot->test_unit == TestUnit::kProcessMedians);
+  CHECK(drift_tpot->n_new == 5);
+  CHECK(drift_tpot->verdict != Verdict::kImprovement);
+  // Processes that all moved are a change.
+  auto fast = MakeSet("b7");
+  Add(fast, pooled("b7", {5.0, 5.1, 4.9, 5.2, 5.0}));
+  auto steady = MakeSet("b8");
+  Add(steady, pooled("b8", {10.0, 10.2, 9.9, 10.1, 10.0}));
+  const auto* faster = Find(CompareRunSets({&steady}, fast, {}), "llm", Metric::kTpot);
+  REQUIRE(faster);
+  CHECK(faster->verdict == Verdict::kImprovement);
   // A run without a generation has none of these metrics.
   auto plain = MakeSet("b4");
   Add(plain, MakeRun("b4", "llm", Lognormal(rng, 100, 0.02)));

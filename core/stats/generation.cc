@@ -35,6 +35,27 @@ std::vector<double> GenerationRates(const Generation& g) {
   return rates;
 }
 
+GenerationProcessMedians ProcessMedians(const Generation& g) {
+  GenerationProcessMedians out;
+  const std::vector<double> rates = GenerationRates(g);
+  const int pooled = std::accumulate(g.process_generations.begin(), g.process_generations.end(), 0);
+  if (g.process_generations.size() < 2 || rates.empty() || pooled != g.generations) return out;
+  const auto steps = static_cast<size_t>(g.decode_steps);
+  size_t first = 0;  // the process's first generation
+  for (int n : g.process_generations) {
+    const auto count = static_cast<size_t>(n);
+    auto median_of = [&](const std::vector<double>& v, size_t per_generation) {
+      const auto begin = v.begin() + static_cast<std::ptrdiff_t>(first * per_generation);
+      return Quantile(std::vector<double>(begin, begin + static_cast<std::ptrdiff_t>(count * per_generation)), 0.5);
+    };
+    out.ttft_ms.push_back(median_of(g.ttft_samples_ms, 1));
+    out.tpot_ms.push_back(median_of(g.tpot_samples_ms, steps));
+    out.tokens_per_s.push_back(median_of(rates, 1));
+    first += count;
+  }
+  return out;
+}
+
 void SummarizeGeneration(Generation& g) {
   const std::vector<double> rates = GenerationRates(g);
   if (rates.empty() || g.tpot_samples_ms.empty()) {
@@ -54,6 +75,7 @@ Generation PoolGenerations(const std::vector<Generation>& processes) {
   out.ttft_samples_ms.clear();
   out.tpot_samples_ms.clear();
   out.generations = 0;
+  out.process_generations.clear();
   for (const Generation& p : processes) {
     if (p.prompt_tokens != out.prompt_tokens || p.decode_steps != out.decode_steps || p.batch_size != out.batch_size) {
       throw std::invalid_argument("PoolGenerations: the processes generated different lengths");
@@ -61,25 +83,33 @@ Generation PoolGenerations(const std::vector<Generation>& processes) {
     out.ttft_samples_ms.insert(out.ttft_samples_ms.end(), p.ttft_samples_ms.begin(), p.ttft_samples_ms.end());
     out.tpot_samples_ms.insert(out.tpot_samples_ms.end(), p.tpot_samples_ms.begin(), p.tpot_samples_ms.end());
     out.generations += p.generations;
+    if (p.process_generations.empty()) {
+      out.process_generations.push_back(p.generations);
+    } else {
+      out.process_generations.insert(out.process_generations.end(), p.process_generations.begin(),
+                                     p.process_generations.end());
+    }
   }
   SummarizeGeneration(out);
   return out;
 }
 
 json ToJson(const Generation& g) {
-  return {{"prompt_tokens", g.prompt_tokens},
-          {"decode_steps", g.decode_steps},
-          {"output_tokens", g.output_tokens},
-          {"batch_size", g.batch_size},
-          {"warmup_generations", g.warmup_generations},
-          {"generations", g.generations},
-          {"ttft_samples_ms", g.ttft_samples_ms},
-          {"tpot_samples_ms", g.tpot_samples_ms},
-          {"ttft_ms", g.ttft_ms},
-          {"tpot_median_ms", g.tpot_median_ms},
-          {"tpot_p90_ms", g.tpot_p90_ms},
-          {"tokens_per_s", g.tokens_per_s},
-          {"kv_cache_bytes", Opt(g.kv_cache_bytes)}};
+  json j = {{"prompt_tokens", g.prompt_tokens},
+            {"decode_steps", g.decode_steps},
+            {"output_tokens", g.output_tokens},
+            {"batch_size", g.batch_size},
+            {"warmup_generations", g.warmup_generations},
+            {"generations", g.generations},
+            {"ttft_samples_ms", g.ttft_samples_ms},
+            {"tpot_samples_ms", g.tpot_samples_ms},
+            {"ttft_ms", g.ttft_ms},
+            {"tpot_median_ms", g.tpot_median_ms},
+            {"tpot_p90_ms", g.tpot_p90_ms},
+            {"tokens_per_s", g.tokens_per_s},
+            {"kv_cache_bytes", Opt(g.kv_cache_bytes)}};
+  if (!g.process_generations.empty()) j["process_generations"] = g.process_generations;
+  return j;
 }
 
 Generation GenerationFromJson(const json& j, const std::filesystem::path& file) {
@@ -102,6 +132,13 @@ Generation GenerationFromJson(const json& j, const std::filesystem::path& file) 
   g.tpot_p90_ms = in.AtLeast("tpot_p90_ms", 0.0);
   g.tokens_per_s = in.AtLeast("tokens_per_s", 0.0);
   g.kv_cache_bytes = in.OptAtLeast<int64_t>("kv_cache_bytes", 0);
+  if (in.Has("process_generations")) {
+    g.process_generations = in.EachAtLeast("process_generations", 1);
+    const int sum = std::accumulate(g.process_generations.begin(), g.process_generations.end(), 0);
+    if (!g.process_generations.empty() && sum != g.generations) {
+      in.Fail("process_generations", "must sum to generations (" + std::to_string(g.generations) + ")");
+    }
+  }
   return g;
 }
 

@@ -40,7 +40,21 @@ struct Generation {
   // The key-value cache's memory for one generation (every layer's keys and
   // values at their allocated capacity); unset where the workload cannot say.
   std::optional<int64_t> kv_cache_bytes;
+  // Pooled from several worker processes (PoolGenerations): each process's
+  // timed generations, in the samples' order, summing to `generations`.
+  // Empty for one process.
+  std::vector<int> process_generations;
 };
+
+// One value per worker process for each generation metric, the median of
+// that process's samples: the unit the comparison's rank test and noise
+// band read (core/analysis/compare.h), since the steps of one process share
+// its memory layout and the minute it ran in. Empty with fewer than two
+// processes.
+struct GenerationProcessMedians {
+  std::vector<double> ttft_ms, tpot_ms, tokens_per_s;
+};
+GenerationProcessMedians ProcessMedians(const Generation& g);
 
 // Each timed generation's output tokens per second: batch * output_tokens /
 // (its TTFT + its decode steps' times). Empty when the samples do not hold

@@ -8,6 +8,7 @@
 
 #include "core/contract/result.h"
 #include "core/io/json_io.h"
+#include "core/stats/stats.h"
 
 using namespace torchgauge::core;
 
@@ -66,6 +67,16 @@ TEST_CASE("generation: processes pool their samples") {
   CHECK(p.ttft_samples_ms.size() == 4);
   CHECK(p.tpot_samples_ms.size() == 16);
   CHECK(p.ttft_ms == doctest::Approx(16));
+  CHECK(p.process_generations == std::vector<int>{2, 2});
+  // One median per process, from that process's samples only.
+  const GenerationProcessMedians m = ProcessMedians(p);
+  CHECK(m.ttft_ms == std::vector<double>{Quantile(a.ttft_samples_ms, 0.5), 21.0});
+  CHECK(m.tpot_ms == std::vector<double>{Quantile(a.tpot_samples_ms, 0.5), Quantile(b.tpot_samples_ms, 0.5)});
+  REQUIRE(m.tokens_per_s.size() == 2);
+  CHECK(m.tokens_per_s[1] == doctest::Approx(Quantile(GenerationRates(b), 0.5)));
+  // Pooling a pool keeps its processes; one process has no medians.
+  CHECK(PoolGenerations({p, a}).process_generations == std::vector<int>{2, 2, 2});
+  CHECK(ProcessMedians(a).tpot_ms.empty());
   b.decode_steps = 3;
   CHECK_THROWS_AS(PoolGenerations({a, b}), std::invalid_argument);
   CHECK_THROWS_AS(PoolGenerations({}), std::invalid_argument);
@@ -87,6 +98,15 @@ TEST_CASE("generation: JSON round trip and the reader's checks") {
   CHECK_THROWS_AS(GenerationFromJson(bad, "r.json"), FileError);
   bad = j;
   bad["output_tokens"] = 4;
+  CHECK_THROWS_AS(GenerationFromJson(bad, "r.json"), FileError);
+  // One process writes no process_generations; a pool's must sum to generations.
+  CHECK_FALSE(j.contains("process_generations"));
+  Generation two = TwoGenerations();
+  SummarizeGeneration(two);
+  const nlohmann::json pooled = ToJson(PoolGenerations({two, two}));
+  CHECK(GenerationFromJson(pooled, "r.json").process_generations == std::vector<int>{2, 2});
+  bad = pooled;
+  bad["process_generations"] = {2, 1};
   CHECK_THROWS_AS(GenerationFromJson(bad, "r.json"), FileError);
   bad = j;
   bad["ttft_samples_ms"][0] = -1.0;
