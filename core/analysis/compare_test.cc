@@ -940,7 +940,8 @@ TEST_CASE("generation: TTFT and TPOT lower is better, tokens per second higher")
   Add(fast, pooled("b7", {5.0, 5.1, 4.9, 5.2, 5.0}));
   auto steady = MakeSet("b8");
   Add(steady, pooled("b8", {10.0, 10.2, 9.9, 10.1, 10.0}));
-  const auto* faster = Find(CompareRunSets({&steady}, fast, {}), "llm", Metric::kTpot);
+  const auto moved = CompareRunSets({&steady}, fast, {});
+  const auto* faster = Find(moved, "llm", Metric::kTpot);
   REQUIRE(faster);
   CHECK(faster->verdict == Verdict::kImprovement);
   // A run without a generation has none of these metrics.
