@@ -140,13 +140,24 @@ def build(model_id, mode, batch):
     raise SystemExit(f"python_eager_timing: no Python reference for model '{model_id}'")
 
 
+def supports(model, mode, backend):
+    """Whether this timer runs the model on that backend: every model with a
+    reference eager and under torch.compile; a traced forward takes a
+    transformers model in eval only, and not an encoder-decoder."""
+    if model in TORCHVISION:
+        return True
+    if model not in TRANSFORMERS:
+        return False
+    return backend != "torchscript" or (mode == "eval" and model != "hf_t5")
+
+
 def compiled(net, a, example):
     """The module a step calls: the model itself (eager), its forward traced
     once (torchscript), or the model under torch.compile (inductor)."""
     import torch
 
     if a.backend == "torchscript":
-        if a.model in TRANSFORMERS and (a.mode == "train" or a.model == "hf_t5"):
+        if not supports(a.model, a.mode, a.backend):
             raise SystemExit(f"python_eager_timing: torchscript {a.mode} of {a.model} is not timed here")
         with torch.no_grad() if a.mode == "eval" else torch.enable_grad():
             # strict=False: transformers' forward returns a dict-like output.

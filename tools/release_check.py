@@ -40,22 +40,15 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIMER = os.path.join(HERE, "python_eager_timing.py")
 BACKENDS = ("eager", "torchscript", "inductor")
+sys.path.insert(0, HERE)
+import python_eager_timing as TIMING  # noqa: E402  (the timer's own rule of what it covers)
 CACHE = os.environ.get("TORCHGAUGE_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "torchgauge"))
 
 
 def has_reference(key):
-    """Whether the Python timer covers this run: its model has a reference,
-    and its backend is one Python can run on that model (a traced forward
-    takes a transformers model in eval only, and not an encoder-decoder)."""
-    sys.path.insert(0, HERE)
-    import python_eager_timing as t
-
+    """Whether the Python timer covers this run (python_eager_timing.supports)."""
     model, mode, _, _, backend = key
-    if model in t.TORCHVISION:
-        return True
-    if model not in t.TRANSFORMERS:
-        return False
-    return backend != "torchscript" or (mode == "eval" and model != "hf_t5")
+    return TIMING.supports(model, mode, backend)
 
 
 def load_runs(results, build):

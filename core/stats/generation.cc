@@ -37,9 +37,10 @@ std::vector<double> GenerationRates(const Generation& g) {
 
 GenerationProcessMedians ProcessMedians(const Generation& g) {
   GenerationProcessMedians out;
-  const std::vector<double> rates = GenerationRates(g);
   const int pooled = std::accumulate(g.process_generations.begin(), g.process_generations.end(), 0);
-  if (g.process_generations.size() < 2 || rates.empty() || pooled != g.generations) return out;
+  if (g.process_generations.size() < 2 || pooled != g.generations) return out;
+  const std::vector<double> rates = GenerationRates(g);
+  if (rates.empty()) return out;
   const auto steps = static_cast<size_t>(g.decode_steps);
   size_t first = 0;  // the process's first generation
   for (int n : g.process_generations) {
