@@ -35,6 +35,7 @@ struct RunCommandOptions {
   SettingsOverrides overrides;
   bool resume = false, retry_failed = false, trace = false, dry_run = false, no_summary = false, no_probe = false;
   double slowdown = 0, jitter = 0;
+  int ballast_mib = 0;
   std::string slowdown_model;
   ShardOptions shard;
 };
@@ -67,6 +68,7 @@ void Place(std::vector<RunSpec>& plan, const RunCommandOptions& o, const std::st
     if (slow_re && !std::regex_search(s.model, *slow_re)) continue;
     s.slowdown = o.slowdown;
     s.jitter = o.jitter;
+    s.ballast_mib = o.ballast_mib;
   }
 }
 
@@ -308,8 +310,12 @@ void AddRunCommand(CLI::App& app, CliState& state) {
   sub->add_option("--jitter", o->jitter,
                   "Testing: sleep a random fraction in [0, J) of each step's time (plants noise)")
       ->group("");
+  sub->add_option("--ballast-mib", o->ballast_mib,
+                  "Testing: hold this many MiB, touched, through the timed steps (plants a memory change)")
+      ->check(CLI::Range(0, 1 << 20))
+      ->group("");
   sub->add_option("--slowdown-model", o->slowdown_model,
-                  "Testing: regex of models that --slowdown and --jitter apply to")
+                  "Testing: regex of models that --slowdown, --jitter and --ballast-mib apply to")
       ->group("");
   sub->callback([&state, o] { Guard(state, [&] { return RunCommand(*o, state.argv); }); });
 }

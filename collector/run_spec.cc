@@ -30,7 +30,8 @@ json RunSpec::ToJson() const {
           {"platform_id", platform_id},
           {"platform_dir", platform_dir},
           {"slowdown", slowdown},
-          {"jitter", jitter}};
+          {"jitter", jitter},
+          {"ballast_mib", ballast_mib}};
 }
 
 RunSpec RunSpec::FromJson(const json& j) {
@@ -49,6 +50,7 @@ RunSpec RunSpec::FromJson(const json& j) {
   s.platform_dir = j.at("platform_dir");
   s.slowdown = j.value("slowdown", 0.0);
   s.jitter = j.value("jitter", 0.0);
+  s.ballast_mib = j.value("ballast_mib", 0);
   return s;
 }
 

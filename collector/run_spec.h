@@ -31,7 +31,8 @@ struct RunSpec {
   // Test hook: extra host-side delay per step as a fraction of the step's own
   // time (used to plant a known regression); 0 in normal use.
   double slowdown = 0;
-  double jitter = 0;  // testing: sleep a random fraction in [0, jitter) of each step's time (plants noise)
+  double jitter = 0;    // testing: sleep a random fraction in [0, jitter) of each step's time (plants noise)
+  int ballast_mib = 0;  // testing: hold this many MiB, touched, through the timed steps (plants a memory change)
 
   core::RunKey key() const { return {model, mode, backend, precision}; }
   nlohmann::json ToJson() const;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <new>
@@ -85,6 +86,17 @@ struct Stepper {
     }
   }
 };
+
+// Test hook (--ballast-mib): memory that the process holds, every page
+// written, from before the warm-up to its end, as a bigger model would. A
+// global, so that the compiler cannot elide the allocation.
+std::unique_ptr<char[]> g_ballast;
+void HoldBallast(int mib) {
+  if (mib <= 0) return;
+  const size_t bytes = static_cast<size_t>(mib) << 20;
+  g_ballast = std::make_unique<char[]>(bytes);
+  std::memset(g_ballast.get(), 1, bytes);
+}
 
 // One timed call: CUDA events on a GPU (`timer`), the steady clock
 // otherwise, after the device has finished what came before.
@@ -308,6 +320,7 @@ std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo&
     backend_setup_ms = std::chrono::duration<double, std::milli>(Clock::now() - setup_start).count();
   }
   Stepper stepper{spec, *workload, mode, gpu, std::nullopt};
+  HoldBallast(spec.ballast_mib);
   // What the machine did during the timing pass, warm-up included (a longer
   // window reads /proc/stat's ticks more finely; core/stats/system_load.h).
   const auto load_before = core::SampleSystem();

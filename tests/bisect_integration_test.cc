@@ -106,3 +106,45 @@ TEST_CASE("bisect --alert: unknown runs more processes, then names the planted r
   CHECK(culprits.find("\"first_bad\": \"r05\"") != std::string::npos);
   CHECK(culprits.find("\"last_good\": \"r04\"") != std::string::npos);
 }
+
+// bisect --improvement --metric cpu_memory: every revision before r05 holds
+// 256 MiB more through its timed steps (run --ballast-mib), r05 sheds it.
+// Bisect must look for the first revision that got better on the good
+// endpoint, judge memory alone (the time of one process of 3 steps decides
+// nothing), and name r05. Peak RSS does not depend on the machine's load,
+// so one process per revision suffices.
+TEST_CASE("bisect --improvement --metric cpu_memory names the revision that shed memory") {
+  const fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "test-output" / "bisect-improvement";
+  fs::remove_all(work);
+  fs::create_directories(work);
+  const int n = 8, planted = 5;
+  {
+    std::ofstream c(work / "candidates.txt");
+    for (int i = 1; i <= n; ++i) c << "r0" << i << "\n";
+  }
+  const std::string install = (work / "install").string();
+  const std::string base = std::string(TORCHGAUGE_COLLECT) + " bisect --good r00 --bad r08 --verify-bad --candidates " +
+                           (work / "candidates.txt").string() + " --command 'sh " + TORCHGAUGE_SOURCE_DIR +
+                           "/tests/fake_build.sh {rev} " + install + " " + TORCHGAUGE_COLLECT + " " +
+                           std::to_string(planted) + " 0 0 256' --collector " + install +
+                           "/collector --model '^test_tiny$' --mode eval --device cpu --repeat 3 --processes 1 "
+                           "--max-processes 1 --collect-arg --include-test-models --collect-arg --profile-iterations "
+                           "--collect-arg 0 --collect-arg --warmup --collect-arg 1 --metric cpu_memory --work-dir ";
+  const auto run = torchgauge::core::RunCapture(base + (work / "w").string() + " --improvement", true);
+  INFO(run.output);
+  CHECK(run.exit_code == 0);
+  std::ifstream log(work / "w" / "bisect.log");
+  const std::string head((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  CHECK(head.find("metric cpu_memory, looking for an improvement") != std::string::npos);
+  CHECK(run.output.find("r08 (1 process(es) x 3): different: test_tiny cpu_memory -") != std::string::npos);
+  CHECK(run.output.find("first bad revision: r05 (the first that improved)") != std::string::npos);
+  CHECK(run.output.find(" time ") == std::string::npos);  // time was not judged
+
+  // Looking for a regression instead, the same history has none: the bad
+  // endpoint is no worse than the good one, so bisect refuses to walk it.
+  const auto regress = torchgauge::core::RunCapture(base + (work / "w2").string(), true);
+  INFO(regress.output);
+  CHECK(regress.exit_code != 0);
+  CHECK(regress.output.find("the bad endpoint r08 was judged good: nothing to bisect") != std::string::npos);
+  CHECK(regress.output.find("first bad revision") == std::string::npos);
+}
