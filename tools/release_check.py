@@ -104,6 +104,45 @@ def fmt(x):
     return "—" if x is None else f"{x:.3f}"
 
 
+def compare(tg, py, keys, releases, tg_spread, min_spread):
+    """One row per run and release pair: both tools' new/old ratios (medians
+    of the per-process medians), each tool's spread (at least min_spread),
+    each tool's direction, and whether they agree."""
+    rows = []
+    for k in keys:
+        py_spread = max(halves_spread(py[v][k]) for v in releases)
+        for prev, new in zip(releases, releases[1:]):
+            tg_ratio = statistics.median(tg[new][k]) / statistics.median(tg[prev][k])
+            py_ratio = statistics.median(py[new][k]) / statistics.median(py[prev][k])
+            s_tg = max(min_spread, tg_spread.get(k, min_spread))
+            s_py = max(min_spread, py_spread)
+            d_tg, d_py = direction(tg_ratio, s_tg), direction(py_ratio, s_py)
+            # Where either tool sees a change beyond its spread, the other's
+            # ratio must lie on the same side of 1.
+            agree = (d_tg == "same" and d_py == "same") or (tg_ratio > 1) == (py_ratio > 1)
+            rows.append({"model": k[0], "mode": k[1], "batch": k[2], "threads": k[3], "backend": k[4],
+                         "pair": f"{prev}..{new}",
+                         "tg_ratio": tg_ratio, "tg_spread": tg_spread.get(k), "tg_verdict": d_tg,
+                         "py_ratio": py_ratio, "py_spread": py_spread, "py_verdict": d_py, "agree": agree})
+    return rows
+
+
+def markdown(rows):
+    lines = ["| model | mode | backend | batch | releases | TorchGauge new/old | its spread | Python new/old | its spread "
+             "| agree |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['model']} | {r['mode']} | {r['backend']} | {r['batch']} | {r['pair']} "
+                     f"| {fmt(r['tg_ratio'])} ({r['tg_verdict']}) "
+                     f"| {fmt(r['tg_spread'])} | {fmt(r['py_ratio'])} ({r['py_verdict']}) | {fmt(r['py_spread'])} "
+                     f"| {'yes' if r['agree'] else '**no**'} |")
+    disagreements = sum(1 for r in rows if not r["agree"])
+    lines.append("")
+    lines.append(f"{len(rows)} comparisons, {disagreements} where one tool saw a change beyond its spread "
+                 "and the other's ratio went the other way.")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--results", required=True)
@@ -161,36 +200,8 @@ def main():
                 print(f"[release_check] {done}/{total} {k[0]} {k[1]} {k[4]} torch {v} round {r + 1}: "
                       f"{py[v][k][-1]:.2f} ms", file=sys.stderr)
 
-    rows, disagreements = [], 0
-    for k in keys:
-        py_spread = max(halves_spread(py[v][k]) for v in a.releases)
-        for prev, new in zip(a.releases, a.releases[1:]):
-            tg_ratio = statistics.median(tg[new][k]) / statistics.median(tg[prev][k])
-            py_ratio = statistics.median(py[new][k]) / statistics.median(py[prev][k])
-            s_tg = max(a.min_spread, tg_spread.get(k, a.min_spread))
-            s_py = max(a.min_spread, py_spread)
-            d_tg, d_py = direction(tg_ratio, s_tg), direction(py_ratio, s_py)
-            # Where either tool sees a change beyond its spread, the other's
-            # ratio must lie on the same side of 1.
-            agree = (d_tg == "same" and d_py == "same") or (tg_ratio > 1) == (py_ratio > 1)
-            disagreements += 0 if agree else 1
-            rows.append({"model": k[0], "mode": k[1], "batch": k[2], "threads": k[3], "backend": k[4],
-                         "pair": f"{prev}..{new}",
-                         "tg_ratio": tg_ratio, "tg_spread": tg_spread.get(k), "tg_verdict": d_tg,
-                         "py_ratio": py_ratio, "py_spread": py_spread, "py_verdict": d_py, "agree": agree})
-
-    lines = ["| model | mode | backend | batch | releases | TorchGauge new/old | its spread | Python new/old | its spread "
-             "| agree |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['model']} | {r['mode']} | {r['backend']} | {r['batch']} | {r['pair']} "
-                     f"| {fmt(r['tg_ratio'])} ({r['tg_verdict']}) "
-                     f"| {fmt(r['tg_spread'])} | {fmt(r['py_ratio'])} ({r['py_verdict']}) | {fmt(r['py_spread'])} "
-                     f"| {'yes' if r['agree'] else '**no**'} |")
-    lines.append("")
-    lines.append(f"{len(rows)} comparisons, {disagreements} where one tool saw a change beyond its spread "
-                 "and the other's ratio went the other way.")
-    text = "\n".join(lines) + "\n"
+    rows = compare(tg, py, keys, a.releases, tg_spread, a.min_spread)
+    text = markdown(rows)
     if a.out:
         with open(a.out, "w", encoding="utf-8") as f:
             f.write(text)
