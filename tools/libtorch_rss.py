@@ -9,11 +9,13 @@ round by round (A B C, C B A, ...). Each process reports its peak RSS
 (VmHWM) and the resident size of each mapped file (/proc/self/smaps).
 Prints a Markdown table per process kind: the peak per release (median of
 the rounds) and every mapping whose resident size moved by --min-mib or
-more between two releases.
+more between two releases (or named by --show); then, for each library the
+C++ process mapped under some releases only, which of that release's wheel
+libraries list it as NEEDED (readelf -d).
 
 Usage:
   libtorch_rss.py --releases 2.13.0 2.14.1 2.15.0 [--python V=PATH ...] \
-      [--rounds 2] [--min-mib 1] [--work DIR] [--json out.json]
+      [--rounds 2] [--min-mib 1] [--show LIB ...] [--work DIR] [--json out.json]
 
 A release's Python defaults to the bootstrap's venv of `--torch V`
 (~/.cache/torchgauge/venv-release-V); the pin's is another venv, so name it
