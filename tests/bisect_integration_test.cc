@@ -19,21 +19,39 @@
 
 namespace fs = std::filesystem;
 
-TEST_CASE("bisect finds the planted revision") {
-  const fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "test-output" / "bisect";
+namespace {
+
+// A fresh work folder for one case, under the build's test output.
+fs::path FreshWork(const std::string& name) {
+  const fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "test-output" / name;
   fs::remove_all(work);
   fs::create_directories(work);
-  const int n = 16, planted = 11;
-  {
-    std::ofstream c(work / "candidates.txt");
-    for (int i = 1; i <= n; ++i) c << "r" << (i < 10 ? "0" : "") << i << "\n";
-  }
+  return work;
+}
+
+// candidates.txt in `work`: r01 .. rNN, the revisions after the good r00.
+std::string WriteCandidates(const fs::path& work, int n) {
+  std::ofstream c(work / "candidates.txt");
+  for (int i = 1; i <= n; ++i) c << "r" << (i < 10 ? "0" : "") << i << "\n";
+  return (work / "candidates.txt").string();
+}
+
+// bisect's --command and --collector: tests/fake_build.sh installs each
+// revision into work/install, with `plant` (PLANTED [SLOW [JITTER [BALLAST]]]).
+std::string FakeBuild(const fs::path& work, const std::string& plant) {
   const std::string install = (work / "install").string();
+  return " --command 'sh " + std::string(TORCHGAUGE_SOURCE_DIR) + "/tests/fake_build.sh {rev} " + install + " " +
+         TORCHGAUGE_COLLECT + " " + plant + "' --collector " + install + "/collector ";
+}
+
+}  // namespace
+
+TEST_CASE("bisect finds the planted revision") {
+  const fs::path work = FreshWork("bisect");
+  const int n = 16, planted = 11;
   const std::string cmd = std::string(TORCHGAUGE_COLLECT) + " bisect --good r00 --bad r16 --candidates " +
-                          (work / "candidates.txt").string() + " --command 'sh " + TORCHGAUGE_SOURCE_DIR +
-                          "/tests/fake_build.sh {rev} " + install + " " + TORCHGAUGE_COLLECT + " " +
-                          std::to_string(planted) + "' --collector " + install +
-                          "/collector --model '^test_tiny$' --mode train --device cpu --repeat 10 "
+                          WriteCandidates(work, n) + FakeBuild(work, std::to_string(planted)) +
+                          "--model '^test_tiny$' --mode train --device cpu --repeat 10 "
                           "--collect-arg --include-test-models --collect-arg --profile-iterations "
                           "--collect-arg 0 --threshold 150 --work-dir " +
                           (work / "w").string();
@@ -64,14 +82,10 @@ TEST_CASE("bisect finds the planted revision") {
 // the step nor fake one: a jitter of +100 % on a sub-millisecond step made
 // good revisions undecidable and, once in seven runs, "different".)
 TEST_CASE("bisect --alert: unknown runs more processes, then names the planted revision") {
-  const fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "test-output" / "bisect-alert";
-  fs::remove_all(work);
+  const fs::path work = FreshWork("bisect-alert");
   fs::create_directories(work / "results");
   const int n = 8, planted = 5;
-  {
-    std::ofstream c(work / "candidates.txt");
-    for (int i = 1; i <= n; ++i) c << "r0" << i << "\n";
-  }
+  const std::string candidates = WriteCandidates(work, n);
   {
     std::ofstream a(work / "alerts.json");
     a << R"({"schema_version": 1, "kind": "torchgauge.alerts", "health": [], "alerts": [
@@ -81,13 +95,11 @@ TEST_CASE("bisect --alert: unknown runs more processes, then names the planted r
        "rows": [{"model": "test_tiny", "mode": "train", "backend": "eager", "precision": "default",
                  "batch_size": 4, "metric": "time", "before": 1.0, "after": 1.5, "factor": 1.5}]}]})";
   }
-  const std::string install = (work / "install").string();
   const std::string cmd =
       std::string(TORCHGAUGE_COLLECT) + " bisect --alert A-0123456789ab --alerts " + (work / "alerts.json").string() +
-      " --results " + (work / "results").string() + " --candidates " + (work / "candidates.txt").string() +
-      " --command 'sh " + TORCHGAUGE_SOURCE_DIR + "/tests/fake_build.sh {rev} " + install + " " + TORCHGAUGE_COLLECT +
-      " " + std::to_string(planted) + " 5.0 0.3' --collector " + install +
-      "/collector --device cpu --repeat 3 --processes 1 --max-processes 32 "
+      " --results " + (work / "results").string() + " --candidates " + candidates +
+      FakeBuild(work, std::to_string(planted) + " 5.0 0.3") +
+      "--device cpu --repeat 3 --processes 1 --max-processes 32 "
       "--collect-arg --include-test-models --collect-arg --profile-iterations "
       "--collect-arg 0 --collect-arg --warmup --collect-arg 1 --threshold 50 --alpha 0.01 --work-dir " +
       (work / "w").string();
@@ -114,20 +126,11 @@ TEST_CASE("bisect --alert: unknown runs more processes, then names the planted r
 // nothing), and name r05. Peak RSS does not depend on the machine's load,
 // so one process per revision suffices.
 TEST_CASE("bisect --improvement --metric cpu_memory names the revision that shed memory") {
-  const fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "test-output" / "bisect-improvement";
-  fs::remove_all(work);
-  fs::create_directories(work);
+  const fs::path work = FreshWork("bisect-improvement");
   const int n = 8, planted = 5;
-  {
-    std::ofstream c(work / "candidates.txt");
-    for (int i = 1; i <= n; ++i) c << "r0" << i << "\n";
-  }
-  const std::string install = (work / "install").string();
   const std::string base = std::string(TORCHGAUGE_COLLECT) + " bisect --good r00 --bad r08 --verify-bad --candidates " +
-                           (work / "candidates.txt").string() + " --command 'sh " + TORCHGAUGE_SOURCE_DIR +
-                           "/tests/fake_build.sh {rev} " + install + " " + TORCHGAUGE_COLLECT + " " +
-                           std::to_string(planted) + " 0 0 256' --collector " + install +
-                           "/collector --model '^test_tiny$' --mode eval --device cpu --repeat 3 --processes 1 "
+                           WriteCandidates(work, n) + FakeBuild(work, std::to_string(planted) + " 0 0 256") +
+                           "--model '^test_tiny$' --mode eval --device cpu --repeat 3 --processes 1 "
                            "--max-processes 1 --collect-arg --include-test-models --collect-arg --profile-iterations "
                            "--collect-arg 0 --collect-arg --warmup --collect-arg 1 --metric cpu_memory --work-dir ";
   const auto run = torchgauge::core::RunCapture(base + (work / "w").string() + " --improvement", true);

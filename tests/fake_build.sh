@@ -11,8 +11,7 @@ rev="$1" dir="$2" collector="$3" planted="$4" planted_slow="${5:-5.0}" jitter="$
 mkdir -p "$dir"
 n=$(echo "$rev" | tr -dc '0-9' | sed 's/^0*//'); n=${n:-0}
 slow=0
-[ "$n" -ge "$planted" ] && slow="$planted_slow"
-[ "$n" -ge "$planted" ] && ballast=0
+if [ "$n" -ge "$planted" ]; then slow="$planted_slow" ballast=0; fi
 cat > "$dir/collector" <<WRAP
 #!/bin/sh
 exec "$collector" "\$@" --threads 1 --slowdown $slow --jitter $jitter --ballast-mib $ballast
