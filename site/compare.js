@@ -14,8 +14,9 @@
 (function () {
   "use strict";
   var DATA = (window.TorchGaugeData = window.TorchGaugeData || {});
-  var METRICS = ["time", "throughput", "cpu_memory", "gpu_memory"];
-  var UNITS = { time: "ms", throughput: "samples/s", cpu_memory: "bytes", gpu_memory: "bytes" };
+  var METRICS = ["time", "throughput", "cpu_memory", "gpu_memory", "ttft", "tpot", "tokens_per_s"];
+  var UNITS = { time: "ms", throughput: "samples/s", cpu_memory: "bytes", gpu_memory: "bytes", ttft: "ms", tpot: "ms",
+                tokens_per_s: "tokens/s" };
   var MAX_MARKDOWN_BYTES = 65536 - 536;  // ReportOptions::max_markdown_chars
 
   // ------------------------------------------------------------ statistics
@@ -131,7 +132,7 @@
   function Run(row) {
     return { model: row[0], mode: row[1], backend: row[2], precision: row[3], status: row[4], reason: row[5],
              batch: row[6], device: row[7], samples: row[8], medians: row[9], perStep: row[10], cpu: row[11],
-             gpu: row[12], noise: row[13], settings: row[14] };
+             gpu: row[12], noise: row[13], settings: row[14], generation: row[15] || null };
   }
   function keyOf(r) { return [r.model, r.mode, r.backend, r.precision]; }
   function keyString(r) { return keyOf(r).join("\u0000"); }
@@ -145,7 +146,10 @@
     var keys = Object.keys(byKey).sort();
     return { build: build, env: platform.env, keys: keys, runs: byKey };
   }
+  function isGeneration(m) { return m === "ttft" || m === "tpot" || m === "tokens_per_s"; }
+  // core::MetricSamples (the generation's values come computed by it).
   function metricSamples(r, m) {
+    if (isGeneration(m)) return r.generation ? r.generation[m] : [];
     if (m === "time") return r.samples || [];
     if (m === "throughput") {
       if (!r.samples || r.perStep === null || r.perStep === undefined) return [];
@@ -156,19 +160,24 @@
     var v = m === "cpu_memory" ? r.cpu : r.gpu;
     return v === null || v === undefined ? [] : [v];
   }
+  function processMedians(r, m) {  // core::MetricProcessMedians
+    if (isGeneration(m)) return r.generation ? r.generation.medians[m] : [];
+    return hasNoiseBand(m) && r.medians ? r.medians : [];
+  }
   // core::ProcessUnits: one value per worker process, where the run has
   // per-process medians; empty otherwise (the test then reads the samples).
   function processUnits(r, m) {
-    if (!hasNoiseBand(m) || !r.medians || r.medians.length < 2) return [];
-    if (m === "time") return r.medians;
+    var medians = processMedians(r, m);
+    if (medians.length < 2) return [];
+    if (m !== "throughput") return medians;
     if (r.perStep === null || r.perStep === undefined) return [];
     var out = [];
     r.medians.forEach(function (ms) { if (ms > 0) out.push(1000 * r.perStep / ms); });
     return out.length < 2 ? [] : out;
   }
   function statusRank(s) { return s === "ok" ? 0 : s === "unsupported" ? 1 : 2; }
-  function lowerIsBetter(m) { return m !== "throughput"; }
-  function hasNoiseBand(m) { return m === "time" || m === "throughput"; }
+  function lowerIsBetter(m) { return m !== "throughput" && m !== "tokens_per_s"; }
+  function hasNoiseBand(m) { return m !== "cpu_memory" && m !== "gpu_memory"; }
   function thresholdFor(options, metric, model) {
     var t = options.threshold_percent;
     options.rules.forEach(function (rule) {
@@ -217,10 +226,8 @@
         // The per-process medians of both runs; the spread of the window's
         // per-build medians (C++'s per_build) needs two builds, and this
         // window has one.
-        if (hasNoiseBand(m)) {
-          widen(r.medians);
-          widen(b.medians);
-        }
+        widen(processMedians(r, m));
+        widen(processMedians(b, m));
         var c = { run: r, metric: m, base: median(pooled), "new": median(fresh), n_base: pooled.length,
                   n_new: fresh.length, threshold_percent: thresholdFor(options, m, r.model), p_value: null,
                   noise_percent: null, noisy: null, exact_test: false, test_unit: null, confirmed: true, seen_in: 1 };
@@ -320,8 +327,9 @@
     return fixed(v, a >= 1000 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : 3);
   }
   function metricValue(m, v) {
-    if (m === "time") return ms(v) + " ms";
+    if (m === "time" || m === "ttft" || m === "tpot") return ms(v) + " ms";
     if (m === "throughput") return fixed(v, 1) + "/s";
+    if (m === "tokens_per_s") return fixed(v, 1) + " tokens/s";
     return fixed(v / (1024 * 1024), 1) + " MiB";
   }
   function deltaPercent(d) {

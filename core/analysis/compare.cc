@@ -339,6 +339,8 @@ std::vector<double> Rates(const Timing& t, const std::vector<double>& ms) {
   return out;
 }
 
+}  // namespace
+
 std::vector<double> MetricSamples(const RunResult& r, Metric m) {
   switch (m) {
     case Metric::kTime:
@@ -370,6 +372,8 @@ std::vector<double> MetricSamples(const RunResult& r, Metric m) {
   return {};
 }
 
+namespace {
+
 double Median(const std::vector<double>& v) { return Quantile(v, 0.5); }
 
 // d2(n): the expected range of n standard normal samples (the SPC constant
@@ -400,9 +404,8 @@ bool IsMemory(Metric m) { return m == Metric::kCpuMemory || m == Metric::kGpuMem
 // (per process, or per build of a window) bounds its noise.
 bool HasNoiseBand(Metric m) { return !IsMemory(m); }
 
-// The per-process medians of a metric: the step time's (for time and
-// throughput, as times) or the generation's, one per worker process. Empty
-// for memory and where the run was measured in one process.
+}  // namespace
+
 std::vector<double> MetricProcessMedians(const RunResult& r, Metric m) {
   switch (m) {
     case Metric::kTime:
@@ -424,6 +427,8 @@ std::vector<double> MetricProcessMedians(const RunResult& r, Metric m) {
   }
   return {};
 }
+
+namespace {
 
 // The values the rank test compares for one run: one per worker process
 // (its median, as a time or as a rate), since steps of one process share

@@ -88,6 +88,15 @@ const char* MetricName(Metric m);
 std::optional<Metric> MetricFromName(const std::string& name);
 bool LowerIsBetter(Metric m);
 const char* MetricUnit(Metric m);  // ms | samples/s | bytes | ms | ms | tokens/s
+// A run's values of a metric as a comparison reads them: its step times,
+// samples/s per step (where the collector reports throughput), its peak, or
+// its generations' TTFT, TPOT per decode step and tokens/s per generation.
+// Empty where the run has none.
+std::vector<double> MetricSamples(const RunResult& r, Metric m);
+// The per-process medians of a metric: the step time's (for time and
+// throughput, as times) or the generation's, one per worker process. Empty
+// for memory and where the run was measured in one process.
+std::vector<double> MetricProcessMedians(const RunResult& r, Metric m);
 
 // A threshold for one metric ("*" for all) and the models whose id matches
 // model_regex (ECMAScript, searched, so use ^...$ to anchor).

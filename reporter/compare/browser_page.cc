@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/compare.h"
 #include "core/contract/version.h"
 #include "reporter/compare/report.h"
 #include "reporter/output/escape.h"
@@ -21,7 +22,20 @@ json OrNull(const std::optional<int64_t>& v) { return v ? json(*v) : json(nullpt
 // reason, batch size, device, samples (ms), process medians (ms), samples
 // per step (null: no throughput), CPU peak (bytes), GPU peak (bytes), noise
 // reason (null: clean), settings ([smoke, warm-up, repeat, processes,
-// threads]; null: unknown)].
+// threads]; null: unknown), generation (null: none; else {metric: samples}
+// and "medians": {metric: per-process medians} for ttft, tpot and
+// tokens_per_s, as core's comparison reads them)].
+json GenerationInputs(const core::RunResult& r) {
+  if (!r.generation) return nullptr;
+  json g = json::object(), medians = json::object();
+  for (core::Metric m : {core::Metric::kTtft, core::Metric::kTpot, core::Metric::kTokensPerSecond}) {
+    g[core::MetricName(m)] = core::MetricSamples(r, m);
+    medians[core::MetricName(m)] = core::MetricProcessMedians(r, m);
+  }
+  g["medians"] = std::move(medians);
+  return g;
+}
+
 json RuleInputs(const core::RunResult& r) {
   json samples = nullptr, medians = nullptr, per_step = nullptr;
   if (r.timing) {
@@ -43,7 +57,7 @@ json RuleInputs(const core::RunResult& r) {
   return json::array({r.model.id, r.mode, r.backend, r.precision, r.status, r.reason ? json(*r.reason) : json(nullptr),
                       r.batch_size, r.device, std::move(samples), std::move(medians), std::move(per_step),
                       std::move(cpu), std::move(gpu), noise.noisy ? json(noise.reason) : json(nullptr),
-                      std::move(settings)});
+                      std::move(settings), GenerationInputs(r)});
 }
 
 }  // namespace

@@ -527,6 +527,61 @@ TEST_CASE("browser: compare any two builds in the page, as compare --json and it
   }
 }
 
+// The generative model's metrics (TTFT, TPOT, tokens/s) in the page, as
+// compare judges them: tests/data/compare_generation (one worker process per
+// run: the rank test reads the samples), then the same runs split into two
+// processes' generations (the test reads the per-process medians).
+TEST_CASE("browser: compare judges a generation's TTFT, TPOT and tokens/s in the page as compare does") {
+  if (!HaveChromium()) return;
+  for (const bool two_processes : {false, true}) {
+    CAPTURE(two_processes);
+    fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" /
+                    (two_processes ? "browser_compare_generation_2p" : "browser_compare_generation");
+    fs::remove_all(work);
+    fs::create_directories(work);
+    fs::copy(fs::path(TORCHGAUGE_SOURCE_DIR) / "tests/data/compare_generation/results", work / "results",
+             fs::copy_options::recursive);
+    if (two_processes) {
+      for (const auto& e : fs::recursive_directory_iterator(work / "results")) {
+        if (e.path().filename() != "llama_3_2_1b.eval.eager.default.json") continue;
+        nlohmann::json j = nlohmann::json::parse(Read(e.path()));
+        j["generation"]["process_generations"] = {2, 3};
+        std::ofstream(e.path()) << j.dump(1);
+      }
+    }
+    SiteOptions o = BrowserSiteOptions(work);
+    BuildSite(o);
+    for (const char* next : {"2.14.1-20261128", "2.14.1-20261129"}) {
+      const std::string base = "2.14.1-20261127";
+      CAPTURE(next);
+      torchgauge::core::CompareRequest req;
+      req.results = o.results;
+      req.base = base;
+      req.new_build = next;
+      const torchgauge::core::Comparison cmp = torchgauge::core::CompareBuilds(req);
+      const nlohmann::json cpp = torchgauge::core::ToJson(cmp);
+      int generation_changes = 0;
+      for (const auto& c : cpp["platforms"][0]["changes"]) {
+        const std::string m = c["metric"];
+        generation_changes += m == "ttft" || m == "tpot" || m == "tokens_per_s";
+        if (m == "tpot" && std::string(next) == "2.14.1-20261129") {
+          CHECK(c["verdict"] == (two_processes ? "too_few_samples" : "regression"));
+          CHECK(c["test_unit"] == (two_processes ? "process_medians" : "samples"));
+        }
+      }
+      CHECK(generation_changes == 3);
+      const std::string url =
+          "file://" + fs::absolute(o.out).lexically_normal().string() + "/compare.html#base=" + base + "&new=" + next;
+      const PageResult r = Load(url, work, std::string("compare-generation-") + next, false);
+      CHECK_MESSAGE(ConsoleLines(r.log).empty(), "console output:\n" << ConsoleLines(r.log));
+      const std::string result = ElementText(r.dom, "tg-compare-result");
+      REQUIRE_MESSAGE(!result.empty(), "the page wrote no result");
+      CheckSameComparison(nlohmann::json::parse(result), cpp);
+      CHECK(ElementText(r.dom, "tg-compare-md") == RenderCompareMarkdown(cmp, ReportOptions{}));
+    }
+  }
+}
+
 TEST_CASE("browser: an inconclusive comparison reads in the page as compare writes it") {
   if (!HaveChromium()) return;
   fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_inconclusive";
