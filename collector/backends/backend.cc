@@ -23,34 +23,54 @@ namespace {
 constexpr int kCompileRuns = 3;
 
 // The traced graph's inputs, in a fixed order: parameters and buffers (read
-// once: they are updated in place, never replaced), then the workload's named
-// inputs, read again on every call since a workload may replace an input
-// tensor between steps (the RL environments do).
-jit::Stack GraphInputs(const std::vector<torch::Tensor>& state, models::Workload& w) {
+// once: they are updated in place, never replaced), then the workload's
+// inputs traced, by name, read again on every call since a workload may
+// replace an input tensor between steps (the RL environments do).
+jit::Stack GraphInputs(const std::vector<torch::Tensor>& state, models::Workload& w,
+                       const std::vector<std::string>& names) {
   jit::Stack s(state.begin(), state.end());
-  for (auto& [name, t] : w.inputs()) {
-    if (t.defined()) s.emplace_back(t);
-  }
+  for (auto& t : TracedInputs(w, names)) s.emplace_back(std::move(t));
   return s;
 }
 
 std::function<torch::Tensor()> TraceForward(models::Workload& w) {
   std::vector<torch::Tensor> state = w.net().parameters();
   for (auto& b : w.net().buffers()) state.push_back(b);
+  std::vector<std::string> names = TracedInputNames(w);
   auto [trace, outputs] = jit::tracer::trace(
-      GraphInputs(state, w), [&w](jit::Stack) -> jit::Stack { return {w.Forward()}; },
+      GraphInputs(state, w, names), [&w](jit::Stack) -> jit::Stack { return {w.Forward()}; },
       [](const torch::autograd::Variable&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false);
   if (outputs.size() != 1 || !outputs[0].isTensor())
     throw std::runtime_error("the traced forward does not return one tensor");
   auto executor = std::make_shared<jit::GraphExecutor>(trace->graph, "forward");
-  return [executor, state = std::move(state), &w] {
-    jit::Stack s = GraphInputs(state, w);
+  return [executor, state = std::move(state), names = std::move(names), &w] {
+    jit::Stack s = GraphInputs(state, w, names);
     executor->run(s);
     return s.back().toTensor();
   };
 }
 
 }  // namespace
+
+std::vector<std::string> TracedInputNames(models::Workload& w) {
+  std::vector<std::string> names;
+  for (const auto& [name, t] : w.inputs()) {
+    if (t.defined()) names.push_back(name);
+  }
+  return names;
+}
+
+std::vector<torch::Tensor> TracedInputs(models::Workload& w, const std::vector<std::string>& names) {
+  std::vector<torch::Tensor> in;
+  in.reserve(names.size());
+  for (const auto& name : names) {
+    auto it = w.inputs().find(name);
+    if (it == w.inputs().end() || !it->second.defined())
+      throw std::runtime_error("the traced input '" + name + "' is no longer among the workload's inputs");
+    in.push_back(it->second);
+  }
+  return in;
+}
 
 // Largest absolute difference, and the reference's largest magnitude.
 std::pair<double, double> Difference(const torch::Tensor& got, const torch::Tensor& want) {

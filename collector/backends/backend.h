@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/contract/result.h"
 #include "models/workload.h"
@@ -27,6 +28,14 @@ namespace torchgauge::collector {
 // largest magnitude ({inf, 0} when the shapes differ): the one measure every
 // compiled-against-eager check uses.
 std::pair<double, double> Difference(const torch::Tensor& got, const torch::Tensor& want);
+
+// The names of the workload's defined inputs() in the order a trace takes
+// them, and those inputs looked up again by name. A forward may add entries
+// to inputs() (pyhpc_turbulent_kinetic_energy stores a result there), so a
+// traced graph must be given exactly the inputs it was traced with, by name,
+// never by position in the map as it is later.
+std::vector<std::string> TracedInputNames(models::Workload& w);
+std::vector<torch::Tensor> TracedInputs(models::Workload& w, const std::vector<std::string>& names);
 
 // Why `backend` cannot run at `precision`, or nullopt; decided before the
 // workload is built.

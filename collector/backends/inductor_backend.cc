@@ -103,15 +103,6 @@ NamedState StateOf(torch::nn::Module& net) {
   return s;
 }
 
-// The inputs a traced graph takes, by name: a forward may add entries to
-// inputs() (pyhpc_turbulent_kinetic_energy stores a result there), and the
-// package must still be given exactly what the trace was.
-std::vector<torch::Tensor> TracedInputs(models::Workload& w, const std::vector<std::string>& input_names) {
-  std::vector<torch::Tensor> in;
-  for (const auto& name : input_names) in.push_back(w.inputs().at(name));
-  return in;
-}
-
 // A TorchScript module holding the workload's state as attributes, with the
 // `traced` function (the forward pass, or forward and loss) as its "forward"
 // method, and the names of the inputs() that method takes, in order.
@@ -123,11 +114,9 @@ TracedModule TraceToModule(models::Workload& w, const NamedState& state, const s
   jit::Module m("__torch__.TorchGaugeInductor");
   for (const auto& [name, t] : state.parameters) m.register_parameter(name, t, /*is_buffer=*/false);
   for (const auto& [name, t] : state.buffers) m.register_buffer(name, t);
+  std::vector<std::string> names = TracedInputNames(w);
   jit::Stack inputs;
-  std::vector<std::string> names;
-  for (auto& [name, t] : w.inputs()) {
-    if (t.defined()) names.push_back(name), inputs.emplace_back(t);
-  }
+  for (auto& t : TracedInputs(w, names)) inputs.emplace_back(std::move(t));
   auto [trace, outputs] = jit::tracer::trace(
       std::move(inputs), [&traced](jit::Stack) -> jit::Stack { return {traced()}; },
       [](const torch::autograd::Variable&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false, &m);

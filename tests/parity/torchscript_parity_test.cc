@@ -43,7 +43,8 @@ std::unique_ptr<models::Workload> Make(const models::ModelInfo& info, Mode mode)
 // Installs the backend on `w`. A model that TorchScript cannot run fails its
 // own check and ends its own comparison, not the rest of its domain's: with
 // TORCHGAUGE_TORCHSCRIPT_PARITY=all (2026-11-29) pyhpc_turbulent_kinetic_energy's
-// traced forward threw, and the domain's models after it went unchecked.
+// traced forward threw, and the domain's models after it went unchecked
+// (its forward adds an entry to inputs(); see the test case at the end).
 bool Installed(const models::ModelInfo& info, models::Workload& w, Mode mode) {
   std::optional<std::string> error;
   try {
@@ -57,6 +58,21 @@ bool Installed(const models::ModelInfo& info, models::Workload& w, Mode mode) {
   return false;
 }
 
+// The compiled forward's relative error against eager's, each run as the
+// collector's eval steps run it.
+double EvalError(models::Workload& eager, models::Workload& compiled) {
+  torch::Tensor want, got;
+  {
+    torch::NoGradGuard g;
+    want = eager.Forward();
+  }
+  {
+    c10::InferenceMode g;
+    got = compiled.RunForward();
+  }
+  return parity::RelError(got, want);
+}
+
 void CheckEval(const models::ModelInfo& info) {
   auto eager = Make(info, Mode::kEval);
   auto compiled = Make(info, Mode::kEval);
@@ -66,16 +82,7 @@ void CheckEval(const models::ModelInfo& info) {
     return;
   }
   if (!Installed(info, *compiled, Mode::kEval)) return;
-  torch::Tensor want, got;
-  {
-    torch::NoGradGuard g;
-    want = eager->Forward();
-  }
-  {
-    c10::InferenceMode g;
-    got = compiled->RunForward();
-  }
-  const double err = parity::RelError(got, want);
+  const double err = EvalError(*eager, *compiled);
   MESSAGE(info.id << " eval: relative error " << err);
   CHECK_MESSAGE(err <= 1e-5, info.id << " eval output differs from eager: " << err);
 }
@@ -182,3 +189,29 @@ TEST_CASE("torchscript backend matches eager: recommendation") { CheckDomain(mod
 TEST_CASE("torchscript backend matches eager: rl") { CheckDomain(models::Domain::kReinforcementLearning); }
 TEST_CASE("torchscript backend matches eager: speech") { CheckDomain(models::Domain::kSpeech); }
 TEST_CASE("torchscript backend matches eager: other") { CheckDomain(models::Domain::kOther); }
+
+// pyhpc_turbulent_kinetic_energy's forward stores tke_surf_corr into
+// inputs(), so the map the trace read has one entry more on every later
+// call. The traced graph must still get its inputs by name: given them by
+// position, `u` received the 2-D tke_surf_corr, and the full suite's run
+// failed in the interpreter ("Dimension out of range (expected to be in
+// range of [-2, 1], but got 3)"). Not in the smoke suite, so checked here.
+TEST_CASE("torchscript backend: a forward that adds to its inputs (pyhpc_turbulent_kinetic_energy)") {
+  const models::ModelInfo* info = nullptr;
+  for (const auto& m : models::Registry()) {
+    if (m.id == "pyhpc_turbulent_kinetic_energy") info = &m;
+  }
+  REQUIRE(info != nullptr);
+  auto eager = Make(*info, Mode::kEval);
+  auto compiled = Make(*info, Mode::kEval);
+  REQUIRE(Installed(*info, *compiled, Mode::kEval));
+  CHECK(compiled->inputs().count("tke_surf_corr") == 1);
+  // The same state on both sides: the trace, the install's check and the
+  // executor's warm-up calls integrated the compiled workload's tke on.
+  for (const auto& [name, t] : compiled->inputs()) {
+    if (t.defined()) eager->inputs()[name] = t.clone();
+  }
+  const double err = EvalError(*eager, *compiled);
+  MESSAGE("pyhpc_turbulent_kinetic_energy eval: relative error " << err);
+  CHECK(err <= 1e-5);
+}
