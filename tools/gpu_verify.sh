@@ -123,7 +123,7 @@ fi
 [ "$rehearse" = 1 ] && { step "rehearsal done"; exit 0; }
 [ -x "$collect" ] || fail "no $build: run the build step first (in the same warm machine)"
 
-# ctest_gpu NAME CAP NEED [ENV=...]: one gpu test, its exit status in rc_NAME.
+# ctest_gpu NAME CAP NEED [ENV=...]: one gpu test, its exit status in rc[NAME].
 declare -A rc
 ctest_gpu() {
   local name=$1 cap=$2 need=$3 t
