@@ -211,7 +211,7 @@ TEST_CASE("the smoke suite runs every model on the test device") {
   // host breakdown), otherwise left out with the reason.
   bool breakdown = false;
   for (const auto& r : runs) breakdown = breakdown || r.gpu_breakdown || r.host_breakdown;
-  const fs::path kit = root.parent_path() / ("paper-kit-" + device);
+  const fs::path kit = fs::path(TORCHGAUGE_BINARY_DIR) / "test-output" / ("paper-kit-" + device);
   std::string ktext;
   CHECK(RunCmd(std::string(TORCHGAUGE_REPORT_EXE) + " paper --results " + root.string() + " --build " +
                    manifest_path.parent_path().parent_path().filename().string() + " --out " + kit.string() +
