@@ -48,10 +48,10 @@ TEST_CASE("the smoke suite runs every model on the test device") {
       std::exit(77);
     }
   }
-  // TORCHGAUGE_TEST_RESULTS names a collection already made with
-  // `run --suite smoke --build-id smoke --platform-id <device>` (on a GPU
-  // machine, tools/gpu_verify.sh's sample data, collected once and resumable
-  // within a short lease); the test then checks it instead of collecting.
+  // TORCHGAUGE_TEST_RESULTS names a results root holding one collection of
+  // `run --suite smoke --device <device>`, any build and platform ids (on a
+  // GPU machine, tools/gpu_verify.sh's sample data, collected once and
+  // resumable within a short lease); the test checks it instead of collecting.
   const char* given = std::getenv("TORCHGAUGE_TEST_RESULTS");
   const bool collect = !(given && *given);
   const fs::path root =

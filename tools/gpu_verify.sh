@@ -46,11 +46,11 @@ for a in "$@"; do
     *) echo "gpu_verify: unknown step '$a' (build, breakdown, ncu, collect, check; or --rehearse, --help)"; exit 2 ;;
   esac
 done
-[ ${#steps[@]} -gt 0 ] || steps=(build breakdown ncu collect check)
-if [ "$rehearse" = 1 ] && [ "${steps[*]}" != build ]; then
-  [ "$#" -gt 1 ] && { echo "gpu_verify: --rehearse runs the build step only"; exit 2; }
+if [ "$rehearse" = 1 ]; then
+  for s in "${steps[@]}"; do [ "$s" = build ] || { echo "gpu_verify: --rehearse runs the build step only"; exit 2; }; done
   steps=(build)
 fi
+[ ${#steps[@]} -gt 0 ] || steps=(build breakdown ncu collect check)
 want() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

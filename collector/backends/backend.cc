@@ -28,8 +28,10 @@ constexpr int kCompileRuns = 3;
 // replace an input tensor between steps (the RL environments do).
 jit::Stack GraphInputs(const std::vector<torch::Tensor>& state, models::Workload& w,
                        const std::vector<std::string>& names) {
-  jit::Stack s(state.begin(), state.end());
-  for (auto& t : TracedInputs(w, names)) s.emplace_back(std::move(t));
+  jit::Stack s;
+  s.reserve(state.size() + names.size());
+  s.insert(s.end(), state.begin(), state.end());
+  for (const auto& name : names) s.emplace_back(TracedInput(w, name));
   return s;
 }
 
@@ -60,15 +62,17 @@ std::vector<std::string> TracedInputNames(models::Workload& w) {
   return names;
 }
 
+const torch::Tensor& TracedInput(models::Workload& w, const std::string& name) {
+  auto it = w.inputs().find(name);
+  if (it == w.inputs().end() || !it->second.defined())
+    throw std::runtime_error("the traced input '" + name + "' is no longer among the workload's inputs");
+  return it->second;
+}
+
 std::vector<torch::Tensor> TracedInputs(models::Workload& w, const std::vector<std::string>& names) {
   std::vector<torch::Tensor> in;
   in.reserve(names.size());
-  for (const auto& name : names) {
-    auto it = w.inputs().find(name);
-    if (it == w.inputs().end() || !it->second.defined())
-      throw std::runtime_error("the traced input '" + name + "' is no longer among the workload's inputs");
-    in.push_back(it->second);
-  }
+  for (const auto& name : names) in.push_back(TracedInput(w, name));
   return in;
 }
 

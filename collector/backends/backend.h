@@ -35,6 +35,7 @@ std::pair<double, double> Difference(const torch::Tensor& got, const torch::Tens
 // traced graph must be given exactly the inputs it was traced with, by name,
 // never by position in the map as it is later.
 std::vector<std::string> TracedInputNames(models::Workload& w);
+const torch::Tensor& TracedInput(models::Workload& w, const std::string& name);
 std::vector<torch::Tensor> TracedInputs(models::Workload& w, const std::vector<std::string>& names);
 
 // Why `backend` cannot run at `precision`, or nullopt; decided before the

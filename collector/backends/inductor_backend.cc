@@ -116,7 +116,7 @@ TracedModule TraceToModule(models::Workload& w, const NamedState& state, const s
   for (const auto& [name, t] : state.buffers) m.register_buffer(name, t);
   std::vector<std::string> names = TracedInputNames(w);
   jit::Stack inputs;
-  for (auto& t : TracedInputs(w, names)) inputs.emplace_back(std::move(t));
+  for (const auto& name : names) inputs.emplace_back(TracedInput(w, name));
   auto [trace, outputs] = jit::tracer::trace(
       std::move(inputs), [&traced](jit::Stack) -> jit::Stack { return {traced()}; },
       [](const torch::autograd::Variable&) { return std::string(); }, /*strict=*/false, /*force_outplace=*/false, &m);
