@@ -6,7 +6,7 @@
 # on 2 cores: the eight files of models/vision/classification from resnet.cc
 # to vovnet.cc took 92 s of compile time one by one and 24 s as one unit.
 
-# Most targets are batched by CMake, 8 files to a unit; these files define a
+# Most targets are grouped by tools/unity_groups.py (below); these files define a
 # file-local name that another file of their target also defines, or (the
 # integration tests' parity_main.cc) implement doctest, so each compiles on
 # its own.
@@ -25,9 +25,10 @@ function(torchgauge_unity_exclusions)
 endfunction()
 
 # The model families and their parity tests are many files written alike,
-# and share file-local names (kLr, MakeLayerNorm, EncoderImpl, ...): their
-# units are chosen by tools/unity_groups.py so that no unit holds one name
-# twice, in units no larger than CMake's batches.
+# and share file-local names (kLr, MakeLayerNorm, EncoderImpl, ...), and so
+# do the tests of core and the reporter: their units are chosen by
+# tools/unity_groups.py so that no unit holds one name twice, in units no
+# larger than CMake's batches.
 function(torchgauge_unity_groups)
   set(lines "")
   foreach(target ${ARGN})
@@ -39,7 +40,11 @@ function(torchgauge_unity_groups)
     foreach(src ${sources})
       if(src MATCHES "\\.cc$")
         cmake_path(ABSOLUTE_PATH src BASE_DIRECTORY ${source_dir})
-        string(APPEND lines "${target}\t${src}\n")
+        # Generated sources do not exist yet at configure time: they compile alone.
+        cmake_path(IS_PREFIX CMAKE_BINARY_DIR ${src} generated)
+        if(NOT generated)
+          string(APPEND lines "${target}\t${src}\n")
+        endif()
       endif()
     endforeach()
   endforeach()

@@ -250,9 +250,7 @@ void AddBisectCommand(CLI::App& app, CliState& state) {
   sub->add_option("--metric", o->metric,
                   "Judge only this metric (default: every compared one; with --alert: the alert's)")
       ->check([](const std::string& m) {
-        return core::MetricFromName(m) ? std::string()
-                                       : "unknown metric '" + m +
-                                             "' (time, throughput, cpu_memory, gpu_memory, ttft, tpot or tokens_per_s)";
+        return core::MetricFromName(m) ? std::string() : "unknown metric '" + m + "' (" + core::MetricNames() + ")";
       });
   sub->add_flag("--improvement", o->improvement,
                 "Look for the first revision that improved on --good (faster, smaller) instead of the first that "

@@ -19,50 +19,6 @@ namespace torchgauge::core {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const char* MetricName(Metric m) {
-  switch (m) {
-    case Metric::kTime:
-      return "time";
-    case Metric::kThroughput:
-      return "throughput";
-    case Metric::kCpuMemory:
-      return "cpu_memory";
-    case Metric::kGpuMemory:
-      return "gpu_memory";
-    case Metric::kTtft:
-      return "ttft";
-    case Metric::kTpot:
-      return "tpot";
-    case Metric::kTokensPerSecond:
-      return "tokens_per_s";
-  }
-  return "?";
-}
-
-std::optional<Metric> MetricFromName(const std::string& name) {
-  for (Metric m : kMetrics) {
-    if (name == MetricName(m)) return m;
-  }
-  return std::nullopt;
-}
-
-bool LowerIsBetter(Metric m) { return m != Metric::kThroughput && m != Metric::kTokensPerSecond; }
-
-const char* MetricUnit(Metric m) {
-  switch (m) {
-    case Metric::kTime:
-    case Metric::kTtft:
-    case Metric::kTpot:
-      return "ms";
-    case Metric::kThroughput:
-      return "samples/s";
-    case Metric::kTokensPerSecond:
-      return "tokens/s";
-    default:
-      return "bytes";
-  }
-}
-
 const char* VerdictName(Verdict v) {
   switch (v) {
     case Verdict::kRegression:
@@ -147,8 +103,8 @@ ThresholdRule ParseThresholdRule(const std::string& spec) {
   if (rule.metric.empty()) rule.metric = "*";
   if (rule.model_regex.empty()) rule.model_regex = ".*";
   if (rule.metric != "*" && !MetricFromName(rule.metric)) {
-    throw std::invalid_argument("threshold rule '" + spec + "': unknown metric '" + rule.metric +
-                                "' (use time, throughput, cpu_memory, gpu_memory, ttft, tpot, tokens_per_s or *)");
+    throw std::invalid_argument("threshold rule '" + spec + "': unknown metric '" + rule.metric + "' (use " +
+                                MetricNames() + " or *)");
   }
   if (!RepeatCountsBounded(rule.model_regex)) {
     throw std::invalid_argument("threshold rule '" + spec + "': repetition counts in the regex are limited to " +
@@ -172,7 +128,9 @@ ThresholdRule ParseThresholdRule(const std::string& spec) {
 }
 
 double CompareOptions::ThresholdFor(Metric m, const std::string& model) const {
-  double t = threshold_percent;
+  // A metric with a default of its own (the counted ones) keeps it under
+  // --threshold; a rule naming it (or "*") overrides either.
+  double t = Info(m).default_threshold_percent.value_or(threshold_percent);
   for (const auto& r : rules) {
     if ((r.metric == "*" || r.metric == MetricName(m)) && std::regex_search(model, std::regex(r.model_regex))) {
       t = r.percent;
@@ -304,6 +262,7 @@ RunSet MakeRunSet(const std::string& build_id, const LoadedPlatform& platform) {
   RunSet set;
   set.build_id = build_id;
   set.platform_id = platform.manifest.platform_id;
+  set.dir = platform.dir;
   set.manifest = platform.manifest.present ? ToJson(platform.manifest) : json::object();
   for (const auto& r : platform.runs) set.runs.insert_or_assign(RunKey{r.model.id, r.mode, r.backend, r.precision}, r);
   return set;
@@ -329,48 +288,7 @@ int StatusRank(const std::string& s) {
   return 2;
 }
 
-// Samples per second for step (or process median) times in ms: each timed
-// step handles samples_per_step inputs. Non-positive times are left out.
-std::vector<double> Rates(const Timing& t, const std::vector<double>& ms) {
-  std::vector<double> out;
-  for (double v : ms) {
-    if (v > 0) out.push_back(1000.0 * static_cast<double>(t.samples_per_step) / v);
-  }
-  return out;
-}
-
 }  // namespace
-
-std::vector<double> MetricSamples(const RunResult& r, Metric m) {
-  switch (m) {
-    case Metric::kTime:
-      if (r.timing) return r.timing->samples_ms;
-      break;
-    case Metric::kThroughput:
-      // Only where the collector reports throughput; each timed step of
-      // samples_per_step inputs gives one throughput sample.
-      if (r.timing && r.timing->throughput_per_s) return Rates(*r.timing, r.timing->samples_ms);
-      break;
-    case Metric::kCpuMemory:
-      if (r.memory && r.memory->cpu_peak_rss_bytes) return {static_cast<double>(*r.memory->cpu_peak_rss_bytes)};
-      break;
-    case Metric::kGpuMemory:
-      if (r.memory && r.memory->gpu_peak_allocated_bytes) {
-        return {static_cast<double>(*r.memory->gpu_peak_allocated_bytes)};
-      }
-      break;
-    case Metric::kTtft:
-      if (r.generation) return r.generation->ttft_samples_ms;
-      break;
-    case Metric::kTpot:
-      if (r.generation) return r.generation->tpot_samples_ms;
-      break;
-    case Metric::kTokensPerSecond:
-      if (r.generation) return GenerationRates(*r.generation);
-      break;
-  }
-  return {};
-}
 
 namespace {
 
@@ -398,37 +316,10 @@ std::optional<double> LogBand(const std::vector<double>& v) {
 
 double BandPercent(double log_band) { return std::expm1(log_band) * 100.0; }
 
-bool IsMemory(Metric m) { return m == Metric::kCpuMemory || m == Metric::kGpuMemory; }
-
-// Every metric but memory comes from timed samples, so the spread of medians
-// (per process, or per build of a window) bounds its noise.
-bool HasNoiseBand(Metric m) { return !IsMemory(m); }
-
-}  // namespace
-
-std::vector<double> MetricProcessMedians(const RunResult& r, Metric m) {
-  switch (m) {
-    case Metric::kTime:
-    case Metric::kThroughput:
-      if (r.timing) return r.timing->process_medians_ms;
-      break;
-    case Metric::kTtft:
-      if (r.generation) return core::ProcessMedians(*r.generation).ttft_ms;
-      break;
-    case Metric::kTpot:
-      if (r.generation) return core::ProcessMedians(*r.generation).tpot_ms;
-      break;
-    case Metric::kTokensPerSecond:
-      if (r.generation) return core::ProcessMedians(*r.generation).tokens_per_s;
-      break;
-    case Metric::kCpuMemory:
-    case Metric::kGpuMemory:
-      break;
-  }
-  return {};
-}
-
-namespace {
+// Every metric with more than one value per run (timed samples, counted
+// steps) has a spread of medians (per process, or per build of a window)
+// that bounds its noise; a peak has one value.
+bool HasNoiseBand(Metric m) { return Info(m).rule != JudgeRule::kSingleValue; }
 
 // The values the rank test compares for one run: one per worker process
 // (its median, as a time or as a rate), since steps of one process share
@@ -437,11 +328,7 @@ namespace {
 // (one process, or a memory metric): the test then reads the step samples.
 std::vector<double> ProcessUnits(const RunResult& r, Metric m) {
   std::vector<double> medians = MetricProcessMedians(r, m);
-  if (medians.size() < 2) return {};
-  if (m != Metric::kThroughput) return medians;
-  if (!r.timing->throughput_per_s) return {};
-  std::vector<double> out = Rates(*r.timing, medians);
-  return out.size() < 2 ? std::vector<double>{} : out;
+  return medians.size() < 2 ? std::vector<double>{} : medians;
 }
 
 }  // namespace
@@ -548,9 +435,22 @@ Baseline MetricBaseline(const RunResult& r, const RunKey& key, Metric m, const s
 void Judge(MetricChange& c, const Baseline& base, const RunResult& r, const std::vector<double>& new_samples, bool over,
            const CompareOptions& options) {
   const bool worse = LowerIsBetter(c.metric) ? c.ratio > 1 : c.ratio < 1;
-  if (IsMemory(c.metric)) {
+  const JudgeRule rule = Info(c.metric).rule;
+  if (rule == JudgeRule::kSingleValue) {
     const bool big_enough = std::abs(c.new_value - c.base_value) >= static_cast<double>(options.memory_min_abs_bytes);
     c.verdict = over && big_enough ? (worse ? Verdict::kRegression : Verdict::kImprovement) : Verdict::kUnchanged;
+    return;
+  }
+  if (rule == JudgeRule::kCounted) {
+    // Counts repeat within a fraction of the threshold, so no rank test:
+    // a change over the threshold and beyond the processes' spread is real.
+    c.n_base = base.pooled.size();
+    c.n_new = new_samples.size();
+    if (base.band) c.noise_percent = BandPercent(*base.band);
+    const bool beyond_band = !base.band || std::abs(std::log(c.ratio)) > *base.band;
+    c.verdict = !over         ? Verdict::kUnchanged
+                : beyond_band ? (worse ? Verdict::kRegression : Verdict::kImprovement)
+                              : Verdict::kNoise;
     return;
   }
   const std::vector<double> new_units = ProcessUnits(r, c.metric);
@@ -601,9 +501,41 @@ std::optional<MetricChange> CompareMetric(const RunResult& r, const RunKey& key,
   if (!(c.base_value > 0)) return std::nullopt;
   c.ratio = c.new_value / c.base_value;
   c.delta_percent = (c.ratio - 1.0) * 100.0;
-  if (!noisy.empty() && !IsMemory(m)) c.noisy = noisy;
+  // Only timed samples are moved by the machine's other load.
+  if (!noisy.empty() && Info(m).rule == JudgeRule::kRankTest) c.noisy = noisy;
   Judge(c, base, r, new_samples, std::abs(c.delta_percent) >= c.threshold_percent, options);
   return c;
+}
+
+// A flagged counted change: the functions that moved between the newest
+// comparable baseline run's profile and the new run's.
+void AddFunctions(MetricChange& c, const RunResult& r, const RunSet& next, const std::vector<const RunSet*>& window) {
+  if (Info(c.metric).rule != JudgeRule::kCounted ||
+      (c.verdict != Verdict::kRegression && c.verdict != Verdict::kImprovement)) {
+    return;
+  }
+  const RunResult* base = nullptr;
+  const RunSet* base_set = nullptr;
+  for (const RunSet* b : window) {
+    if (const RunResult* x = Comparable(*b, c.key, r)) {
+      base = x;
+      base_set = b;
+    }
+  }
+  auto profile = [](const RunResult& run, const RunSet& set) -> std::optional<fs::path> {
+    if (!run.counted || !run.counted->profile_file || set.dir.empty()) return std::nullopt;
+    return set.dir / *run.counted->profile_file;
+  };
+  const auto a = base ? profile(*base, *base_set) : std::nullopt, b = profile(r, next);
+  if (!a || !b) {
+    c.functions_reason = "no Callgrind profile kept for the " + std::string(!a ? "baseline" : "new") + " run";
+    return;
+  }
+  try {
+    c.functions = DiffFunctions(ReadProfile(*a), ReadProfile(*b));
+  } catch (const std::exception& e) {
+    c.functions_reason = e.what();
+  }
 }
 
 }  // namespace
@@ -624,9 +556,11 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
   for (const auto& [key, r] : next.runs) {
     if (r.status != "ok") continue;
     const std::string noisy = NoisyRuns(r, next, base_window, key);
-    for (Metric m : kMetrics) {
+    for (const MetricInfo& info : Metrics()) {
+      const Metric m = info.metric;
       auto c = CompareMetric(r, key, m, base_window, noisy, options);
       if (!c) continue;
+      AddFunctions(*c, r, next, base_window);
       if (m == Metric::kTime && c->new_value > 0)
         time_ratios[{key.mode, key.backend, key.precision}].push_back(c->ratio);
       pc.changes.push_back(std::move(*c));
@@ -814,6 +748,8 @@ json ChangeJson(const MetricChange& m) {
   mj["n_new"] = m.n_new;
   mj["verdict"] = VerdictName(m.verdict);
   mj["noisy"] = Opt(m.noisy);
+  if (m.functions) mj["functions"] = ToJson(*m.functions);
+  if (m.functions_reason) mj["functions_reason"] = *m.functions_reason;
   mj["confirmed"] = m.confirmed;
   mj["seen_in"] = m.seen_in;
   return mj;

@@ -58,6 +58,12 @@
 //    id). With window W > 1 it is the W builds ending there: the reference
 //    value is the median of the per-build medians (robust to one odd
 //    build), and the test pools their process medians (or samples).
+//  - instructions and est_cycles (lower is better): a counted run's steps
+//    under Callgrind (core/stats/counted.h). Counts repeat within about
+//    0.1 %, so no rank test: a change counts when it reaches the metric's own
+//    threshold (1 %, core/analysis/metrics.h; rules override it, --threshold
+//    does not) and lies beyond the band of the processes' medians (and the
+//    window's per-build medians) where there is one. p_value is null.
 //  - Persistence: with persist N the baseline moves back to the build before
 //    the N-build streak that ends at --new; a regression is "confirmed" when
 //    each build of that streak regresses against the same baseline (a step
@@ -74,29 +80,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/function_diff.h"
+#include "core/analysis/metrics.h"
 #include "core/contract/layout.h"
 #include "core/contract/result.h"
 #include "core/io/results_tree.h"
 
 namespace torchgauge::core {
-
-enum class Metric { kTime, kThroughput, kCpuMemory, kGpuMemory, kTtft, kTpot, kTokensPerSecond };
-inline constexpr Metric kMetrics[] = {Metric::kTime, Metric::kThroughput, Metric::kCpuMemory,      Metric::kGpuMemory,
-                                      Metric::kTtft, Metric::kTpot,       Metric::kTokensPerSecond};
-// time | throughput | cpu_memory | gpu_memory | ttft | tpot | tokens_per_s
-const char* MetricName(Metric m);
-std::optional<Metric> MetricFromName(const std::string& name);
-bool LowerIsBetter(Metric m);
-const char* MetricUnit(Metric m);  // ms | samples/s | bytes | ms | ms | tokens/s
-// A run's values of a metric as a comparison reads them: its step times,
-// samples/s per step (where the collector reports throughput), its peak, or
-// its generations' TTFT, TPOT per decode step and tokens/s per generation.
-// Empty where the run has none.
-std::vector<double> MetricSamples(const RunResult& r, Metric m);
-// The per-process medians of a metric: the step time's (for time and
-// throughput, as times) or the generation's, one per worker process. Empty
-// for memory and where the run was measured in one process.
-std::vector<double> MetricProcessMedians(const RunResult& r, Metric m);
 
 // A threshold for one metric ("*" for all) and the models whose id matches
 // model_regex (ECMAScript, searched, so use ^...$ to anchor).
@@ -170,8 +160,13 @@ struct MetricChange {
   TestUnit test_unit = TestUnit::kSamples;
   std::size_t n_base = 0, n_new = 0;  // the values tested (processes or samples); memory: 1/1
   Verdict verdict = Verdict::kUnchanged;
-  bool confirmed = true;  // regressions only: seen in `persist` consecutive builds
-  int seen_in = 1;        // consecutive builds (ending at new) with this regression
+  // Counted metrics, flagged changes: the functions that moved between the
+  // newest baseline build's profile and the new one's (core/analysis/
+  // function_diff.h); unset where either run kept no profile.
+  std::optional<FunctionDiff> functions;
+  std::optional<std::string> functions_reason;  // why `functions` is unset for a flagged counted change
+  bool confirmed = true;                        // regressions only: seen in `persist` consecutive builds
+  int seen_in = 1;                              // consecutive builds (ending at new) with this regression
   // |log ratio|: the sort key for "sorted by magnitude".
   double Magnitude() const;
 };
@@ -250,6 +245,7 @@ struct Comparison {
 // `manifest` is ToJson of the typed manifest (core/contract/manifest.h).
 struct RunSet {
   std::string build_id, platform_id;
+  std::filesystem::path dir;  // the platform's folder: counted runs' profiles are found from it
   nlohmann::json manifest;
   std::map<RunKey, RunResult> runs;
 };

@@ -43,8 +43,8 @@ inline void AddCompareOptions(CLI::App& cmd, CompareOptions& o, const CompareFla
          [&o](const std::vector<std::string>& specs) {
            for (const auto& s : specs) o.rules.push_back(ParseThresholdRule(s));
          },
-         "Per metric and model pattern: 'metric:regex=pct' (metric: time, throughput, cpu_memory, gpu_memory or *); "
-         "repeatable, the last match wins")
+         "Per metric and model pattern: 'metric:regex=pct' (metric: " + MetricNames() +
+             " or *); repeatable, the last match wins")
       ->check(rule);
   cmd.add_option(p + "alpha", o.alpha, "Significance level of the Mann-Whitney U test")->capture_default_str();
   if (!set.history) return;

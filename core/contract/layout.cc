@@ -61,6 +61,14 @@ std::filesystem::path TracePath(const std::filesystem::path& platform_dir, const
   return TracesDir(platform_dir) / (key.FileStem() + ".trace.json");
 }
 
+std::filesystem::path ProfilesDir(const std::filesystem::path& platform_dir) { return platform_dir / "profiles"; }
+std::filesystem::path ProfilePath(const std::filesystem::path& platform_dir, const RunKey& key) {
+  return ProfilesDir(platform_dir) / (key.FileStem() + ".callgrind.gz");
+}
+std::filesystem::path CallgrindOutPath(const std::filesystem::path& platform_dir, const std::string& process_stem) {
+  return WorkDir(platform_dir) / (process_stem + ".callgrind");
+}
+
 std::filesystem::path BisectResultsRoot(const std::filesystem::path& work_dir) { return work_dir / "results"; }
 std::filesystem::path BisectLogPath(const std::filesystem::path& work_dir) { return work_dir / "bisect.log"; }
 

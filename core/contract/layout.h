@@ -52,6 +52,11 @@ std::filesystem::path SpecPath(const std::filesystem::path& platform_dir, const 
 std::filesystem::path PartResultPath(const std::filesystem::path& platform_dir, const std::string& process_stem);
 std::filesystem::path LogPath(const std::filesystem::path& platform_dir, const std::string& process_stem);
 std::filesystem::path TracePath(const std::filesystem::path& platform_dir, const RunKey& key);
+// Counted runs: the Callgrind profile kept for a run (its median step,
+// gzip), and where a worker process's per-step dumps go (.N appended).
+std::filesystem::path ProfilesDir(const std::filesystem::path& platform_dir);
+std::filesystem::path ProfilePath(const std::filesystem::path& platform_dir, const RunKey& key);
+std::filesystem::path CallgrindOutPath(const std::filesystem::path& platform_dir, const std::string& process_stem);
 
 // A bisection's work directory: every step's results tree and the log.
 std::filesystem::path BisectResultsRoot(const std::filesystem::path& work_dir);

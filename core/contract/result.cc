@@ -167,6 +167,7 @@ void ReadSections(const JsonFields& in, RunResult& r) {
   if (in.Has("system_load")) r.system_load = SystemLoadFromJson(*in.Find("system_load"), in.file());
   if (in.Has("generation")) r.generation = GenerationFromJson(*in.Find("generation"), in.file());
   r.generation_reason = in.GetOpt<std::string>("generation_reason");
+  if (in.Has("counted")) r.counted = CountedFromJson(*in.Find("counted"), in.file());
   if (auto f = in.OptObject("flops")) r.flops = ReadFlops(*f);
   if (auto o = in.OptObject("operators")) r.operators = o->Get<std::vector<std::string>>("names");
   if (auto p = in.OptObject("profiling")) r.profiling = ReadProfiling(*p);
@@ -367,6 +368,7 @@ json ToJson(const RunResult& r) {
   if (r.system_load) j["system_load"] = ToJson(*r.system_load);
   if (r.generation) j["generation"] = ToJson(*r.generation);
   if (r.generation_reason) j["generation_reason"] = *r.generation_reason;
+  if (r.counted) j["counted"] = ToJson(*r.counted);
   j["flops"] = OrNull(r.flops, FlopsJson);
   j["operators"] = r.operators ? json{{"count", r.operators->size()}, {"names", *r.operators}} : json(nullptr);
   j["profiling"] = OrNull(r.profiling, ProfilingJson);
@@ -504,6 +506,14 @@ RunResult PoolProcesses(const std::vector<RunResult>& processes) {
       generations.push_back(*p.generation);
     }
     out.generation = PoolGenerations(generations);
+  }
+  if (out.counted) {
+    std::vector<Counted> counts;
+    for (const auto& p : processes) {
+      if (!p.counted) throw std::invalid_argument("PoolProcesses: a process result has no counted steps");
+      counts.push_back(*p.counted);
+    }
+    out.counted = PoolCounted(counts);
   }
   if (out.memory) {
     for (const auto& p : processes) {

@@ -18,6 +18,7 @@
 
 #include "core/contract/run_settings.h"
 #include "core/contract/vocabulary.h"
+#include "core/stats/counted.h"
 #include "core/stats/generation.h"
 #include "core/stats/host_breakdown.h"
 #include "core/stats/system_load.h"
@@ -183,6 +184,11 @@ struct RunResult {
   // that could not be measured, unset with generation_reason saying why.
   std::optional<Generation> generation;
   std::optional<std::string> generation_reason;
+  // Counted runs (settings.measure "counted", core/stats/counted.h): the
+  // steps executed under Callgrind's simulated CPU. Such a run has no timing
+  // (the wall time would be the simulator's) and no memory (the process is
+  // Valgrind's): both not measured.
+  std::optional<Counted> counted;
 };
 
 nlohmann::json ToJson(const RunResult& r);

@@ -39,6 +39,16 @@ struct RunSettings {
   int prompt_tokens = 64;
   int decode_steps = 16;
   int generations = 5;
+  // What the timed steps measure: "time" (wall time on the real CPU) or
+  // "counted" (each step executed under Valgrind's Callgrind, its
+  // instructions and simulated cache events counted: core/stats/counted.h).
+  std::string measure = "time";
+  // The CPU instruction set ATen's and oneDNN's kernels may use: "" for
+  // their own choice, or a cap ("avx2", "default") set through
+  // ATEN_CPU_CAPABILITY and ONEDNN_MAX_CPU_ISA before the first kernel runs,
+  // so that a native time measures the kernels a counted run counts
+  // (Valgrind has no AVX-512). A counted run is always capped at avx2.
+  std::string cpu_isa;
 
   bool operator==(const RunSettings&) const = default;
 };
@@ -51,6 +61,9 @@ std::optional<SettingsProblem> CheckRunSettings(const RunSettings& s);
 
 // The values of RunSettings::pairing.
 inline constexpr const char* kPairings[] = {"interleaved", "back_to_back", "off"};
+// The values of RunSettings::measure and RunSettings::cpu_isa.
+inline constexpr const char* kMeasures[] = {"time", "counted"};
+inline constexpr const char* kCpuIsas[] = {"", "avx2", "default"};
 
 // The "settings" object of a run result (and of a run spec).
 nlohmann::json ToJson(const RunSettings& s);

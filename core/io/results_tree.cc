@@ -176,6 +176,7 @@ void SortRuns(std::vector<RunResult>& runs) {
 
 LoadedPlatform BeginPlatform(const TreeBuild& build, const TreePlatform& platform) {
   LoadedPlatform out;
+  out.dir = platform.dir;
   if (platform.manifest) {
     out.manifest = *platform.manifest;
   } else {

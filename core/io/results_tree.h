@@ -94,6 +94,7 @@ void SortRuns(std::vector<RunResult>& runs);
 // problem per refused file (the manifest's included), sorted. Runs are
 // loaded even when the manifest is refused.
 struct LoadedPlatform {
+  std::filesystem::path dir;  // the platform's folder (profiles are read from it)
   Manifest manifest;
   std::vector<RunResult> runs;
   std::vector<Problem> problems;

@@ -164,6 +164,9 @@ Row ChangeRow(const MetricChange& c, const std::string& new_build, const std::st
   char n[48];
   std::snprintf(n, sizeof n, "%zu/%zu %s", c.n_base, c.n_new,
                 c.test_unit == core::TestUnit::kProcessMedians ? "processes" : "samples");
+  // A counted metric has no test: its values are the counted steps.
+  const bool counted = core::Info(c.metric).rule == core::JudgeRule::kCounted;
+  if (counted) std::snprintf(n, sizeof n, "%zu/%zu steps", c.n_base, c.n_new);
   return {{c.key.model, ModelPageUrl(base, new_build, c.key.model)},
           {c.key.mode},
           {c.key.backend},
@@ -172,7 +175,7 @@ Row ChangeRow(const MetricChange& c, const std::string& new_build, const std::st
           {MetricValue(c.metric, c.base_value) + " → " + MetricValue(c.metric, c.new_value)},
           {DeltaPercent(c.delta_percent)},
           {PValue(c.p_value)},
-          {c.p_value ? n : "1/1"}};
+          {c.p_value || counted ? n : "1/1"}};
 }
 
 const std::vector<std::string> kChangeHeader = {"model",      "mode",  "backend", "precision", "metric",
@@ -267,6 +270,35 @@ class PlatformReport {
     } else {
       s.header = kChangeHeader;
       for (const auto* m : list) s.rows.push_back(ChangeRow(*m, c_.new_build, base_));
+    }
+    d_.sections.push_back(s);
+    for (const auto* m : list) AddFunctions(*m);
+  }
+
+  // A counted change: the functions that account for most of it.
+  void AddFunctions(const MetricChange& m) {
+    if (!m.functions && !m.functions_reason) return;
+    Section s;
+    s.level = 4;
+    s.title = "Functions that moved: " + m.key.model + " " + m.key.mode + " " + m.key.backend + " " +
+              core::MetricName(m.metric) + " " + DeltaPercent(m.delta_percent);
+    if (!m.functions) {
+      s.paragraphs.push_back("Not shown: " + OneLine(*m.functions_reason) + ".");
+      d_.sections.push_back(s);
+      return;
+    }
+    const core::FunctionDiff& f = *m.functions;
+    s.paragraphs.push_back(
+        "Instructions per function (self cost) in the median counted step, baseline against new: these account for " +
+        Num(100 * f.covered, "%.0f") + "% of the change of " +
+        Num(static_cast<double>(f.new_total - f.base_total), "%+.0f") + " instructions.");
+    s.header = {"function", "library", "base → new", "delta", "share"};
+    for (const auto& x : f.top) {
+      s.rows.push_back({{x.function},
+                        {x.object.empty() ? "-" : x.object},
+                        {Num(static_cast<double>(x.base), "%.0f") + " → " + Num(static_cast<double>(x.now), "%.0f")},
+                        {Num(static_cast<double>(x.delta), "%+.0f")},
+                        {Num(100 * x.share, "%.1f") + "%"}});
     }
     d_.sections.push_back(s);
   }
@@ -589,6 +621,8 @@ std::string ReproduceCommand(const core::RunKey& key, int64_t batch_size, const 
     cmd += " --warmup " + std::to_string(settings->warmup) + " --repeat " + std::to_string(settings->repeat);
     if (settings->processes > 1) cmd += " --processes " + std::to_string(settings->processes);
     if (settings->threads > 0) cmd += " --threads " + std::to_string(settings->threads);
+    if (settings->measure != "time") cmd += " --measure " + settings->measure;
+    if (settings->measure == "time" && !settings->cpu_isa.empty()) cmd += " --cpu-isa " + settings->cpu_isa;
   }
   return cmd;
 }

@@ -37,20 +37,7 @@ std::string OptMs(const std::optional<double>& v) { return v ? Ms(*v) : Dash(); 
 
 std::string Dash() { return "—"; }
 
-std::string MetricValue(core::Metric m, double v) {
-  switch (m) {
-    case core::Metric::kTime:
-    case core::Metric::kTtft:
-    case core::Metric::kTpot:
-      return Ms(v) + " ms";
-    case core::Metric::kThroughput:
-      return Num(v, "%.1f") + "/s";
-    case core::Metric::kTokensPerSecond:
-      return Num(v, "%.1f") + " tokens/s";
-    default:
-      return Num(v / (1024.0 * 1024.0), "%.1f") + " MiB";
-  }
-}
+std::string MetricValue(core::Metric m, double v) { return core::FormatMetricValue(m, v); }
 
 std::string DeltaPercent(double delta) { return Num(delta, "%+.1f%%"); }
 

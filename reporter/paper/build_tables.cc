@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/stats/stats.h"
 #include "reporter/output/escape.h"
 #include "reporter/output/format.h"
 #include "reporter/output/paths.h"
@@ -29,6 +30,14 @@ std::string GenerationCsvFields(const core::RunResult& r) {
          Num(g.tokens_per_s, "%.6g");
 }
 
+// A counted run's median instructions and estimated cycles per step
+// (core/stats/counted.h); empty fields for the other runs.
+std::string CountedCsvFields(const core::RunResult& r) {
+  if (!r.counted) return ",";
+  return Num(core::Quantile(core::CountedInstructions(*r.counted), 0.5), "%.0f") + "," +
+         Num(core::Quantile(core::CountedCycles(*r.counted), 0.5), "%.0f");
+}
+
 std::string RunCsvRow(const core::RunResult& r, const Manifest& m) {
   auto tf = Tflops(r);
   const bool t = r.timing.has_value();
@@ -39,7 +48,7 @@ std::string RunCsvRow(const core::RunResult& r, const Manifest& m) {
          (r.memory && r.memory->cpu_peak_rss_bytes ? MiB(r.memory->cpu_peak_rss_bytes) : "") + "," +
          (r.memory && r.memory->gpu_peak_allocated_bytes ? MiB(r.memory->gpu_peak_allocated_bytes) : "") + "," +
          (tf ? Num(*tf, "%.4g") : "") + "," + TrustCsvFields(r, m) + "," + r.status + "," +
-         CsvField(r.reason.value_or("")) + "," + GenerationCsvFields(r) + "\n";
+         CsvField(r.reason.value_or("")) + "," + GenerationCsvFields(r) + "," + CountedCsvFields(r) + "\n";
 }
 
 std::string RunTexRow(const core::RunResult& r, const Manifest& m) {
@@ -88,7 +97,8 @@ CsvTex RunsTable(const std::string& build, const PlatformView& p) {
   CsvTex t;
   t.csv =
       "model,domain,mode,backend,precision,batch_size,median_ms,throughput_per_s,cov,cpu_peak_mib,gpu_peak_mib,tflops,"
-      "percent_of_peak,peak_basis,noisy,noise_reason,status,reason,ttft_ms,tpot_median_ms,tpot_p90_ms,tokens_per_s\n";
+      "percent_of_peak,peak_basis,noisy,noise_reason,status,reason,ttft_ms,tpot_median_ms,tpot_p90_ms,tokens_per_s,"
+      "instructions,est_cycles\n";
   t.tex = "% " + TexEscape("Per-run results, build " + build + ", platform " + p.id) +
           "\n\\begin{tabular}{llllrrrrrl}\n\\hline\nModel & Mode & Backend & Precision & Batch & Median (ms) & CoV "
           "(\\%) & TFLOP/s & \\% of peak & Status \\\\\n\\hline\n";

@@ -195,11 +195,16 @@ json V3Records(const BuildResults& b) {
   for (const auto& p : b.platforms) {
     if (!p.manifest.present) continue;
     for (const auto& r : p.runs) {
-      if (r.status != "ok" || !r.timing || r.timing->samples_ms.empty()) continue;
+      const bool timed = r.timing && !r.timing->samples_ms.empty();
+      if (r.status != "ok" || (!timed && !r.counted)) continue;
       const json base = Base(b, p, r);
-      Add(out, base, "step_time_ms", r.timing->samples_ms, "ms");
-      if (r.timing->throughput_per_s)
+      if (timed) Add(out, base, "step_time_ms", r.timing->samples_ms, "ms");
+      if (timed && r.timing->throughput_per_s)
         Add(out, base, "throughput_samples_per_s", {*r.timing->throughput_per_s}, "samples/s");
+      if (r.counted) {
+        Add(out, base, "instructions", core::CountedInstructions(*r.counted), "instructions");
+        Add(out, base, "estimated_cycles", core::CountedCycles(*r.counted), "cycles");
+      }
       if (r.memory && r.memory->cpu_peak_rss_bytes)
         Add(out, base, "peak_cpu_memory_mb", {static_cast<double>(*r.memory->cpu_peak_rss_bytes) / kMiB}, "MiB");
       if (r.memory && r.memory->gpu_peak_allocated_bytes)

@@ -11,6 +11,8 @@
 //   p90_tpot_ms                [generation.tpot_p90_ms]
 //   tokens_per_second          [generation.tokens_per_s]
 //   kv_cache_mb                [generation.kv_cache_bytes / 2^20]
+//   instructions               counted runs: each counted step's instructions (counted.steps)
+//   estimated_cycles           counted runs: each counted step's est_cycles
 // A metric a run did not measure has no record (never a record of 0); runs
 // that are not ok have none. docs/export.md maps every field.
 #pragma once

@@ -706,7 +706,7 @@ TEST_CASE("issue 13: the CPU platform shows the host breakdown, its peaks, % of 
   const std::string runs_csv = Read(build / "tables" / "runs.cpu-x86_64-2c.csv");
   CHECK(Has(runs_csv,
             ",percent_of_peak,peak_basis,noisy,noise_reason,status,reason,ttft_ms,tpot_median_ms,tpot_p90_ms,tokens_"
-            "per_s\n"));
+            "per_s,instructions,est_cycles\n"));
   CHECK(Has(runs_csv, ",analytic,true,other processes used "));
   // The specs' spec files (the SVGs' input) and the page's inlined copies
   // mark a noisy run (data stored by column: "noisy":[..., true, ...]).
