@@ -139,7 +139,7 @@ SuiteConfig ReadSuite(const JsonFields& f) {
       "warmup",       "repeat",         "processes",         "profile_iterations",
       "timeout_s",    "seed",           "pairing",           "batch_size_overrides",
       "probe",        "backend_models", "backend_processes", "prompt_tokens",
-      "decode_steps", "generations"};
+      "decode_steps", "generations",    "measure",           "cpu_isa"};
   for (const auto& [key, value] : f.raw().items()) {
     if (std::find(kKnown.begin(), kKnown.end(), key) == kKnown.end()) f.Fail(key, "unknown field");
   }
@@ -183,6 +183,21 @@ void ApplyOverrides(const SettingsOverrides& o, core::RunSettings& s) {
   if (o.prompt_tokens) s.prompt_tokens = *o.prompt_tokens;
   if (o.decode_steps) s.decode_steps = *o.decode_steps;
   if (o.generations) s.generations = *o.generations;
+  if (o.measure) s.measure = *o.measure;
+  if (o.cpu_isa) s.cpu_isa = *o.cpu_isa;
+  if (s.measure == "counted") {
+    // The effective settings of a counted run: Valgrind runs one thread at a
+    // time and emulates no AVX-512; the profiling and paired passes would
+    // only be slow there (collector/counted.h).
+    if (s.threads > 1) throw std::invalid_argument("--threads: a counted run (--measure counted) runs one thread");
+    if (!s.cpu_isa.empty() && s.cpu_isa != "avx2") {
+      throw std::invalid_argument("--cpu-isa: a counted run executes AVX2 kernels (Valgrind has no AVX-512)");
+    }
+    s.threads = 1;
+    s.cpu_isa = "avx2";
+    s.profile_iterations = 0;
+    s.pairing = "off";
+  }
   if (auto problem = core::CheckRunSettings(s)) {
     // The option is the field's name as a flag; timeout_s is --timeout.
     std::string flag = problem->field == "timeout_s" ? "timeout" : problem->field;
@@ -218,6 +233,8 @@ json SuiteToJson(const SuiteConfig& s) {
   j["prompt_tokens"] = s.settings.prompt_tokens;
   j["decode_steps"] = s.settings.decode_steps;
   j["generations"] = s.settings.generations;
+  if (s.settings.measure != "time") j["measure"] = s.settings.measure;
+  if (!s.settings.cpu_isa.empty()) j["cpu_isa"] = s.settings.cpu_isa;
   j["batch_size_overrides"] = s.batch_size_overrides;
   j["probe"] = {{"matmul_n", s.probe.matmul_n},
                 {"warmup", s.probe.warmup},

@@ -57,7 +57,7 @@ struct SettingsOverrides {
   std::optional<int> prompt_tokens, decode_steps, generations;
   std::optional<double> timeout_s;
   std::optional<uint64_t> seed;
-  std::optional<std::string> pairing;
+  std::optional<std::string> pairing, measure, cpu_isa;
 };
 // Applies `o` to the suite's settings and checks the result; a value out of
 // range throws std::invalid_argument naming the option (--repeat: ...).

@@ -48,13 +48,39 @@ TEST_CASE("a thread-limited collection is a platform of its own") {
                     {"cpu", {{"logical_cores", 2}}},
                     {"libtorch", {{"cuda_runtime", nullptr}, {"hip_runtime", nullptr}}}};
   CHECK(collector::AutoPlatformId(cpu) == "cpu-x86_64-2c");
-  CHECK(collector::AutoPlatformId(cpu, 0) == "cpu-x86_64-2c");
-  CHECK(collector::AutoPlatformId(cpu, 1) == "cpu-x86_64-2c-1t");
+  core::RunSettings s;
+  CHECK(collector::AutoPlatformId(cpu, s) == "cpu-x86_64-2c");
+  s.threads = 1;
+  CHECK(collector::AutoPlatformId(cpu, s) == "cpu-x86_64-2c-1t");
+  s.cpu_isa = "avx2";
+  CHECK(collector::AutoPlatformId(cpu, s) == "cpu-x86_64-2c-1t-avx2");
+  s.measure = "counted";
+  CHECK(collector::AutoPlatformId(cpu, s) == "cpu-x86_64-2c-1t-counted");
   const json gpu = {{"device", {{"vendor", "NVIDIA"}, {"name", "NVIDIA H100 80GB HBM3"}}},
                     {"host", {{"arch", "x86_64"}}},
                     {"cpu", {{"logical_cores", 16}}},
                     {"libtorch", {{"cuda_runtime", "13.0"}, {"hip_runtime", nullptr}}}};
-  CHECK(collector::AutoPlatformId(gpu, 4).ends_with("-cu130-4t"));
+  core::RunSettings four;
+  four.threads = 4;
+  CHECK(collector::AutoPlatformId(gpu, four).ends_with("-cu130-4t"));
+}
+
+TEST_CASE("a counted run's effective settings: one thread, AVX2, no profiling or paired pass") {
+  collector::SettingsOverrides o;
+  o.measure = "counted";
+  core::RunSettings s;
+  collector::ApplyOverrides(o, s);
+  CHECK(s.threads == 1);
+  CHECK(s.cpu_isa == "avx2");
+  CHECK(s.profile_iterations == 0);
+  CHECK(s.pairing == "off");
+  o.threads = 2;
+  core::RunSettings t;
+  CHECK_THROWS_WITH(collector::ApplyOverrides(o, t), doctest::Contains("one thread"));
+  o.threads.reset();
+  o.measure = "instructions";
+  core::RunSettings u;
+  CHECK_THROWS_WITH(collector::ApplyOverrides(o, u), doctest::Contains("--measure: must be one of: time, counted"));
 }
 
 TEST_CASE("backend_models limits a suite's backend to some models per mode; --backend lifts it") {

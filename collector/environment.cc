@@ -290,14 +290,22 @@ json ReadClocks(const std::string& device) {
           {"power_draw_w", num(f[4])}, {"temperature_c", num(f[5])},    {"at", core::NowUtc()}};
 }
 
-std::string AutoPlatformId(const json& env, int threads) {
+std::string AutoPlatformId(const json& env, const core::RunSettings& settings) {
   // Built in steps: GCC 12 reports `"-" + std::string` at -O2
   // (-Wstringop-overflow, a false positive fixed in 13).
   std::string suffix;
-  if (threads > 0) {
+  if (settings.threads > 0) {
     suffix = '-';
-    suffix += std::to_string(threads);
+    suffix += std::to_string(settings.threads);
     suffix += 't';
+  }
+  // A counted run's figures are instructions, not times; a capped ISA runs
+  // other kernels: neither is compared with plain timed runs.
+  if (settings.measure == "counted") {
+    suffix += "-counted";
+  } else if (!settings.cpu_isa.empty()) {
+    suffix += '-';
+    suffix += settings.cpu_isa;
   }
   const auto& dev = env.at("device");
   if (dev.at("vendor") == "CPU") {

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/contract/run_settings.h"
+
 namespace torchgauge::collector {
 
 // "cuda" when LibTorch sees a CUDA/ROCm device, else "cpu".
@@ -40,7 +42,7 @@ nlohmann::json ReadClocks(const std::string& device);
 // With `threads` > 0 (--threads N) the platform id ends in "-<N>t": the same
 // machine limited to N intra-op threads is a platform of its own, compared
 // with the unlimited one rather than mixed into it ("cpu-x86_64-2c-1t").
-std::string AutoPlatformId(const nlohmann::json& environment, int threads = 0);
+std::string AutoPlatformId(const nlohmann::json& environment, const core::RunSettings& settings = {});
 std::string AutoBuildId(const nlohmann::json& environment);
 
 // The current process's resident set (VmRSS) and peak (VmHWM) in bytes.

@@ -12,6 +12,7 @@
 
 #include "collector/cli.h"
 #include "collector/config.h"
+#include "collector/counted.h"
 #include "collector/environment.h"
 #include "collector/manifest_writer.h"
 #include "collector/platform/probe.h"
@@ -37,6 +38,7 @@ struct RunCommandOptions {
   double slowdown = 0, jitter = 0;
   int ballast_mib = 0;
   std::string slowdown_model;
+  std::string plant_cost;
   ShardOptions shard;
 };
 
@@ -69,6 +71,7 @@ void Place(std::vector<RunSpec>& plan, const RunCommandOptions& o, const std::st
     s.slowdown = o.slowdown;
     s.jitter = o.jitter;
     s.ballast_mib = o.ballast_mib;
+    s.plant_cost = o.plant_cost;
   }
 }
 
@@ -191,6 +194,16 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
                  "unsupported\n";
   }
   const SuiteConfig suite = LoadSuite(o);
+  std::optional<std::string> valgrind;
+  if (suite.settings.measure == "counted") {
+    if (dev != "cpu") throw std::invalid_argument("--measure counted: counts a CPU's work; use --device cpu");
+    valgrind = ValgrindVersion();
+    if (!valgrind && !o.dry_run) {
+      throw std::invalid_argument(
+          "--measure counted needs Valgrind on PATH (Debian: apt-get install valgrind; ./gauge's bootstrap installs "
+          "it)");
+    }
+  }
   auto plan = BuildPlan(suite, o.filters, dev);
   if (plan.empty()) {
     std::cerr << "error: no model matches the filters (see `torchgauge-collect list`)\n";
@@ -199,7 +212,7 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
   ManifestFacts facts;
   facts.environment = DescribeEnvironment(dev);
   facts.build_id = o.build_id.empty() ? AutoBuildId(facts.environment) : o.build_id;
-  facts.platform_id = o.platform_id.empty() ? AutoPlatformId(facts.environment, suite.settings.threads) : o.platform_id;
+  facts.platform_id = o.platform_id.empty() ? AutoPlatformId(facts.environment, suite.settings) : o.platform_id;
   const auto platform_dir = core::PlatformDir(o.out_dir, facts.build_id, facts.platform_id);
   Place(plan, o, facts.build_id, facts.platform_id, platform_dir);
   const auto shard = SelectShard(plan, o.shard, dev, facts.build_id, facts.platform_id, o.dry_run);
@@ -233,6 +246,7 @@ int RunCommand(const RunCommandOptions& o, const std::vector<std::string>& argv)
   options.resume = o.resume;
   options.retry_failed = o.retry_failed;
   options.progress = progress.get();
+  options.valgrind_version = valgrind.value_or("");
   const auto outcome = RunPlan(plan, options);
 
   facts.end = ManifestFacts::End{core::NowUtc(), ReadClocks(dev), outcome.interrupted, outcome.counts};
@@ -285,6 +299,15 @@ void AddSettingsOptions(CLI::App& sub, SettingsOverrides& s) {
                  "(pairs of alternating order, A B B A ..., the default), 'back_to_back' (all eager steps, then all "
                  "compiled) or 'off'")
       ->check(CLI::IsMember(std::vector<std::string>(std::begin(core::kPairings), std::end(core::kPairings))));
+  sub.add_option("--measure", s.measure,
+                 "What the timed steps measure: 'time' (wall time, the default) or 'counted' (each worker under "
+                 "Valgrind's Callgrind: instructions and estimated cycles per step, deterministic; one thread, "
+                 "AVX2, tens of times slower; docs/counted.md)")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(core::kMeasures), std::end(core::kMeasures))));
+  sub.add_option("--cpu-isa", s.cpu_isa,
+                 "Cap the instruction set of ATen's and oneDNN's CPU kernels: 'avx2' (what a counted run executes) "
+                 "or 'default' (no vector extensions); unset: their own choice. The platform id says so.")
+      ->check(CLI::IsMember(std::vector<std::string>{"avx2", "default"}));
 }
 
 }  // namespace
@@ -315,7 +338,11 @@ void AddRunCommand(CLI::App& app, CliState& state) {
       ->check(CLI::Range(0, 1 << 20))
       ->group("");
   sub->add_option("--slowdown-model", o->slowdown_model,
-                  "Testing: regex of models that --slowdown, --jitter and --ballast-mib apply to")
+                  "Testing: regex of models that --slowdown, --jitter, --ballast-mib and --plant-cost apply to")
+      ->group("");
+  sub->add_option("--plant-cost", o->plant_cost,
+                  "Testing: OP=N, N iterations of a fixed loop before each call of the ATen CPU kernel OP "
+                  "(aten::relu or aten::addmm): a known instruction cost")
       ->group("");
   sub->callback([&state, o] { Guard(state, [&] { return RunCommand(*o, state.argv); }); });
 }

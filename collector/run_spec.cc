@@ -31,7 +31,11 @@ json RunSpec::ToJson() const {
           {"platform_dir", platform_dir},
           {"slowdown", slowdown},
           {"jitter", jitter},
-          {"ballast_mib", ballast_mib}};
+          {"ballast_mib", ballast_mib},
+          {"plant_cost", plant_cost},
+          {"valgrind_version", valgrind_version},
+          {"callgrind_out", callgrind_out},
+          {"keep_profile", keep_profile}};
 }
 
 RunSpec RunSpec::FromJson(const json& j) {
@@ -51,6 +55,10 @@ RunSpec RunSpec::FromJson(const json& j) {
   s.slowdown = j.value("slowdown", 0.0);
   s.jitter = j.value("jitter", 0.0);
   s.ballast_mib = j.value("ballast_mib", 0);
+  s.plant_cost = j.value("plant_cost", std::string());
+  s.valgrind_version = j.value("valgrind_version", std::string());
+  s.callgrind_out = j.value("callgrind_out", std::string());
+  s.keep_profile = j.value("keep_profile", std::string());
   return s;
 }
 

@@ -33,6 +33,12 @@ struct RunSpec {
   double slowdown = 0;
   double jitter = 0;    // testing: sleep a random fraction in [0, jitter) of each step's time (plants noise)
   int ballast_mib = 0;  // testing: hold this many MiB, touched, through the timed steps (plants a memory change)
+  // Testing (--plant-cost OP=N): a known instruction cost on one ATen CPU kernel (collector/counted.h).
+  std::string plant_cost;
+  // Counted runs (settings.measure "counted"): the Valgrind that runs the
+  // worker, where Callgrind writes its dumps, and where the worker keeps
+  // its median step's profile ("" in the other processes of a run).
+  std::string valgrind_version, callgrind_out, keep_profile;
 
   core::RunKey key() const { return {model, mode, backend, precision}; }
   nlohmann::json ToJson() const;

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "collector/counted.h"
 #include "collector/worker.h"
 #include "core/contract/layout.h"
 #include "core/io/json_io.h"
@@ -81,7 +83,8 @@ std::optional<core::RunResult> ReadExisting(const std::filesystem::path& path) {
 
 }  // namespace
 
-ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file, double timeout_s) {
+ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file, double timeout_s,
+                      bool no_aslr) {
   if (argv.empty()) throw std::invalid_argument("RunChild: empty command line");
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -99,7 +102,8 @@ ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesyste
       dup2(fd, STDERR_FILENO);
       close(fd);
     }
-    execv(args[0], args.data());
+    if (no_aslr) personality(ADDR_NO_RANDOMIZE);
+    execvp(args[0], args.data());
     std::fprintf(stderr, "exec %s failed: %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
@@ -206,6 +210,16 @@ std::optional<core::RunResult> ReusablePart(const std::filesystem::path& part_fi
   return std::nullopt;
 }
 
+// Callgrind's files of one worker that the worker did not take: the dump at
+// its exit (nothing collected after the last step) and, after a crash, the
+// steps' dumps.
+void RemoveCallgrindDumps(const std::filesystem::path& out) {
+  std::filesystem::remove(out);
+  std::error_code ec;
+  for (int n = 1; std::filesystem::remove(out.string() + "." + std::to_string(n), ec); ++n) {
+  }
+}
+
 // Runs process `p` of a run and returns its result (a skeleton with the
 // failure for a child that did not write one). A part already on disk from
 // an interrupted collection is reused under --resume.
@@ -225,11 +239,21 @@ ProcessOutcome RunProcess(const RunState& st, int p, const SupervisorOptions& op
   const auto spec_file = core::SpecPath(dir, st.PartStem(p));
   const auto log_file = core::LogPath(dir, st.PartStem(p));
   std::filesystem::remove(part_file);
+  std::vector<std::string> argv = {options.self_exe.string(), "worker", "--spec", spec_file.string()};
+  const bool counted = spec.settings.measure == "counted";
+  const auto callgrind_out = core::CallgrindOutPath(dir, st.PartStem(p));
+  if (counted) {
+    part.callgrind_out = callgrind_out.string();
+    part.valgrind_version = options.valgrind_version;
+    if (p == 0) part.keep_profile = core::ProfilePath(dir, spec.key()).string();
+    const std::vector<std::string> prefix = CountedCommand(callgrind_out);
+    argv.insert(argv.begin(), prefix.begin(), prefix.end());
+  }
   core::WriteJsonAtomic(spec_file, part.ToJson());
   const auto t0 = Clock::now();
   const auto started_at = core::NowUtc();
-  auto child =
-      RunChild({options.self_exe.string(), "worker", "--spec", spec_file.string()}, log_file, spec.settings.timeout_s);
+  auto child = RunChild(argv, log_file, spec.settings.timeout_s, counted);
+  if (counted) RemoveCallgrindDumps(callgrind_out);
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   std::filesystem::remove(spec_file);
   core::RunResult r;

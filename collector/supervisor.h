@@ -25,6 +25,9 @@ struct SupervisorOptions {
   bool resume = false;
   bool retry_failed = false;     // with resume: re-run results that are not ok/unsupported
   Progress* progress = nullptr;  // required
+  // Counted runs (settings.measure "counted"): the Valgrind that runs them
+  // (collector/counted.h), recorded in each result.
+  std::string valgrind_version;
 };
 
 struct SuiteOutcome {
@@ -56,6 +59,10 @@ bool KilledByOomKiller(const ChildOutcome& child);
 // group, stdout and stderr to `log_file`, killed (the whole group) after
 // `timeout_s` or when a running plan is interrupted. The workers and the
 // per-collection probe both run this way, so a crash loses nothing.
-ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file, double timeout_s);
+// argv[0] without a slash is looked up on PATH. With no_aslr the child runs
+// with address-space randomisation off (personality ADDR_NO_RANDOMIZE), so
+// that a counted run's layout, and with it its cache simulation, repeats.
+ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file, double timeout_s,
+                      bool no_aslr = false);
 
 }  // namespace torchgauge::collector

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "collector/backends/backend.h"
+#include "collector/counted.h"
 #include "collector/cuda_support.h"
 #include "collector/environment.h"
 #include "collector/generation.h"
@@ -53,6 +54,10 @@ std::optional<std::string> Unsupported(const RunSpec& spec, const models::ModelI
   if (mode == models::Mode::kTrain && !info.supports_train) return info.unsupported_reason;
   if (mode == models::Mode::kEval && !info.supports_eval) return info.unsupported_reason;
   if (auto why = BackendUnsupported(spec.backend, spec.precision)) return why;
+  if (spec.settings.measure == "counted" && spec.backend == "inductor") {
+    return std::string("inductor: not counted: its AOTInductor package is compiled in Python for the host's vector ") +
+           "width, which may be AVX-512, and Valgrind emulates none; count eager and torchscript";
+  }
   const bool gpu = spec.device == "cuda";
   if (gpu && !CudaAvailable()) return "no CUDA or ROCm device is visible to LibTorch on this machine";
   return PrecisionUnsupported(spec.precision, gpu ? c10::DeviceType::CUDA : c10::DeviceType::CPU);
@@ -154,6 +159,22 @@ void TimingPass(Stepper& s, core::RunResult& r) {
   t.samples_per_step = s.workload.samples_per_step();
   core::SummarizeTiming(t);
   r.timing = t;
+}
+
+// The counted pass (settings.measure "counted", collector/counted.h): the
+// warm-up, then settings.repeat steps counted under Callgrind. Fills the
+// result's counted steps. Timing and memory are not measured: the wall time
+// is the simulator's and the process is Valgrind's.
+void CountedPass(Stepper& s, core::RunResult& r) {
+  const auto& spec = s.spec;
+  for (int i = 0; i < spec.settings.warmup; ++i) s.Step();
+  std::optional<std::filesystem::path> keep;
+  if (!spec.keep_profile.empty()) keep = spec.keep_profile;
+  CountedSteps c = CountSteps([&] { s.Step(); }, spec.settings.repeat, spec.callgrind_out, keep);
+  c.counted.valgrind_version = spec.valgrind_version;
+  if (keep) c.counted.profile_file = std::filesystem::relative(*keep, spec.platform_dir).string();
+  r.counted = std::move(c.counted);
+  r.precision_flags = s.flags;
 }
 
 // The paired pass of a backend other than eager (RunSettings::pairing):
@@ -323,6 +344,12 @@ std::optional<std::string> Measure(const RunSpec& spec, const models::ModelInfo&
   HoldBallast(spec.ballast_mib);
   // What the machine did during the timing pass, warm-up included (a longer
   // window reads /proc/stat's ticks more finely; core/stats/system_load.h).
+  if (spec.settings.measure == "counted") {
+    CountedPass(stepper, r);
+    if (auto why = NonFinite(stepper)) throw std::runtime_error(*why);
+    r.status = "ok";
+    return std::nullopt;
+  }
   const auto load_before = core::SampleSystem();
   TimingPass(stepper, r);
   r.system_load = core::LoadBetween(load_before, core::SampleSystem());
@@ -415,6 +442,9 @@ void SteadyHeap() {
 int WorkerMain(const std::filesystem::path& spec_file) {
   SteadyHeap();
   auto spec = RunSpec::FromJson(core::ReadJsonFile(spec_file, core::JsonKind::kRunSpec));
+  // Before the first kernel: ATen and oneDNN read their ISA cap once.
+  CapCpuIsa(spec.settings.cpu_isa);
+  if (!spec.plant_cost.empty()) PlantCost(spec.plant_cost);
   auto result = RunWorker(spec);
   const auto path =
       spec.result_file.empty() ? core::RunPath(spec.platform_dir, spec.key()) : std::filesystem::path(spec.result_file);

@@ -62,6 +62,7 @@ tg_apt_packages=(
   libzip-dev libssl-dev unzip  # the paper kit's zip and SHA-256 (reporter); unzip -t checks the zip in its test
   libsimdjson-dev  # ReadJsonFile's parser (core/io/json_io.cc)
   libjemalloc-dev  # the reporter's allocator (reporter/CMakeLists.txt): a cold render ~22% faster
+  valgrind zlib1g-dev  # the counted measurement (collector/counted.h): Callgrind, its client requests; gzip'd profiles
   libpython3.11  # libpython3.11.so.1.0: torchvision's _C.so (roi_align, nms) needs its symbols (models/vision/detection/torchvision_ops.cc)
 )
 
