@@ -301,3 +301,33 @@ TEST_CASE("build: a triage.json with git conflict markers still renders, keeps t
   CHECK(StateSection(md, "investigating").find("@perf-oncall") != std::string::npos);
   CHECK(ReadText(site / "alerts.json").find("\"investigating\"") != std::string::npos);
 }
+
+TEST_CASE("regressions page: links clickable, a long note folded, alerts counted by state in the header") {
+  fs::path root = ScratchDir("alerts_triage_page");
+  GenerateFixtureTree(root / "results", OneAlert());
+  const SiteOptions o = TestSiteOptions(root / "results", root / "site");
+  BuildSite(o);
+  const std::string id = IdOf(AlertRows(ReadText(root / "site" / "regressions.md")).at(0));
+  std::string note;
+  while (note.size() < 5000) note += "bisected r01..r05, r03 unbuildable; ";
+  CHECK(
+      Triage(root / "results", id + " --state investigating --note '" + note + "'" +
+                                   " --link https://github.com/pytorch/pytorch/issues/1 --link 'javascript:alert(1)'" +
+                                   " >/dev/null") == 0);
+  BuildSite(o);
+  const std::string md = ReadText(root / "site" / "regressions.md");
+  const std::string html = ReadText(root / "site" / "regressions.html");
+  INFO(md);
+  // The header counts alerts by state, not metric rows.
+  CHECK(md.find("**1 alert(s)**, one per cause (a platform, a build range, a direction), by triage state: "
+                "1 investigating.") != std::string::npos);
+  // The link is a link; the javascript: one is text.
+  const std::string link = "<a href=\"https://github.com/pytorch/pytorch/issues/1\">";
+  CHECK(html.find(link) != std::string::npos);
+  CHECK(html.find("href=\"javascript:") == std::string::npos);
+  CHECK(ReadText(root / "site" / "alerts" / (id + ".html")).find(link) != std::string::npos);
+  // The 5 KB note folds: its start in the row, the rest behind <details> or on the alert's page.
+  CHECK(html.find("<details><summary>bisected r01..r05") != std::string::npos);
+  CHECK(md.find("([the whole note](alerts/" + id + ".md))") != std::string::npos);
+  CHECK(md.find(note.substr(0, 400)) == std::string::npos);
+}
