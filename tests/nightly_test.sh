@@ -123,6 +123,8 @@ track; rc=$?
 "$bin/torchgauge-report" build --results "$work/rules/results" --out "$work/rules/public" --compare-threshold 50 \
   --no-svg >/dev/null 2>&1 || fail "re-render after the health triage failed"
 grep -q '"state": "expected"' "$work/rules/public/alerts.json" || fail "alerts.json lacks the health alert's state"
+grep -q "^| $health | vanished | .* | expected | [^|]* |$" "$work/rules/public/regressions.md" ||
+  fail "the regressions page does not show the health alert's state"
 track; rc=$?
 [ $rc -eq 0 ] || fail "an acknowledged health alert: track exit $rc, want 0"
 

@@ -188,7 +188,7 @@ mu::data AlertRow(const TriagedAlert& t) {
 }
 
 // Newest first, as the other tables.
-void SetHealth(mu::data& d, const std::vector<HealthAlert>& health) {
+void SetHealth(mu::data& d, const std::vector<HealthAlert>& health, const TriageFile& triage) {
   mu::data rows = List();
   for (auto it = health.rbegin(); it != health.rend(); ++it) {
     mu::data r;
@@ -198,6 +198,9 @@ void SetHealth(mu::data& d, const std::vector<HealthAlert>& health) {
     Set(r, "build", it->build);
     Set(r, "date", Date(it->started_at));
     Set(r, "detail", it->detail);
+    const TriageEntry* e = triage.Find(it->id);
+    Set(r, "state", TriageStateLabel(e ? e->state : TriageState::kUntriaged));
+    Set(r, "owner", e && !e->owner.empty() ? e->owner : Dash());
     Append(rows, std::move(r));
   }
   Set(d, "has_health", !health.empty());
@@ -265,7 +268,7 @@ void SetAlertsByState(mu::data& d, const std::vector<TriagedAlert>& alerts) {
 
 mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned,
                              const std::vector<TriagedAlert>& alerts, const std::vector<ChangePoint>& change_points,
-                             const std::vector<HealthAlert>& health) {
+                             const std::vector<HealthAlert>& health, const TriageFile& triage) {
   const auto sorted = NewestFirst(events);
   mu::data d;
   Set(d, "home", Href(kPageMd, {Kind::kIndexPage, "", "", "md"}));
@@ -288,7 +291,7 @@ mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool co
   Set(d, "table_html", HtmlTable(sorted, pruned, alerts));
   SetAlertsByState(d, alerts);
   SetChangePoints(d, change_points);
-  SetHealth(d, health);
+  SetHealth(d, health, triage);
   Set(d, "has_sections", !alerts.empty() || !change_points.empty() || !health.empty());
   return d;
 }

@@ -74,7 +74,7 @@ std::string PageWriter::WriteReaderPages(const std::vector<BuildSummary>& histor
     std::cerr << "warning: " << TriagePath(o_.results).string() << ": alerts." << id
               << " names no alert of this site\n";
   }
-  mu::data d = RegressionsPageData(events, o_.compare, pruned, alerts, steps, health);
+  mu::data d = RegressionsPageData(events, o_.compare, pruned, alerts, steps, health, triage);
   r_.Page(w_, PageKind::kRegressions, d, {Kind::kRegressionsPage, "", "", "md"},
           {Kind::kRegressionsPage, "", "", "html"}, "Regressions · TorchGauge");
   for (const auto& t : alerts) {
