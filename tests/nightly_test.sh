@@ -8,6 +8,11 @@
 #     gh commands are printed; with them (a stand-in gh on PATH) the tracking
 #     issue is opened, commented once, and the next night posts nothing again;
 #   - --max-builds reaches the site (the older build's pages go);
+#   - --threshold (and the other rules) reach the site too: alerts.json and
+#     the tracking comment agree with the night's compare;
+#   - a health alert acknowledged with `triage` no longer fails the night;
+#   - a triage.json with conflict markers stops nothing: the night compares,
+#     and exits 5 when nothing else is wrong;
 #   - the first build of a tree exits 0; a bad build id exits 2.
 # Usage: nightly_test.sh <dir with torchgauge-report> <source dir> <work dir>
 set -uo pipefail
@@ -64,7 +69,11 @@ rc=$?
 [ $rc -eq 1 ] || { cat "$work/out6"; fail "night with --tracking-repo: exit $rc, want 1"; }
 grep -q "^issue create -R example/bench --title TorchGauge tracking: $platform" "$work/gh.log" ||
   { cat "$work/gh.log"; fail "the tracking issue was not opened"; }
-grep -q "^issue comment 7 -R example/bench --body-file .*$platform.md" "$work/gh.log" ||
+# The repository has no 'performance' label yet: it is created before the issue that carries it.
+label_at=$(grep -n "^label create performance -R example/bench" "$work/gh.log" | head -n 1 | cut -d: -f1)
+issue_at=$(grep -n "^issue create" "$work/gh.log" | head -n 1 | cut -d: -f1)
+[ -n "$label_at" ] && [ "$label_at" -lt "$issue_at" ] || { cat "$work/gh.log"; fail "the label was not created first"; }
+grep -q "^issue comment 7 -R example/bench --body-file /.*$platform.md" "$work/gh.log" ||
   { cat "$work/gh.log"; fail "no comment on issue 7"; }
 [ -s "$work/results/tracking.json" ] || fail "the posted comment was not recorded"
 comments=$(grep -c "^issue comment" "$work/gh.log")
@@ -79,6 +88,66 @@ rc=$?
 [ ! -e "$work/public/builds/2.11.0-20261121" ] || fail "--max-builds 1 kept builds/2.11.0-20261121"
 [ -s "$work/public/builds/2.11.0-20261122/index.html" ] || fail "--max-builds 1 deleted the newest build"
 grep -q "| 2.11.0-20261121 (pruned) |" "$work/public/index.md" || fail "index does not list the pruned build"
+
+# One set of rules for the night: --threshold reaches `build` as well as
+# `compare`, so the site's alerts and the tracking comment agree with the exit
+# code and the issue. At 50 % neither the regression (+20 %) nor the
+# improvement (-15 %) counts; the broken run still does (exit 1).
+mkdir -p "$work/rules" && cp -r "$src/tests/data/compare_golden/results" "$work/rules/results"
+"$src/tools/nightly.sh" --skip-collect --bin-dir "$bin" --results "$work/rules/results" --site "$work/rules/public" \
+  --build-id 2.11.0-20261122 --threshold 50 >"$work/out8" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$work/out8"; fail "night at --threshold 50: exit $rc, want 1 (the broken run)"; }
+rdir="$work/rules/results/.nightly/2.11.0-20261122"
+grep -q "\] 0 regressions, 1 broken run" "$rdir/issue-title.txt" ||
+  fail "--threshold 50: issue title '$(cat "$rdir/issue-title.txt")', want 0 regressions, 1 broken run"
+grep -Eq '"threshold_percent": 50(\.0)?,' "$work/rules/public/alerts.json" ||
+  { head -c 600 "$work/rules/public/alerts.json"; fail "alerts.json does not record the night's threshold"; }
+grep -q '"kind": "regression"' "$work/rules/public/alerts.json" &&
+  fail "the site flagged a regression under other rules than the night's compare"
+if [ -e "$rdir/tracking/$platform.md" ]; then
+  grep -q "^0 new and 0 changed alert(s)" "$rdir/tracking/$platform.md" ||
+    { cat "$rdir/tracking/$platform.md"; fail "the tracking comment posts alerts the night's compare did not flag"; }
+fi
+
+# A pipeline health alert is acknowledged through `triage`: the vanished run
+# (vgg16) asks for attention (track exits 4) until someone calls it expected.
+health=$(sed -n 's/.*"id": "\(H-[0-9a-f]\{12\}\)".*/\1/p' "$work/rules/public/alerts.json" | head -n 1)
+[ -n "$health" ] || fail "no health alert in the golden's alerts.json"
+track() { "$bin/torchgauge-report" track --results "$work/rules/results" --site "$work/rules/public" \
+  --out "$work/rules/track" --fail-on-health 2.11.0-20261122 >/dev/null 2>&1; }
+track; rc=$?
+[ $rc -eq 4 ] || fail "an untriaged health alert: track exit $rc, want 4"
+"$bin/torchgauge-report" triage "$health" --results "$work/rules/results" --state expected \
+  --note 'vgg16 left the suite' >/dev/null || fail "triage $health (a health alert's id) refused"
+"$bin/torchgauge-report" build --results "$work/rules/results" --out "$work/rules/public" --compare-threshold 50 \
+  --no-svg >/dev/null 2>&1 || fail "re-render after the health triage failed"
+grep -q '"state": "expected"' "$work/rules/public/alerts.json" || fail "alerts.json lacks the health alert's state"
+grep -q "^| $health | vanished | .* | expected | [^|]* |$" "$work/rules/public/regressions.md" ||
+  fail "the regressions page does not show the health alert's state"
+track; rc=$?
+[ $rc -eq 0 ] || fail "an acknowledged health alert: track exit $rc, want 0"
+
+# A triage.json with git conflict markers does not stop the night: the site is
+# rendered and the comparison runs (a regression still exits 1), and a night
+# with nothing else to say exits 5, after its work.
+conflict=$'<<<<<<< HEAD\n{}\n=======\n{"alerts": {}}\n>>>>>>> theirs\n'
+mkdir -p "$work/conflict" && cp -r "$src/tests/data/compare_golden/results" "$work/conflict/results"
+printf '%s' "$conflict" >"$work/conflict/results/triage.json"
+"$src/tools/nightly.sh" --skip-collect --bin-dir "$bin" --results "$work/conflict/results" \
+  --site "$work/conflict/public" --build-id 2.11.0-20261122 >"$work/out9" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$work/out9"; fail "night over a conflicted triage.json: exit $rc, want 1 (its regression)"; }
+[ -s "$work/conflict/results/.nightly/2.11.0-20261122/report.md" ] || fail "conflicted triage.json: nothing compared"
+grep -q "triage.json" "$work/out9" || fail "conflicted triage.json: no warning naming the file"
+[ "$(cat "$work/conflict/results/triage.json")" = "$(printf '%s' "$conflict")" ] || fail "the conflicted file was rewritten"
+mkdir -p "$work/conflict1" && cp -r "$work/results/2.11.0-20261121" "$work/conflict1/"
+printf '%s' "$conflict" >"$work/conflict1/triage.json"
+"$src/tools/nightly.sh" --skip-collect --bin-dir "$bin" --results "$work/conflict1" --site "$work/conflict1-site" \
+  --build-id 2.11.0-20261121 >"$work/out10" 2>&1
+rc=$?
+[ $rc -eq 5 ] || { cat "$work/out10"; fail "first build over a conflicted triage.json: exit $rc, want 5"; }
+[ -s "$work/conflict1-site/index.html" ] || fail "conflicted triage.json: the site was not rendered"
 
 # The first build in a results tree has nothing to compare with.
 mkdir -p "$work/first" && cp -r "$work/results/2.11.0-20261121" "$work/first/"

@@ -11,7 +11,9 @@
 #      or a failed step, 3 inconclusive (no regression, but more noisy runs
 #      than --max-noisy-percent allows: a noisy run cannot regress), 4 no
 #      regression but a pipeline health alert in this build (a missing
-#      night, a machine change, runs that vanished, too many noisy runs).
+#      night, a machine change, runs that vanished, too many noisy runs),
+#      5 nothing regressed but <results>/triage.json is malformed (the night
+#      ran in full with the last good triage; fix the file).
 # See docs/nightly.md for the scheduled CI job and the cron example.
 set -euo pipefail
 
@@ -33,8 +35,10 @@ Usage: tools/nightly.sh [--build-id ID] [options]
   --base ID            baseline build (default: the previous build)
   --window N, --persist N, --threshold PCT, --threshold-for R (repeatable), --alpha A,
   --max-noisy-percent PCT
-                       passed to `torchgauge-report compare` (its defaults when absent;
-                       `torchgauge-report compare --help` lists them)
+                       the comparison rules of the night, passed to `torchgauge-report compare`
+                       and, as --compare-*, to `torchgauge-report build`, so the exit code, the
+                       issue, the site's alerts and the tracking comment use the same (their
+                       defaults when absent; `torchgauge-report compare --help` lists them)
   --issue-dir DIR      where issue.md / issue-title.txt / compare.json go
                        (default: <results>/.nightly/<build-id>; hidden, so no loader takes it for a build)
   --collect-arg ARG    extra argument for `torchgauge-collect run`, repeatable
@@ -57,7 +61,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_id="" results="results" site="public" site_url="" suite="smoke" config="" bin_dir=""
 processes=5 base="" issue_dir="" open_issue="" tracking_repo=""
 skip_collect=0 skip_site=0
-compare_args=() collect_args=() site_args=()
+compare_args=() collect_args=() site_args=() site_compare_args=()
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -70,7 +74,9 @@ while [[ $# -gt 0 ]]; do
     --processes) processes="${2:?}"; shift 2 ;;
     --bin-dir) bin_dir="${2:?}"; shift 2 ;;
     --base) base="${2:?}"; shift 2 ;;
-    --window|--persist|--threshold|--threshold-for|--alpha|--max-noisy-percent) compare_args+=("$1" "${2:?}"); shift 2 ;;
+    # One set of rules for the night: compare's own flags, and build's --compare-* twins.
+    --window|--persist|--threshold|--threshold-for|--alpha|--max-noisy-percent)
+      compare_args+=("$1" "${2:?}"); site_compare_args+=("--compare-${1#--}" "$2"); shift 2 ;;
     --max-builds|--since) site_args+=("$1" "${2:?}"); shift 2 ;;
     --issue-dir) issue_dir="${2:?}"; shift 2 ;;
     --collect-arg) collect_args+=("${2:?}"); shift 2 ;;
@@ -118,17 +124,43 @@ fi
 # renderer are unchanged since their last render are skipped by fingerprint,
 # so this renders the new build, the index, and any build a failed night left
 # unfinished.
+# A malformed triage.json (build exits 5) does not stop the night: the site
+# is rendered with the last good triage and the night exits 5 at the end,
+# unless something worse (1, 2) happened.
+triage_bad=0
 if [[ $skip_site -eq 0 ]]; then
   step "rendering $site (build $build_id and anything changed)"
-  "$report" build --results "$results" --out "$site" \
-      ${site_url:+--site-url "$site_url"} ${site_args[@]+"${site_args[@]}"} || die "torchgauge-report build failed (exit $?)"
+  set +e
+  "$report" build --results "$results" --out "$site" ${site_url:+--site-url "$site_url"} \
+      ${site_compare_args[@]+"${site_compare_args[@]}"} ${site_args[@]+"${site_args[@]}"}
+  brc=$?
+  set -e
+  if [[ $brc -eq 5 ]]; then
+    triage_bad=1
+    step "$results/triage.json is malformed: the site shows the last good triage; the night goes on and exits 5"
+  elif [[ $brc -ne 0 ]]; then
+    die "torchgauge-report build failed (exit $brc)"
+  fi
 fi
+if [[ -n "$tracking_repo" && -z "$site_url" ]]; then
+  step "warning: --tracking-repo without --site-url: the tracking comments cannot link the site's pages"
+fi
+# The night's verdict, with a malformed triage file reported once the work is done.
+finish() {
+  local code="$1"
+  if [[ $triage_bad -eq 1 && ( $code -eq 0 || $code -eq 3 || $code -eq 4 ) ]]; then
+    step "exit 5: fix $results/triage.json (torchgauge-report build names the problem)"
+    code=5
+  fi
+  step "done in $(( $(date +%s) - start ))s, exit $code"
+  exit "$code"
+}
 
 # 3. Compare with the previous build (the first build has nothing to compare with).
 others=$(find "$results" -mindepth 1 -maxdepth 1 -type d ! -name "$build_id" ! -name ".*" | wc -l)
 if [[ -z "$base" && "$others" -eq 0 ]]; then
   step "first build in $results: nothing to compare with"
-  exit 0
+  finish 0
 fi
 mkdir -p "$issue_dir"
 html_args=()
@@ -187,5 +219,4 @@ if [[ $skip_site -eq 0 && ( $rc -le 1 || $rc -eq 3 ) ]]; then
     rc=4
   fi
 fi
-step "done in $(( $(date +%s) - start ))s, exit $rc"
-exit "$rc"
+finish "$rc"

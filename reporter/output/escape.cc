@@ -56,6 +56,27 @@ std::string HtmlEscape(std::string_view in) {
   return out;
 }
 
+std::string MarkdownUrlLink(std::string_view in) {
+  const std::string url = SanitizeUtf8(in);
+  if (url.rfind("https://", 0) != 0 && url.rfind("http://", 0) != 0) return MarkdownEscape(url);
+  static constexpr std::string_view kEncoded = "<>()|\"'`\\[]{}^";
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string dest;
+  for (char ch : url) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c <= 0x20 || c >= 0x7f || kEncoded.find(ch) != std::string_view::npos) {
+      dest += '%';
+      dest += kHex[c >> 4];
+      dest += kHex[c & 15];
+    } else if (c == '&') {
+      dest += "\\&";  // an escaped &: no entity (&copy;) is decoded from it
+    } else {
+      dest += ch;
+    }
+  }
+  return "[" + MarkdownEscape(url) + "](" + dest + ")";
+}
+
 std::string MarkdownEscape(std::string_view in) {
   std::string s = SanitizeUtf8(in);
   std::string out;

@@ -15,6 +15,11 @@ std::string HtmlEscape(std::string_view s);
 // < and & so no raw HTML or entity survives), and folds line breaks to spaces
 // so a value can never start a block.
 std::string MarkdownEscape(std::string_view s);
+// A URL a person gave (a triage --link) as Markdown: a link to itself when
+// it is http(s), its destination percent-encoded where a character could
+// end the destination, a table cell or an HTML attribute; anything else
+// (javascript:, a bare word) as MarkdownEscape text, never a link.
+std::string MarkdownUrlLink(std::string_view url);
 // JSON text made safe to sit inside <script type="application/json">: <, >, &
 // and U+2028/U+2029 become \u escapes, which JSON parsers read back unchanged.
 std::string JsonForScript(std::string_view json_text);

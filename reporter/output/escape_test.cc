@@ -53,3 +53,16 @@ TEST_CASE("SanitizeUtf8 replaces invalid sequences") {
         "b");
   CHECK(SanitizeUtf8("日本") == "日本");
 }
+
+TEST_CASE("MarkdownUrlLink: an http(s) URL is a link, in a table cell too; nothing else is") {
+  const std::string md = MarkdownUrlLink("https://github.com/pytorch/pytorch/issues/1?a=1&copy=2#x (y)|z");
+  const std::string html = MarkdownToHtml("| a |\n|---|\n| " + md + " |\n");
+  INFO(html);
+  CHECK(html.find("<a href=\"https://github.com/pytorch/pytorch/issues/1?a=1&amp;copy=2#x%20%28y%29%7Cz\">") !=
+        std::string::npos);
+  CHECK(html.find("<td>") != std::string::npos);
+  for (const char* bad : {"javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,<b>", "issue 1"}) {
+    const std::string h = MarkdownToHtml(MarkdownUrlLink(bad));
+    CHECK_MESSAGE(h.find("<a ") == std::string::npos, bad);
+  }
+}

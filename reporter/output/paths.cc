@@ -94,6 +94,8 @@ std::string SitePath(const Target& t) {
       return "alerts/" + Name(t, "alert id") + Ext(t, "html");
     case Kind::kAlertsData:
       return "alerts.json";
+    case Kind::kTriageApplied:
+      return ".torchgauge/triage.json";
     case Kind::kPrunedRecord:
       core::CheckSafeId(t.build, "build id");
       return ".torchgauge/pruned/" + t.build + ".json";

@@ -49,9 +49,10 @@ enum class Kind {
   kFingerprint,  // build: what the build was last rendered from (site/site.cc)
   kPaperKit,     // build: the paper kit as a zip (site --paper-kit)
   kBuildDir,     // build: the build's snapshot directory, builds/<build> (deleted when pruned)
-  kPrunedRecord,  // build: a pruned build's summary and changes (site/retention.h)
-  kAlertPage,     // name = alert id, ext: html | md (alerts/<id>.{html,md}: pages/alert_page.h)
-  kAlertsData,    // alerts.json: every alert and health alert with its state (results/tracking.h)
+  kPrunedRecord,   // build: a pruned build's summary and changes (site/retention.h)
+  kAlertPage,      // name = alert id, ext: html | md (alerts/<id>.{html,md}: pages/alert_page.h)
+  kAlertsData,     // alerts.json: every alert and health alert with its state (results/tracking.h)
+  kTriageApplied,  // .torchgauge/triage.json: the last triage.json a render read whole (results/triage.h)
 };
 
 struct Target {

@@ -162,7 +162,7 @@ void SetTriage(mu::data& d, const TriagedAlert& t) {
   Set(d, "note", t.entry && !t.entry->note.empty() ? t.entry->note : Dash());
   mu::data links = List();
   if (t.entry) {
-    for (const auto& l : t.entry->links) Append(links, mu::data(l));
+    for (const auto& l : t.entry->links) Append(links, mu::data(MarkdownUrlLink(l)));  // Markdown: {{{.}}}
   }
   Set(d, "links", std::move(links));
   Set(d, "recovered", t.state == TriageState::kRecovered);

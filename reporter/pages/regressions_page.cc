@@ -142,6 +142,24 @@ std::string HtmlTable(const std::vector<const RegressionEvent*>& events, const P
 
 std::string Range(const Alert& a) { return (a.base_build.empty() ? "?" : a.base_build) + ".." + a.build; }
 
+// A note longer than this folds, so that one long note does not make its
+// row hundreds of lines tall: the HTML shows its start and opens the rest in
+// <details>, the Markdown shows its start and links the alert's page, which
+// has it whole. Both are Markdown, rendered with {{{...}}}.
+constexpr size_t kNoteFolded = 160;
+void SetNote(mu::data& r, const std::string& note, const std::string& alert_href) {
+  if (note.size() <= kNoteFolded) {
+    Set(r, "note_html", MarkdownEscape(note));
+    Set(r, "note_md", MarkdownEscape(note));
+    return;
+  }
+  size_t cut = 120;
+  while (cut > 0 && (static_cast<unsigned char>(note[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  const std::string start = MarkdownEscape(note.substr(0, cut)) + "\xE2\x80\xA6";
+  Set(r, "note_html", "<details><summary>" + start + "</summary>" + MarkdownEscape(note) + "</details>");
+  Set(r, "note_md", start + " ([the whole note](" + alert_href + "))");
+}
+
 mu::data AlertRow(const TriagedAlert& t) {
   const Alert& a = t.alert;
   mu::data r;
@@ -160,17 +178,17 @@ mu::data AlertRow(const TriagedAlert& t) {
   std::string note = t.entry ? t.entry->note : "";
   if (t.state == TriageState::kRecovered)
     note += (note.empty() ? "" : " ") + std::string("(recovered in ") + a.recovered_in + ")";
-  Set(r, "note", note.empty() ? Dash() : note);
+  SetNote(r, note.empty() ? Dash() : note, Href(kPageMd, {Kind::kAlertPage, "", a.id, "md"}));
   std::string links;
   if (t.entry) {
-    for (const auto& l : t.entry->links) links += (links.empty() ? "" : " ") + l;
+    for (const auto& l : t.entry->links) links += (links.empty() ? "" : " ") + MarkdownUrlLink(l);
   }
-  Set(r, "links", links.empty() ? Dash() : links);
+  Set(r, "links", links.empty() ? MarkdownEscape(Dash()) : links);  // Markdown: {{{links}}}
   return r;
 }
 
 // Newest first, as the other tables.
-void SetHealth(mu::data& d, const std::vector<HealthAlert>& health) {
+void SetHealth(mu::data& d, const std::vector<HealthAlert>& health, const TriageFile& triage) {
   mu::data rows = List();
   for (auto it = health.rbegin(); it != health.rend(); ++it) {
     mu::data r;
@@ -180,6 +198,9 @@ void SetHealth(mu::data& d, const std::vector<HealthAlert>& health) {
     Set(r, "build", it->build);
     Set(r, "date", Date(it->started_at));
     Set(r, "detail", it->detail);
+    const TriageEntry* e = triage.Find(it->id);
+    Set(r, "state", TriageStateLabel(e ? e->state : TriageState::kUntriaged));
+    Set(r, "owner", e && !e->owner.empty() ? e->owner : Dash());
     Append(rows, std::move(r));
   }
   Set(d, "has_health", !health.empty());
@@ -218,6 +239,7 @@ void SetChangePoints(mu::data& d, const std::vector<ChangePoint>& cps) {
 // The alerts grouped by their state, in the order of kTriageStates.
 void SetAlertsByState(mu::data& d, const std::vector<TriagedAlert>& alerts) {
   mu::data groups = List();
+  std::string states;  // "3 untriaged, 1 investigating": the header counts alerts, not metric rows
   for (TriageState s : kTriageStates) {
     mu::data rows = List();
     int n = 0;
@@ -228,6 +250,7 @@ void SetAlertsByState(mu::data& d, const std::vector<TriagedAlert>& alerts) {
       ++n;
     }
     if (n == 0) continue;
+    states += (states.empty() ? "" : ", ") + std::to_string(n) + " " + TriageStateLabel(s);
     mu::data g;
     Set(g, "state", TriageStateLabel(s));
     Set(g, "state_name", TriageStateName(s));
@@ -237,6 +260,7 @@ void SetAlertsByState(mu::data& d, const std::vector<TriagedAlert>& alerts) {
   }
   Set(d, "has_alerts", !alerts.empty());
   Set(d, "alerts_total", std::to_string(alerts.size()));
+  Set(d, "alert_states", states);
   Set(d, "alert_groups", std::move(groups));
 }
 
@@ -244,7 +268,7 @@ void SetAlertsByState(mu::data& d, const std::vector<TriagedAlert>& alerts) {
 
 mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned,
                              const std::vector<TriagedAlert>& alerts, const std::vector<ChangePoint>& change_points,
-                             const std::vector<HealthAlert>& health) {
+                             const std::vector<HealthAlert>& health, const TriageFile& triage) {
   const auto sorted = NewestFirst(events);
   mu::data d;
   Set(d, "home", Href(kPageMd, {Kind::kIndexPage, "", "", "md"}));
@@ -267,7 +291,7 @@ mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool co
   Set(d, "table_html", HtmlTable(sorted, pruned, alerts));
   SetAlertsByState(d, alerts);
   SetChangePoints(d, change_points);
-  SetHealth(d, health);
+  SetHealth(d, health, triage);
   Set(d, "has_sections", !alerts.empty() || !change_points.empty() || !health.empty());
   return d;
 }

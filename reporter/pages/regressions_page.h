@@ -37,10 +37,11 @@ inline constexpr size_t kFeedEntries = 50;
 // covers each, if any.
 // `alerts`: the alerts with their triage (results/triage.h): the page lists
 // them by state, and each regression row names its alert and that state.
+// `triage`: the health alerts' triage (an acknowledged one shows its state).
 mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned = nullptr,
                              const std::vector<TriagedAlert>& alerts = {},
                              const std::vector<ChangePoint>& change_points = {},
-                             const std::vector<HealthAlert>& health = {});
+                             const std::vector<HealthAlert>& health = {}, const TriageFile& triage = {});
 
 // The Atom document: one entry per alert (results/alerts.h, with its triage
 // state as a category "alert-state:<state>" and in its title) and per health

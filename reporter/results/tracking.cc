@@ -19,7 +19,7 @@ namespace torchgauge::reporter {
 
 namespace {
 constexpr const char* kTrackingKind = "torchgauge.tracking";
-constexpr size_t kRowsListed = 3;  // the largest runs a comment names per new alert
+constexpr size_t kRunsListed = 3;  // the largest runs a comment names per new alert
 
 json RowJson(const FlaggedChange& f) {
   return {{"model", f.model},           {"mode", f.mode},
@@ -44,8 +44,11 @@ std::string Cell(const std::string& s) {
   return out.empty() ? Dash() : out;
 }
 
-std::string Link(const std::string& site_url, const Target& t) {
-  return site_url.empty() ? SitePath(t) : SiteUrl(site_url, t);
+// `text` linked to the site's page `t`. Without a site URL there is nothing
+// a comment on GitHub can link to (a path relative to the site resolves
+// against github.com), so the text stays plain.
+std::string Linked(const std::string& text, const std::string& site_url, const Target& t) {
+  return site_url.empty() ? text : "[" + text + "](" + SiteUrl(site_url, t) + ")";
 }
 
 std::string Factor(double f) { return Num(f, "%.2f") + "\xC3\x97"; }  // "1.30×"
@@ -60,7 +63,7 @@ static json CulpritJson(const core::Culprit& c) {
 }
 
 json AlertsJson(const std::vector<TriagedAlert>& alerts, const std::vector<HealthAlert>& health,
-                const std::map<std::string, core::Culprit>& culprits) {
+                const std::map<std::string, core::Culprit>& culprits, const TriageFile& triage, const json& rules) {
   json a = json::array();
   for (const auto& t : alerts) {
     const Alert& x = t.alert;
@@ -88,15 +91,47 @@ json AlertsJson(const std::vector<TriagedAlert>& alerts, const std::vector<Healt
   }
   json h = json::array();
   for (const auto& x : health) {
+    const TriageEntry* e = triage.Find(x.id);
     h.push_back({{"id", x.id},
                  {"kind", x.kind},
                  {"platform", x.platform},
                  {"build_before", x.build_before},
                  {"build", x.build},
                  {"started_at", x.started_at},
-                 {"detail", x.detail}});
+                 {"detail", x.detail},
+                 {"state", TriageStateName(e ? e->state : TriageState::kUntriaged)},
+                 {"owner", e ? e->owner : ""},
+                 {"note", e ? e->note : ""}});
   }
-  return {{"schema_version", core::kAlertsFileVersion}, {"kind", core::kAlertsFileKind}, {"alerts", a}, {"health", h}};
+  json out = {{"schema_version", core::kAlertsFileVersion}, {"kind", core::kAlertsFileKind}};
+  if (!rules.is_null()) out["rules"] = rules;
+  out["alerts"] = std::move(a);
+  out["health"] = std::move(h);
+  return out;
+}
+
+json RulesJson(const core::CompareOptions& o) {
+  json per = json::array();
+  for (const auto& r : o.rules) per.push_back(r.metric + ":" + r.model_regex + "=" + Num(r.percent, "%g"));
+  return {{"threshold_percent", o.threshold_percent},
+          {"threshold_for", std::move(per)},
+          {"alpha", o.alpha},
+          {"window", o.window},
+          {"persist", o.persist},
+          {"max_noisy_percent", o.max_noisy_percent}};
+}
+
+std::string RulesLine(const json& r) {
+  if (!r.is_object()) return "";
+  std::string s = "threshold " + Num(r.value("threshold_percent", 0.0), "%g") + "%";
+  for (const auto& x : r.value("threshold_for", json::array())) s += " (" + x.get<std::string>() + ")";
+  return s + ", alpha " + Num(r.value("alpha", 0.0), "%g") + ", window " + std::to_string(r.value("window", 0)) +
+         ", persist " + std::to_string(r.value("persist", 0));
+}
+
+bool HealthOpen(const json& h) {
+  const std::string s = h.value("state", "untriaged");
+  return s == "untriaged" || s == "investigating";
 }
 
 std::filesystem::path TrackingPath(const std::filesystem::path& results_root) { return results_root / "tracking.json"; }
@@ -151,34 +186,44 @@ std::string AlertRow(const json& a, const PostedAlert* before, const std::string
   std::string recovered;
   if (a.contains("recovered_in") && a["recovered_in"].is_string())
     recovered = ", recovered in " + a["recovered_in"].get<std::string>();
-  return "| [" + id + "](" + Link(site_url, {Kind::kAlertPage, "", id, "html"}) + ") | " + Cell(what) + " | " +
+  return "| " + Linked(id, site_url, {Kind::kAlertPage, "", id, "html"}) + " | " + Cell(what) + " | " +
          Cell(a["base_build"].get<std::string>()) + " \xE2\x86\x92 " + Cell(a["build"].get<std::string>()) + " | " +
          std::to_string(a["runs"].get<int>()) + " | " + Factor(a["geomean"].get<double>()) + " " +
          Cell(a.value("geomean_metric", "")) + " | " + Cell(a["state"].get<std::string>() + recovered) + " | " +
          Cell(a.value("owner", "")) + " |\n";
 }
 
+// The alert's largest runs, one row each (its rows are largest first, those
+// of its metric first), and how many runs are left: a run's time and
+// throughput rows are one run, not two.
 std::string LargestRuns(const json& a) {
   std::string out;
-  const json& rows = a["rows"];
-  for (size_t i = 0; i < rows.size() && i < kRowsListed; ++i) {
-    const json& r = rows[i];
-    out += std::string(i ? "; " : "") + r.value("model", "") + " " + r.value("config", "") + " " +
+  std::set<std::string> runs;
+  size_t listed = 0;
+  for (const json& r : a["rows"]) {
+    if (!runs.insert(r.value("model", "") + " " + r.value("config", "")).second) continue;
+    if (listed == kRunsListed) continue;
+    out += std::string(listed++ ? "; " : "") + r.value("model", "") + " " + r.value("config", "") + " " +
            r.value("metric", "") + " " + Factor(r.value("factor", 1.0));
   }
-  if (rows.size() > kRowsListed) out += "; and " + std::to_string(rows.size() - kRowsListed) + " more";
+  if (runs.size() > listed) out += "; and " + std::to_string(runs.size() - listed) + " more run(s)";
   return out;
 }
 
 std::string Compose(const std::string& platform, const PlatformNews& n, const std::string& site_url,
-                    const std::string& build) {
+                    const std::string& build, const std::string& rules) {
   int fresh = 0;
   for (const auto& [a, before] : n.alerts) fresh += before == nullptr;
   std::string md =
       "## TorchGauge " + (build.empty() ? std::string("nightly") : "build " + build) + " on " + platform + "\n\n";
   md += std::to_string(fresh) + " new and " + std::to_string(n.alerts.size() - fresh) +
-        " changed alert(s) since the last comment; " + std::to_string(n.health.size()) +
-        " pipeline health alert(s). [All alerts](" + Link(site_url, {Kind::kRegressionsPage, "", "", "html"}) + ")\n\n";
+        " changed alert(s) since the last comment; " + std::to_string(n.health.size()) + " pipeline health alert(s)." +
+        (site_url.empty() ? "" : " " + Linked("All alerts", site_url, {Kind::kRegressionsPage, "", "", "html"})) +
+        "\n\n";
+  if (site_url.empty())
+    md +=
+        "> No site URL was given (`--site-url`): the alerts are not linked; each has its page at "
+        "`alerts/<id>.html` in the site.\n\n";
   if (!n.alerts.empty()) {
     md += "| alert | kind | builds | runs | geomean | state | owner |\n|---|---|---|---|---|---|---|\n";
     for (const auto& [a, before] : n.alerts) md += AlertRow(*a, before, site_url);
@@ -198,7 +243,23 @@ std::string Compose(const std::string& platform, const PlatformNews& n, const st
     }
     md += "\n";
   }
+  // The rules the site flagged under: the night's `compare` ran under the same.
+  if (!rules.empty()) md += "Flagged under the comparison rules: " + rules + ".\n\n";
   md += "Set a state with `torchgauge-report triage ALERT --results RESULTS --state investigating --owner NAME`.\n";
+  return md;
+}
+
+// GitHub refuses a comment over 65,536 characters. A UTF-8 byte is at most
+// a character, so a comment cut to this many bytes at a line end always
+// fits, with room for the note that says it was cut.
+constexpr size_t kMaxCommentBytes = 65536 - 1024;
+
+std::string FitComment(std::string md, const std::string& site_url) {
+  if (md.size() <= kMaxCommentBytes) return md;
+  const size_t cut = md.rfind('\n', kMaxCommentBytes - 1);
+  md.resize(cut == std::string::npos ? 0 : cut + 1);
+  md += "\n**Cut here**: the rest of this comment was over GitHub's 65,536-character limit. Every alert is on " +
+        Linked("the regressions page", site_url, {Kind::kRegressionsPage, "", "", "html"}) + ".\n";
   return md;
 }
 
@@ -215,6 +276,7 @@ std::vector<TrackingComment> ComposeTrackingComments(const json& alerts_json, co
   }
   std::vector<TrackingComment> out;
   static const std::map<std::string, PostedAlert> kNone;
+  const std::string rules = RulesLine(alerts_json.value("rules", json()));
   for (const auto& platform : names) {
     auto lp = ledger.platforms.find(platform);
     const auto& posted = lp == ledger.platforms.end() ? kNone : lp->second;
@@ -239,7 +301,7 @@ std::vector<TrackingComment> ComposeTrackingComments(const json& alerts_json, co
       c.health++;
       c.now[id] = PostedAlert{h["kind"].get<std::string>(), 0, ""};
     }
-    if (!c.now.empty()) c.markdown = Compose(platform, news, site_url, build);
+    if (!c.now.empty()) c.markdown = FitComment(Compose(platform, news, site_url, build, rules), site_url);
     out.push_back(std::move(c));
   }
   return out;
@@ -267,12 +329,22 @@ std::string GhCommands(const std::vector<TrackingComment>& comments, const std::
        (repo.empty() ? std::string("\"${TORCHGAUGE_TRACKING_REPO:?set TORCHGAUGE_TRACKING_REPO=OWNER/NAME}\"")
                      : core::ShellQuote(repo)) +
        "\n";
+  // `gh issue create --label` fails where the label does not exist: create
+  // it first, only when missing, so a team's own colour is never reset.
+  // Its output goes to stderr: the caller reads the issue number from stdout.
+  s += "# The label the tracking issues carry, created where the repository lacks it.\n"
+       "ensure_label() {\n"
+       "  gh label list -R \"$repo\" --limit 1000 --json name --jq '.[].name' | grep -x performance >/dev/null ||\n"
+       "    gh label create performance -R \"$repo\" --color D93F0B \\\n"
+       "      --description 'Performance regressions found by TorchGauge' >&2\n"
+       "}\n";
   s += "# The open issue titled exactly $1, else a new one; prints its number.\n"
        "tracking_issue() {\n"
        "  local n\n"
        "  n=$(gh issue list -R \"$repo\" --state open --search \"in:title \\\"$1\\\"\" --json number,title \\\n"
        "        --jq \".[] | select(.title == \\\"$1\\\") | .number\" | head -n 1)\n"
        "  if [ -z \"$n\" ]; then\n"
+       "    ensure_label\n"
        "    n=$(gh issue create -R \"$repo\" --title \"$1\" --label performance \\\n"
        "          --body \"TorchGauge posts one comment per night here: the alerts that are new or changed.\" "
        "| sed 's#.*/##')\n"
@@ -282,7 +354,8 @@ std::string GhCommands(const std::vector<TrackingComment>& comments, const std::
   int posts = 0;
   for (const auto& c : comments) {
     if (c.markdown.empty()) continue;
-    const std::string file = (dir / (c.platform + ".md")).string();
+    // Absolute: the script is run from wherever the nightly (or a person) is.
+    const std::string file = (std::filesystem::absolute(dir) / (c.platform + ".md")).lexically_normal().string();
     s += "gh issue comment \"$(tracking_issue " + core::ShellQuote(TrackingIssueTitle(c.platform)) +
          ")\" -R \"$repo\" --body-file " + core::ShellQuote(file) + "\n";
     ++posts;

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/compare.h"
 #include "core/contract/alerts_file.h"
 #include "reporter/results/health.h"
 #include "reporter/results/triage.h"
@@ -35,8 +36,22 @@ inline constexpr int kTrackingSchemaVersion = 1;
 // it): oldest first as the regressions page lists them. Each alert carries
 // its page's path relative to the site root, and its culprit when `bisect
 // --alert` found one.
+// Health alerts carry their triage state from `triage` (untriaged without
+// an entry). `rules` (RulesJson) records the comparison rules the alerts
+// were flagged under; null leaves it out.
 nlohmann::json AlertsJson(const std::vector<TriagedAlert>& alerts, const std::vector<HealthAlert>& health,
-                          const std::map<std::string, core::Culprit>& culprits = {});
+                          const std::map<std::string, core::Culprit>& culprits = {}, const TriageFile& triage = {},
+                          const nlohmann::json& rules = nullptr);
+// The rules of a comparison as alerts.json records them: threshold (and
+// per-pattern rules), alpha, window, persistence and the noisy share. The
+// nightly passes one set of options to `build` and `compare`; this is how
+// the site, and `track` after it, show which.
+nlohmann::json RulesJson(const core::CompareOptions& o);
+// "threshold 7%, alpha 0.05, window 1, persist 1", for a comment's footer.
+std::string RulesLine(const nlohmann::json& rules);
+// Whether a health alert of alerts.json still asks for attention: untriaged
+// or investigating (an acknowledged one, e.g. expected, does not).
+bool HealthOpen(const nlohmann::json& health_alert);
 
 // What the last comment on a platform's tracking issue said of one alert.
 struct PostedAlert {

@@ -128,3 +128,63 @@ TEST_CASE("tracking: a malformed alerts.json or ledger is refused naming the fil
     "platforms": {"cpu": {"A-0123456789ab": {"runs": 3}}}})";
   CHECK_THROWS_WITH(ReadTracking(dir / "tracking.json"), doctest::Contains("platforms.cpu.A-0123456789ab.state"));
 }
+
+TEST_CASE("tracking: without a site URL a comment links nothing, and says why") {
+  // A link relative to the site resolves against github.com: broken.
+  const auto j = AlertsJson({MakeAlert("cpu", "b1", "b2", 2)}, {});
+  const auto comments = ComposeTrackingComments(j, TrackingLedger{}, "", "b2");
+  REQUIRE(comments.size() == 1);
+  const std::string& md = comments[0].markdown;
+  INFO(md);
+  CHECK(md.find("](") == std::string::npos);
+  CHECK(md.find("--site-url") != std::string::npos);
+  const auto linked = ComposeTrackingComments(j, TrackingLedger{}, "https://perf.example.org", "b2");
+  CHECK(linked[0].markdown.find("](https://perf.example.org/alerts/") != std::string::npos);
+}
+
+TEST_CASE("tracking: 'and N more' counts runs, not metric rows") {
+  // Five runs, each with a time and a throughput row: ten rows, five runs.
+  TriagedAlert t = MakeAlert("cpu", "b1", "b2", 5);
+  std::vector<FlaggedChange> rows;
+  for (const auto& f : t.alert.rows) {
+    rows.push_back(f);
+    FlaggedChange tp = f;
+    tp.metric = "throughput";
+    tp.ratio = 1 / f.ratio;
+    rows.push_back(tp);
+  }
+  t.alert.rows = rows;
+  const std::string md = ComposeTrackingComments(AlertsJson({t}, {}), TrackingLedger{}, "", "b2")[0].markdown;
+  INFO(md);
+  CHECK(md.find("m0 eval/eager/default/bs4 time 1.30\xC3\x97; m1") != std::string::npos);
+  CHECK(md.find("and 2 more run(s)") != std::string::npos);
+  CHECK(md.find("and 7 more") == std::string::npos);
+}
+
+TEST_CASE("tracking: a comment stays under GitHub's 65,536-character limit, with a note where it was cut") {
+  std::vector<TriagedAlert> alerts;
+  for (int i = 0; i < 800; ++i) {
+    alerts.push_back(MakeAlert("cpu", "b" + std::to_string(i), "b" + std::to_string(i + 1), 4));
+    alerts.back().entry = TriageEntry{};
+    alerts.back().entry->owner = "@someone-with-a-rather-long-handle-" + std::to_string(i);
+  }
+  const auto c = ComposeTrackingComments(AlertsJson(alerts, {}), TrackingLedger{}, "https://perf.example.org", "b9");
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].markdown.size() <= 65536);
+  CHECK(c[0].markdown.find("65,536") != std::string::npos);
+  CHECK(c[0].markdown.find("https://perf.example.org/regressions.html") != std::string::npos);
+}
+
+TEST_CASE("tracking: gh-commands.sh names absolute files and creates the label it needs") {
+  TrackingComment c;
+  c.platform = "cpu";
+  c.markdown = "x";
+  const std::string s = GhCommands({c}, "example/bench", "out/tracking");
+  INFO(s);
+  const std::string abs = (fs::current_path() / "out" / "tracking" / "cpu.md").string();
+  CHECK(s.find("--body-file '" + abs + "'") != std::string::npos);
+  // `gh issue create --label performance` fails where the label is missing.
+  const size_t label = s.find("gh label create performance");
+  REQUIRE(label != std::string::npos);
+  CHECK(s.find("ensure_label") < s.find("gh issue create"));
+}

@@ -1,7 +1,13 @@
 #include "reporter/results/triage.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +23,33 @@ constexpr const char* kKind = "torchgauge.triage";
 // Written names, in kTriageStates order (recovered last: never written).
 constexpr const char* kSettable[] = {"untriaged", "investigating", "fixed",          "backed-out",
                                      "wont-fix",  "expected",      "infra-or-noise", "improvement"};
+// The entry fields this version reads; any other is kept in TriageEntry::extra.
+constexpr const char* kKnownFields[] = {"state", "owner", "note", "links", "updated_at"};
+
+// "<prefix>" and 12 lower-case hex digits.
+bool IsPrefixedId(const std::string& id, const char* prefix) {
+  if (id.size() != 14 || id.rfind(prefix, 0) != 0) return false;
+  for (size_t i = 2; i < id.size(); ++i) {
+    if (!std::isxdigit(static_cast<unsigned char>(id[i])) || std::isupper(static_cast<unsigned char>(id[i])))
+      return false;
+  }
+  return true;
+}
+
+TriageEntry ReadEntry(const json& j, const std::filesystem::path& file, const std::string& id) {
+  const core::JsonFields a(j, file, "alerts." + id);
+  TriageEntry e;
+  e.state = *SettableTriageState(a.OneOf("state", kSettable));
+  e.owner = a.GetOr<std::string>("owner", "");
+  e.note = a.GetOr<std::string>("note", "");
+  e.links = a.GetOr<std::vector<std::string>>("links", {});
+  e.updated_at = a.GetOr<std::string>("updated_at", "");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (std::none_of(std::begin(kKnownFields), std::end(kKnownFields), [&](const char* k) { return it.key() == k; }))
+      e.extra[it.key()] = *it;
+  }
+  return e;
+}
 }  // namespace
 
 const char* TriageStateName(TriageState s) {
@@ -62,16 +95,9 @@ TriageFile ReadTriage(const std::filesystem::path& file) {
   const core::JsonFields alerts = f.Object("alerts");
   for (auto it = alerts.raw().begin(); it != alerts.raw().end(); ++it) {
     const std::string& id = it.key();
-    if (!IsAlertId(id)) throw core::FileError(file, "alerts." + id, "is not an alert id (A- and 12 hex digits)");
+    if (!IsTriageId(id)) throw core::FileError(file, "alerts." + id, "is not an alert id (A- or H- and 12 hex digits)");
     if (!it->is_object()) throw core::FileError(file, "alerts." + id, "must be an object");
-    const core::JsonFields a(*it, file, "alerts." + id);
-    TriageEntry e;
-    e.state = *SettableTriageState(a.OneOf("state", kSettable));
-    e.owner = a.GetOr<std::string>("owner", "");
-    e.note = a.GetOr<std::string>("note", "");
-    e.links = a.GetOr<std::vector<std::string>>("links", {});
-    e.updated_at = a.GetOr<std::string>("updated_at", "");
-    t.alerts.emplace(id, std::move(e));
+    t.alerts.emplace(id, ReadEntry(*it, file, id));
   }
   return t;
 }
@@ -79,16 +105,44 @@ TriageFile ReadTriage(const std::filesystem::path& file) {
 json ToJson(const TriageFile& t) {
   json alerts = json::object();
   for (const auto& [id, e] : t.alerts) {
-    alerts[id] = {{"state", TriageStateName(e.state)},
+    json entry = e.extra.is_object() ? e.extra : json::object();
+    entry.update({{"state", TriageStateName(e.state)},
                   {"owner", e.owner},
                   {"note", e.note},
                   {"links", e.links},
-                  {"updated_at", e.updated_at}};
+                  {"updated_at", e.updated_at}});
+    alerts[id] = std::move(entry);
   }
   return {{"schema_version", kTriageSchemaVersion}, {"kind", kKind}, {"alerts", alerts}};
 }
 
 void WriteTriage(const std::filesystem::path& file, const TriageFile& t) { core::WriteJsonAtomic(file, ToJson(t)); }
+
+TriageLock::TriageLock(const std::filesystem::path& triage_file) {
+  const std::filesystem::path lock = triage_file.string() + ".lock";
+  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw core::FileError(lock, "", std::string("cannot open the lock file: ") + std::strerror(errno));
+  while (::flock(fd_, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    ::close(fd_);
+    throw core::FileError(lock, "", std::string("cannot lock: ") + std::strerror(err));
+  }
+}
+
+TriageLock::~TriageLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing releases the flock
+}
+
+TriageEntry UpdateTriage(const std::filesystem::path& file, const std::string& id,
+                         const std::function<void(TriageEntry&)>& change) {
+  TriageLock lock(file);
+  TriageFile t = ReadTriage(file);
+  TriageEntry& e = t.alerts[id];
+  change(e);
+  WriteTriage(file, t);
+  return e;
+}
 
 TriageState EffectiveState(const Alert& a, const TriageEntry* entry) {
   const bool open = !entry || entry->state == TriageState::kUntriaged || entry->state == TriageState::kInvestigating;
@@ -131,13 +185,8 @@ const TriagedAlert* AlertOfEvent(const std::vector<TriagedAlert>& alerts, const 
   return nullptr;
 }
 
-bool IsAlertId(const std::string& id) {
-  if (id.size() != 14 || id.rfind("A-", 0) != 0) return false;
-  for (size_t i = 2; i < id.size(); ++i) {
-    if (!std::isxdigit(static_cast<unsigned char>(id[i])) || std::isupper(static_cast<unsigned char>(id[i])))
-      return false;
-  }
-  return true;
-}
+bool IsAlertId(const std::string& id) { return IsPrefixedId(id, "A-"); }
+
+bool IsTriageId(const std::string& id) { return IsPrefixedId(id, "A-") || IsPrefixedId(id, "H-"); }
 
 }  // namespace torchgauge::reporter

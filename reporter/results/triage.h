@@ -3,7 +3,10 @@
 // <results>/triage.json (schemas/triage.schema.json), so that a team keeps
 // them in git beside the results they are about. The reporter reads it on
 // every render; `torchgauge-report triage` is its only writer (atomic, so a
-// killed command leaves the old file or the new one).
+// killed command leaves the old file or the new one, and under a lock, so
+// two commands at once both land: UpdateTriage). Fields of an entry that
+// this version does not know (an "assignee" a team added) are kept as read.
+// Health alerts (results/health.h, H- ids) are triaged the same way.
 //
 // The states are Perfherder's and LNT's, cut to what a benchmark team
 // decides: untriaged, investigating, fixed, backed-out, wont-fix, expected,
@@ -13,12 +16,13 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include "reporter/results/alerts.h"
 
@@ -51,6 +55,8 @@ struct TriageEntry {
   std::string owner, note;
   std::vector<std::string> links;
   std::string updated_at;  // UTC, when the command last wrote the entry
+  // The entry's fields this version does not know, written back as read.
+  nlohmann::json extra = nlohmann::json::object();
 };
 
 inline constexpr int kTriageSchemaVersion = 1;
@@ -68,6 +74,30 @@ TriageFile ReadTriage(const std::filesystem::path& file);
 nlohmann::json ToJson(const TriageFile& t);
 // Atomic (core::WriteJsonAtomic).
 void WriteTriage(const std::filesystem::path& file, const TriageFile& t);
+
+// An exclusive flock on `<triage file>.lock`, held for its lifetime. The
+// lock is on a sibling file, not triage.json itself, because the atomic
+// write replaces triage.json's inode: a lock on the old inode would not
+// exclude a command that opened the new one.
+class TriageLock {
+ public:
+  explicit TriageLock(const std::filesystem::path& triage_file);  // blocks; throws core::FileError
+  ~TriageLock();
+  TriageLock(const TriageLock&) = delete;
+  TriageLock& operator=(const TriageLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+// Read, change entry `id` (created untriaged when absent) and write, under a
+// TriageLock: the one read-modify-write of the file. Returns the entry written.
+TriageEntry UpdateTriage(const std::filesystem::path& file, const std::string& id,
+                         const std::function<void(TriageEntry&)>& change);
+
+// `build` exits with this when <results>/triage.json is malformed: the site
+// was still written in full (with the last good triage), and a nightly goes
+// on to compare before it reports it (docs/alerts.md).
+inline constexpr int kExitTriageMalformed = 5;
 
 // The state an alert shows: the triage entry's, except that an untriaged or
 // investigating regression whose runs all recovered shows recovered;
@@ -89,5 +119,7 @@ const TriagedAlert* AlertOfEvent(const std::vector<TriagedAlert>& alerts, const 
 
 // Whether `id` has the shape AlertId gives ("A-" and 12 hex digits).
 bool IsAlertId(const std::string& id);
+// An id triage.json may hold: an alert's, or a health alert's ("H-" and 12 hex digits).
+bool IsTriageId(const std::string& id);
 
 }  // namespace torchgauge::reporter

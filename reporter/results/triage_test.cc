@@ -91,3 +91,28 @@ TEST_CASE("triage: the effective state; recovered closes only open ones; recover
   CHECK(IsAlertId(AlertId("p", "a", "b", true)));
   CHECK_FALSE(IsAlertId("A-0123456789AB"));
 }
+
+TEST_CASE("triage: an entry's fields this version does not know survive a write") {
+  const fs::path dir = TempDir("extra");
+  const fs::path file = dir / "triage.json";
+  Write(file, R"({"schema_version": 1, "kind": "torchgauge.triage", "alerts": {
+    "A-0123456789ab": {"state": "investigating", "owner": "@a", "assignee": "@bob", "ticket": {"n": 3}}}})");
+  TriageFile t = ReadTriage(file);
+  t.alerts["A-0123456789ab"].note = "bisecting";
+  WriteTriage(file, t);
+  const nlohmann::json j = torchgauge::core::ReadJsonFile(file);
+  const nlohmann::json& e = j["alerts"]["A-0123456789ab"];
+  CHECK(e.value("assignee", "") == "@bob");
+  CHECK(e["ticket"] == nlohmann::json{{"n", 3}});
+  CHECK(e.value("note", "") == "bisecting");
+  CHECK(e.value("state", "") == "investigating");
+}
+
+TEST_CASE("triage: a pipeline health alert can be acknowledged") {
+  const fs::path dir = TempDir("health");
+  Write(dir / "triage.json", R"({"schema_version": 1, "kind": "torchgauge.triage", "alerts": {
+    "H-0123456789ab": {"state": "expected", "note": "new runner pool"}}})");
+  const TriageFile t = ReadTriage(dir / "triage.json");
+  REQUIRE(t.Find("H-0123456789ab") != nullptr);
+  CHECK(t.Find("H-0123456789ab")->state == TriageState::kExpected);
+}

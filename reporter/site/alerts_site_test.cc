@@ -1,11 +1,13 @@
 // Integration tests of the alerts (results/alerts.h) and their triage
 // (results/triage.h) on a rendered site: the acceptance history of issue 37
 // (30 builds; a step in 6 models at one build, a slow drift in one, a
-// machine change and a missing night), and the triage round trip through
-// `torchgauge-report triage` and a re-render.
+// machine change and a missing night), the triage round trip through
+// `torchgauge-report triage` and a re-render, concurrent triage commands,
+// and a render over a malformed triage.json.
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <regex>
 #include <string>
 #include <vector>
@@ -36,6 +38,15 @@ FixtureSpec Acceptance() {
   spec.drift_builds = 10;
   spec.machine_change_at = 12;
   spec.missing_build = 25;
+  return spec;
+}
+
+// The acceptance history cut to 24 builds, without the drift: one
+// regression alert (the step), as the triage cases need.
+FixtureSpec OneAlert() {
+  FixtureSpec spec = Acceptance();
+  spec.builds = 24;
+  spec.drift_model = -1;
   return spec;
 }
 
@@ -178,10 +189,7 @@ TEST_CASE("alerts acceptance: one regression alert of 6 runs for the planted ste
 
 TEST_CASE("triage round trip: a state set by the command shows after a re-render; the id does not change") {
   fs::path root = ScratchDir("alerts_triage");
-  FixtureSpec spec = Acceptance();
-  spec.builds = 24;
-  spec.drift_model = -1;
-  GenerateFixtureTree(root / "results", spec);
+  GenerateFixtureTree(root / "results", OneAlert());
   const SiteOptions o = TestSiteOptions(root / "results", root / "site");
   BuildSite(o);
   const auto before = AlertRows(ReadText(root / "site" / "regressions.md"));
@@ -241,4 +249,85 @@ TEST_CASE("alerts: a step that goes away closes its alert as recovered by itself
   CHECK(recovered.find("(recovered in " + FixtureBuildId(spec, 5) + ")") != std::string::npos);
   CHECK(StateSection(md, "improvement").find(" | improvement | 6 | ") != std::string::npos);  // the way back
   CHECK(StateSection(md, "untriaged").empty());
+}
+
+TEST_CASE("triage: two commands at once both land, in every one of 20 trials") {
+  // Issue 60: without a lock, the second command's read preceded the first's
+  // write in 19 of 20 trials and one entry was lost.
+  fs::path root = ScratchDir("alerts_triage_race");
+  fs::create_directories(root / "results");
+  const std::string exe = TORCHGAUGE_REPORT_EXE;
+  const std::string results = (root / "results").string();
+  int lost = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    fs::remove(TriagePath(root / "results"));
+    std::string cmd = "(";
+    for (const char* id : {"A-00000000000a", "A-00000000000b", "A-00000000000c"}) {
+      cmd += exe + " triage " + id + " --state investigating --results " + results + " >/dev/null & ";
+    }
+    cmd += "wait)";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    const TriageFile t = ReadTriage(TriagePath(root / "results"));
+    lost += 3 - static_cast<int>(t.alerts.size());
+  }
+  CHECK(lost == 0);
+}
+
+TEST_CASE("build: a triage.json with git conflict markers still renders, keeps the last good triage, exits 5") {
+  fs::path root = ScratchDir("alerts_triage_conflict");
+  GenerateFixtureTree(root / "results", OneAlert());
+  const fs::path site = root / "site";
+  const std::string build = std::string(TORCHGAUGE_REPORT_EXE) + " build --no-svg --results " +
+                            (root / "results").string() + " --out " + site.string();
+  REQUIRE(std::system((build + " >/dev/null").c_str()) == 0);
+  const auto rows = AlertRows(ReadText(site / "regressions.md"));
+  REQUIRE(rows.size() == 1);
+  const std::string id = IdOf(rows[0]);
+  REQUIRE(Triage(root / "results", id + " --state investigating --owner @perf-oncall >/dev/null") == 0);
+  REQUIRE(std::system((build + " >/dev/null").c_str()) == 0);
+
+  // A merge left both sides in the file; the next render must still happen.
+  const fs::path file = TriagePath(root / "results");
+  const std::string conflict = "<<<<<<< HEAD\n" + ReadText(file) + "=======\n{}\n>>>>>>> theirs\n";
+  { std::ofstream(file) << conflict; }
+  fs::remove(site / "regressions.md");
+  const int rc = std::system((build + " >" + (root / "out").string() + " 2>&1").c_str());
+  const std::string out = ReadText(root / "out");
+  INFO(out);
+  CHECK(rc == 5 * 256);                                 // kExitTriageMalformed
+  CHECK(out.find(file.string()) != std::string::npos);  // the warning names the file
+  CHECK(ReadText(file) == conflict);                    // and leaves it to the team
+  const std::string md = ReadText(site / "regressions.md");
+  CHECK(StateSection(md, "investigating").find("@perf-oncall") != std::string::npos);
+  CHECK(ReadText(site / "alerts.json").find("\"investigating\"") != std::string::npos);
+}
+
+TEST_CASE("regressions page: links clickable, a long note folded, alerts counted by state in the header") {
+  fs::path root = ScratchDir("alerts_triage_page");
+  GenerateFixtureTree(root / "results", OneAlert());
+  const SiteOptions o = TestSiteOptions(root / "results", root / "site");
+  BuildSite(o);
+  const std::string id = IdOf(AlertRows(ReadText(root / "site" / "regressions.md")).at(0));
+  std::string note;
+  while (note.size() < 5000) note += "bisected r01..r05, r03 unbuildable; ";
+  CHECK(
+      Triage(root / "results", id + " --state investigating --note '" + note + "'" +
+                                   " --link https://github.com/pytorch/pytorch/issues/1 --link 'javascript:alert(1)'" +
+                                   " >/dev/null") == 0);
+  BuildSite(o);
+  const std::string md = ReadText(root / "site" / "regressions.md");
+  const std::string html = ReadText(root / "site" / "regressions.html");
+  INFO(md);
+  // The header counts alerts by state, not metric rows.
+  CHECK(md.find("**1 alert(s)**, one per cause (a platform, a build range, a direction), by triage state: "
+                "1 investigating.") != std::string::npos);
+  // The link is a link; the javascript: one is text.
+  const std::string link = "<a href=\"https://github.com/pytorch/pytorch/issues/1\">";
+  CHECK(html.find(link) != std::string::npos);
+  CHECK(html.find("href=\"javascript:") == std::string::npos);
+  CHECK(ReadText(root / "site" / "alerts" / (id + ".html")).find(link) != std::string::npos);
+  // The 5 KB note folds: its start in the row, the rest behind <details> or on the alert's page.
+  CHECK(html.find("<details><summary>bisected r01..r05") != std::string::npos);
+  CHECK(md.find("([the whole note](alerts/" + id + ".md))") != std::string::npos);
+  CHECK(md.find(note.substr(0, 400)) == std::string::npos);
 }

@@ -103,6 +103,12 @@ void AddBuildCommand(CLI::App& app, CliState& state) {
                 << " figures, " << r.svg_rendered << " SVGs.\n"
                 << "Site: " << fs::absolute(r.index).lexically_normal().string() << "\n"
                 << "Preview: torchgauge-report serve " << opts->out.string() << "\n";
+      // Last, so that the whole site is written before a malformed triage
+      // file turns into a failing exit code.
+      if (!r.triage_problem.empty()) {
+        std::cerr << "torchgauge-report: triage not applied: " << r.triage_problem << "\n";
+        state.exit_code = kExitTriageMalformed;
+      }
     });
   });
 }
@@ -150,7 +156,8 @@ void AddServeCommand(CLI::App& app, CliState& state) {
 // Sets one alert's triage in <results>/triage.json (results/triage.h). An
 // owner or note not given keeps the one recorded; links are added to those
 // recorded. The id is checked for its shape, not against the alerts: the
-// site warns about an id that names no alert.
+// site warns about an id that names no alert. The read-modify-write holds
+// the file's lock (UpdateTriage), so concurrent commands all land.
 void AddTriageCommand(CLI::App& app, CliState& state) {
   struct Args {
     std::string id, state;
@@ -161,7 +168,9 @@ void AddTriageCommand(CLI::App& app, CliState& state) {
   auto a = std::make_shared<Args>();
   CLI::App* sub =
       app.add_subcommand("triage", "Set an alert's triage state, owner, note and links (results/triage.json)");
-  sub->add_option("alert", a->id, "Alert id (A-0123456789ab), as the regressions page lists it")->required();
+  sub->add_option("alert", a->id,
+                  "Alert id (A-0123456789ab), or a pipeline health alert's (H-...), as the regressions page lists it")
+      ->required();
   sub->add_option("--results", a->results, "Results tree whose triage.json to write")->required();
   std::string states;
   for (TriageState s : kTriageStates) {
@@ -173,23 +182,23 @@ void AddTriageCommand(CLI::App& app, CliState& state) {
   sub->add_option("--link", a->links, "A URL to add (repeatable): the culprit, an issue, a revert");
   sub->callback([&state, a] {
     Guard(state, [&] {
-      if (!IsAlertId(a->id)) throw std::runtime_error("'" + a->id + "' is not an alert id (A- and 12 hex digits)");
+      if (!IsTriageId(a->id))
+        throw std::runtime_error("'" + a->id + "' is not an alert id (A- or H- and 12 hex digits)");
       const auto s = SettableTriageState(a->state);
       if (!s)
         throw std::runtime_error("--state '" + a->state +
                                  "': not a state that can be set (recovered is set by the reporter)");
       if (!fs::is_directory(a->results)) throw std::runtime_error(a->results.string() + ": not a directory");
       const fs::path file = TriagePath(a->results);
-      TriageFile t = ReadTriage(file);
-      TriageEntry& e = t.alerts[a->id];
-      e.state = *s;
-      if (a->owner) e.owner = *a->owner;
-      if (a->note) e.note = *a->note;
-      for (const auto& l : a->links) {
-        if (std::find(e.links.begin(), e.links.end(), l) == e.links.end()) e.links.push_back(l);
-      }
-      e.updated_at = core::NowUtc();
-      WriteTriage(file, t);
+      const TriageEntry e = UpdateTriage(file, a->id, [&](TriageEntry& x) {
+        x.state = *s;
+        if (a->owner) x.owner = *a->owner;
+        if (a->note) x.note = *a->note;
+        for (const auto& l : a->links) {
+          if (std::find(x.links.begin(), x.links.end(), l) == x.links.end()) x.links.push_back(l);
+        }
+        x.updated_at = core::NowUtc();
+      });
       std::cout << a->id << ": " << TriageStateName(e.state) << " (" << file.string() << ")\n";
     });
   });
@@ -202,7 +211,8 @@ void AddTriageCommand(CLI::App& app, CliState& state) {
 // <out>/<platform>.md for every platform with alerts that are new or changed,
 // and <out>/gh-commands.sh, the gh commands that post them. --record marks
 // them posted in tracking.json (after the commands ran). --fail-on-health
-// exits 4 when a health alert names that build.
+// exits 4 when a health alert names that build and is not acknowledged
+// (its triage state untriaged or investigating).
 void AddTrackCommand(CLI::App& app, CliState& state) {
   struct Args {
     fs::path results, site, out;
@@ -222,11 +232,15 @@ void AddTrackCommand(CLI::App& app, CliState& state) {
   sub->add_option("--platform", a->platforms, "Only these platforms (repeatable)");
   sub->add_option("--site-url", a->site_url, "Public URL of the site, for absolute links");
   sub->add_flag("--record", a->record, "Mark the comments posted in tracking.json (run after gh-commands.sh)");
-  sub->add_option("--fail-on-health", a->health_build, "Exit 4 when a pipeline health alert names this build");
+  sub->add_option("--fail-on-health", a->health_build,
+                  "Exit 4 when a pipeline health alert that is untriaged or investigating names this build");
   sub->callback([&state, a] {
     Guard(state, [&] {
       if (!fs::is_directory(a->results)) throw std::runtime_error(a->results.string() + ": not a directory");
       const nlohmann::json alerts = core::ReadAlertsFile(a->site / SitePath({Kind::kAlertsData, "", "", ""}));
+      if (a->site_url.empty())
+        std::cerr << "warning: no --site-url: the comments cannot link the alerts' pages (a link relative to the "
+                     "site is broken on GitHub), so they name them unlinked\n";
       const fs::path ledger_file = TrackingPath(a->results);
       TrackingLedger ledger = ReadTracking(ledger_file);
       const auto comments = ComposeTrackingComments(alerts, ledger, a->site_url, a->build, a->platforms);
@@ -250,7 +264,7 @@ void AddTrackCommand(CLI::App& app, CliState& state) {
       }
       if (!a->health_build.empty()) {
         int n = 0;
-        for (const auto& h : alerts["health"]) n += h["build"] == a->health_build;
+        for (const auto& h : alerts["health"]) n += h["build"] == a->health_build && HealthOpen(h);
         if (n > 0) {
           std::cout << n << " pipeline health alert(s) in build " << a->health_build << "\n";
           state.exit_code = 4;

@@ -1,7 +1,8 @@
 // The torchgauge-report command line (CLI11). Each subcommand is added by one
 // function, so another component adds its own (e.g. compare) with one call in
 // MakeApp. Errors travel here as exceptions and leave as a message and an
-// exit code: 0 ok, 1 problems found (validate, --strict), 2 usage or I/O error.
+// exit code: 0 ok, 1 problems found (validate, --strict), 2 usage or I/O error,
+// 5 (`build`) the site was written but <results>/triage.json is malformed.
 #pragma once
 
 #include <memory>

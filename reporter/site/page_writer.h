@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/analysis/compare.h"
@@ -34,9 +35,11 @@ class PageWriter {
   // listed without links; null: none.
   void WriteIndex(const std::vector<BuildSummary>& history, const Pruned* pruned = nullptr);
   // regressions.{md,html,atom} and models.{md,html} (reader_pages.cc), from
-  // every build's summary and cached flagged changes, oldest first.
-  void WriteReaderPages(const std::vector<BuildSummary>& history, const std::vector<BuildChanges>& changes,
-                        const Pruned* pruned = nullptr);
+  // every build's summary and cached flagged changes, oldest first. Returns
+  // what is wrong with <results>/triage.json (empty: nothing): a malformed
+  // file does not stop the render, which applies the last good triage.
+  std::string WriteReaderPages(const std::vector<BuildSummary>& history, const std::vector<BuildChanges>& changes,
+                               const Pruned* pruned = nullptr);
 
  private:
   void WriteCompareReport(const core::Comparison& cmp, const std::string& build);

@@ -515,7 +515,7 @@ SiteReport SiteRender::Run() {
   pages_.WriteIndex(history_, &pruned);
   pages_.WriteModelPages(history_, &pruned);
   RemoveRetired("");
-  pages_.WriteReaderPages(history_, changes_, &pruned);
+  report_.triage_problem = pages_.WriteReaderPages(history_, changes_, &pruned);
   DeletePrunedSnapshots();
   report_.index = o_.out / SitePath({Kind::kIndexPage, "", "", "html"});
   WriteAssets();

@@ -31,6 +31,10 @@ struct SiteReport {
   size_t figures = 0, svg_rendered = 0;
   std::vector<Problem> problems;     // skipped inputs (warnings)
   std::vector<std::string> skipped;  // outputs not produced, with why
+  // What is wrong with <results>/triage.json (empty: nothing). The site was
+  // rendered with the triage of the last render that read it whole; `build`
+  // exits kExitTriageMalformed after writing everything.
+  std::string triage_problem;
   std::filesystem::path index;
 };
 
