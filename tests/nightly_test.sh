@@ -13,6 +13,7 @@
 #   - a health alert acknowledged with `triage` no longer fails the night;
 #   - a triage.json with conflict markers stops nothing: the night compares,
 #     and exits 5 when nothing else is wrong;
+#   - a night whose samples cannot reach significance exits 3 ("cannot tell");
 #   - the first build of a tree exits 0; a bad build id exits 2.
 # Usage: nightly_test.sh <dir with torchgauge-report> <source dir> <work dir>
 set -uo pipefail
@@ -156,6 +157,20 @@ mkdir -p "$work/first" && cp -r "$work/results/2.11.0-20261121" "$work/first/"
 rc=$?
 [ $rc -eq 0 ] || { cat "$work/out3"; fail "first build: exit $rc, want 0"; }
 grep -q "nothing to compare with" "$work/out3" || fail "first build: no 'nothing to compare with'"
+
+# A night whose protocol cannot reach significance (3 samples in 1 process a
+# side, the smallest p 0.1) with +30 % planted in two runs: not green, but
+# "cannot tell", exit 3, and the same on the site (issue 62, item 5).
+"$bin/torchgauge-gen-fixtures" --out "$work/few" --builds 2 --models 3 --configs 2 --samples 3 --plant-at 1 \
+  --no-cpu-platform >/dev/null || fail "cannot generate the 3-sample tree"
+few_build=$(ls "$work/few" | sort | tail -n 1)
+"$src/tools/nightly.sh" --skip-collect --bin-dir "$bin" --results "$work/few" --site "$work/few-site" \
+  --build-id "$few_build" >"$work/out8" 2>&1
+rc=$?
+[ $rc -eq 3 ] || { cat "$work/out8"; fail "3-sample night: exit $rc, want 3 (cannot tell)"; }
+grep -q "Cannot tell" "$work/out8" || { cat "$work/out8"; fail "3-sample night: no 'Cannot tell'"; }
+grep -q '"cannot_tell": true' "$work/few/.nightly/$few_build/compare.json" || fail "compare.json: no cannot_tell"
+grep -q "cannot tell" "$work/few-site/index.md" || fail "3-sample night: the index does not say it cannot tell"
 
 night --build-id '../escape' >"$work/out4" 2>&1
 rc=$?

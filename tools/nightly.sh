@@ -8,8 +8,10 @@
 #      alerts that are new or changed) and post it with gh when it can
 #      (--tracking-repo and gh credentials); otherwise print the commands
 #   6. exit with the CI code: 0 nothing regressed, 1 regression, 2 bad input
-#      or a failed step, 3 inconclusive (no regression, but more noisy runs
-#      than --max-noisy-percent allows: a noisy run cannot regress), 4 no
+#      or a failed step, 3 no regression but the night cannot say so:
+#      inconclusive (more noisy runs than --max-noisy-percent allows: a noisy
+#      run cannot regress) or cannot tell (too few processes or samples for
+#      the rank test to reach alpha; compare.json's outcome says which), 4 no
 #      regression but a pipeline health alert in this build (a missing
 #      night, a machine change, runs that vanished, too many noisy runs),
 #      5 nothing regressed but <results>/triage.json is malformed (the night
@@ -189,7 +191,8 @@ if [[ $rc -eq 1 ]]; then
 elif [[ $rc -eq 0 ]]; then
   step "no regression"
 elif [[ $rc -eq 3 ]]; then
-  step "inconclusive: $(head -n 1 "$issue_dir/report.md" | sed -e 's/^# //' -e 's/\\//g')"
+  # Inconclusive (noisy) or cannot tell (too few samples): the title says which.
+  step "no regression found, but the night cannot say so: $(head -n 1 "$issue_dir/report.md" | sed -e 's/^# //' -e 's/\\//g')"
 else
   step "compare failed (exit $rc)"
 fi

@@ -116,7 +116,7 @@ for v in "${releases[@]}"; do
     case "$rc" in
       0) verdict="no regression" ;;
       1) verdict="regression" ;;
-      3) verdict="inconclusive (too many noisy runs)" ;;
+      3) verdict="inconclusive or cannot tell (too many noisy runs, or too few samples: see the JSON's outcome)" ;;
       *) echo "history: compare $prev..$v failed (exit $rc)" >&2; exit "$rc" ;;
     esac
     log "$prev -> $v: $verdict ($site/releases/$prev..$v.md)"

@@ -30,16 +30,17 @@ OpCall Conv(std::vector<int64_t> x, std::vector<int64_t> w, int64_t stride, int6
   return c;
 }
 
+// aten::convolution_backward(grad_output, input, weight, bias_sizes, stride,
+// padding, dilation, transposed, output_padding, groups, output_mask).
 OpCall ConvBackward(std::vector<int64_t> grad_out, std::vector<int64_t> x, std::vector<int64_t> w,
-                    std::vector<bool> mask) {
+                    std::vector<bool> mask, int64_t groups = 1, bool transposed = false) {
   OpCall c;
   c.name = "aten::convolution_backward";
   c.shapes = {grad_out, x, w, {}, {}, {}, {}, {}, {}, {}, {}};
   c10::List<bool> m;
   for (bool b : mask) m.push_back(b);
-  c.args = {c10::IValue(), c10::IValue(), c10::IValue(),      Ints({w[0]}), Ints({1, 1}),
-            Ints({1, 1}),  Ints({1, 1}),  c10::IValue(false), Ints({0, 0}), c10::IValue(int64_t{1}),
-            c10::IValue(m)};
+  c.args = {c10::IValue(), c10::IValue(),           c10::IValue(), Ints({w[0]}),        Ints({1, 1}),  Ints({1, 1}),
+            Ints({1, 1}),  c10::IValue(transposed), Ints({0, 0}),  c10::IValue(groups), c10::IValue(m)};
   return c;
 }
 
@@ -81,6 +82,41 @@ TEST_CASE("convolution: output points x filter x batch x channels x 2, from stri
   CHECK(collector::FlopsOf(ConvBackward({2, 8, 8, 8}, {2, 3, 16, 16}, {8, 3, 3, 3}, {true, true, true})) == 2 * fwd);
   CHECK(collector::FlopsOf(ConvBackward({2, 8, 8, 8}, {2, 3, 16, 16}, {8, 3, 3, 3}, {false, true, true})) == fwd);
   CHECK(collector::FlopsOf(ConvBackward({2, 8, 8, 8}, {2, 3, 16, 16}, {8, 3, 3, 3}, {true, false, false})) == fwd);
+}
+
+TEST_CASE("grouped and depthwise convolution backward: each gradient costs one forward, as with groups 1") {
+  // Depthwise (mobilenet's and efficientnet's blocks): 32 channels, groups
+  // 32, a 3x3 filter, stride 1, padding 1 on 14x14, batch 2. The weight is
+  // [32, 1, 3, 3]; each output point is 9 multiply-adds of its own channel:
+  // 14 * 14 * 9 * 2 (batch) * 32 (out) * 1 (in per group) * 2 = 225,792.
+  const double depthwise = 14.0 * 14 * 9 * 2 * 32 * 1 * 2;
+  CHECK(collector::FlopsOf(Conv({2, 32, 14, 14}, {32, 1, 3, 3}, 1, 1)) == depthwise);
+  const std::vector<int64_t> dw_out = {2, 32, 14, 14}, dw_x = {2, 32, 14, 14}, dw_w = {32, 1, 3, 3};
+  // Both gradients: two forwards (FlopCounterMode counts 1 + 32 = 33).
+  CHECK(collector::FlopsOf(ConvBackward(dw_out, dw_x, dw_w, {true, true, false}, 32)) == 2 * depthwise);
+  // The weight gradient alone: one forward (FlopCounterMode: 32).
+  CHECK(collector::FlopsOf(ConvBackward(dw_out, dw_x, dw_w, {false, true, false}, 32)) == depthwise);
+  CHECK(collector::FlopsOf(ConvBackward(dw_out, dw_x, dw_w, {true, false, false}, 32)) == depthwise);
+
+  // Grouped (resnext50_32x4d's 3x3): 64 in, 128 out, groups 32, so 2 input
+  // channels per group and a [128, 2, 3, 3] weight; stride 1, padding 1 on
+  // 7x7, batch 4: 7 * 7 * 9 * 4 * 128 * 2 * 2 = 903,168.
+  const double grouped = 7.0 * 7 * 9 * 4 * 128 * 2 * 2;
+  CHECK(collector::FlopsOf(Conv({4, 64, 7, 7}, {128, 2, 3, 3}, 1, 1)) == grouped);
+  CHECK(collector::FlopsOf(ConvBackward({4, 128, 7, 7}, {4, 64, 7, 7}, {128, 2, 3, 3}, {true, true, true}, 32)) ==
+        2 * grouped);
+  CHECK(collector::FlopsOf(ConvBackward({4, 128, 7, 7}, {4, 64, 7, 7}, {128, 2, 3, 3}, {false, true, false}, 32)) ==
+        grouped);
+
+  // Transposed and grouped: input [2, 8, 8, 8], weight [8, 3, 3, 3] with
+  // groups 2 (in 8, out 3 * 2 = 6), stride 1, padding 1: the forward visits
+  // every input point, 8 * 8 * 9 * 2 * 8 * 3 * 2 = 55,296; the weight
+  // gradient is one forward's worth too.
+  const double transposed = 8.0 * 8 * 9 * 2 * 8 * 3 * 2;
+  CHECK(collector::FlopsOf(ConvBackward({2, 6, 8, 8}, {2, 8, 8, 8}, {8, 3, 3, 3}, {false, true, false}, 2,
+                                        /*transposed=*/true)) == transposed);
+  CHECK(collector::FlopsOf(ConvBackward({2, 6, 8, 8}, {2, 8, 8, 8}, {8, 3, 3, 3}, {true, true, false}, 2,
+                                        /*transposed=*/true)) == 2 * transposed);
 }
 
 TEST_CASE("attention: Q K^T and scores V forward; five products backward") {

@@ -204,6 +204,40 @@ bool Comparison::Inconclusive() const {
          100.0 * static_cast<double>(NoisyRuns()) > options.max_noisy_percent * static_cast<double>(compared);
 }
 
+std::size_t Comparison::UntestableRuns() const {
+  std::size_t n = 0;
+  for (const auto& p : platforms) {
+    std::map<RunKey, bool> testable;  // the runs whose time was compared
+    for (const auto& c : p.changes) {
+      if (c.metric == Metric::kTime) testable.emplace(c.key, false);
+    }
+    for (const auto& c : p.changes) {
+      auto it = testable.find(c.key);
+      // p_value: a metric the rank test read (memory has none).
+      if (it != testable.end() && c.p_value && MinAchievablePValue(c.n_base, c.n_new) < options.alpha) {
+        it->second = true;
+      }
+    }
+    for (const auto& [key, can] : testable) n += !can;
+  }
+  return n;
+}
+
+std::size_t Comparison::TooFewSamplesRuns() const { return CountRuns(Verdict::kTooFewSamples); }
+
+bool Comparison::CannotTell() const {
+  if (HasRegression()) return false;
+  const std::size_t compared = ComparedRuns();
+  return TooFewSamplesRuns() > 0 || (compared > 0 && UntestableRuns() == compared);
+}
+
+const char* Comparison::Outcome() const {
+  if (HasRegression()) return "regression";
+  if (Inconclusive()) return "inconclusive";
+  if (CannotTell()) return "cannot_tell";
+  return "no_regression";
+}
+
 // ---------------------------------------------------------------- loading
 
 std::vector<std::string> ListPlatforms(const TreeBuild& build) {
@@ -825,14 +859,25 @@ json ToJson(const Comparison& c) {
   for (const auto& r : c.options.rules) {
     j["options"]["rules"].push_back({{"metric", r.metric}, {"model_regex", r.model_regex}, {"percent", r.percent}});
   }
-  j["regressions"] = c.CountVerdict(Verdict::kRegression, true);
-  j["unconfirmed_regressions"] = c.CountVerdict(Verdict::kRegression) - c.CountVerdict(Verdict::kRegression, true);
-  j["improvements"] = c.CountVerdict(Verdict::kImprovement);
+  // Counted per run, as the Markdown's title and the site count them (one
+  // slowed run moves its time and the throughput of the same samples); the
+  // metrics behind them are the *_metrics counts.
+  j["regressions"] = c.CountRuns(Verdict::kRegression, true);
+  j["unconfirmed_regressions"] = c.CountRuns(Verdict::kRegression) - c.CountRuns(Verdict::kRegression, true);
+  j["improvements"] = c.CountRuns(Verdict::kImprovement);
+  j["regressed_metrics"] = c.CountVerdict(Verdict::kRegression, true);
+  j["unconfirmed_regressed_metrics"] =
+      c.CountVerdict(Verdict::kRegression) - c.CountVerdict(Verdict::kRegression, true);
+  j["improved_metrics"] = c.CountVerdict(Verdict::kImprovement);
   j["worse_statuses"] = c.WorseStatusCount();
   j["has_regression"] = c.HasRegression();
   j["compared_runs"] = c.ComparedRuns();
   j["noisy_runs"] = c.NoisyRuns();
   j["inconclusive"] = c.Inconclusive();
+  j["untestable_runs"] = c.UntestableRuns();
+  j["too_few_samples_runs"] = c.TooFewSamplesRuns();
+  j["cannot_tell"] = c.CannotTell();
+  j["outcome"] = c.Outcome();
   j["platforms"] = json::array();
   for (const auto& p : c.platforms) j["platforms"].push_back(PlatformJson(p));
   return j;

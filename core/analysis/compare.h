@@ -239,6 +239,23 @@ struct Comparison {
   // hide what the machine kept from being measured. A regression found
   // anyway stays a regression.
   bool Inconclusive() const;
+  // Runs whose time was compared but whose counts (processes or samples,
+  // base and new) cannot reach alpha however large a change, on every
+  // metric the rank test read for them (MinAchievablePValue >= alpha: 3
+  // against 3 gives at best p 0.1; a generative run's TPOT, one value per
+  // decode step, usually can). And runs with a change past its threshold
+  // that was filed too_few_samples.
+  std::size_t UntestableRuns() const;
+  std::size_t TooFewSamplesRuns() const;
+  // No regression, and the rank test could not have found one: a run moved
+  // past its threshold with too few samples to test it, or every run whose
+  // time was compared is untestable (the protocol is blind, whatever moved).
+  // "No regressions" would then be a night that cannot detect anything
+  // reporting green.
+  bool CannotTell() const;
+  // What the comparison concludes, in the order the exit code reads it:
+  // regression | inconclusive | cannot_tell | no_regression.
+  const char* Outcome() const;
 };
 
 // One build's results on one platform, as a comparison reads them.

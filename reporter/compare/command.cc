@@ -49,7 +49,9 @@ int RunCompareCommand(const CompareCommandOptions& o, std::ostream& out, std::os
     out << ComparisonTitle(c) << "\n";
   }
   if (c.HasRegression()) return kCompareRegressed;
-  return c.Inconclusive() ? kCompareInconclusive : kCompareOk;
+  // Too many noisy runs, or counts that cannot reach alpha: either way the
+  // comparison cannot say that nothing regressed; the JSON's outcome says which.
+  return c.Inconclusive() || c.CannotTell() ? kCompareInconclusive : kCompareOk;
 }
 
 void AddCompareCommand(CLI::App& app) {
@@ -57,7 +59,9 @@ void AddCompareCommand(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("compare",
                          "Compare a build with a baseline; exit 0 nothing regressed, 1 regression, 2 bad input, "
-                         "3 inconclusive (no regression, too many noisy runs)");
+                         "3 no regression but the comparison cannot say that nothing regressed: inconclusive (too "
+                         "many noisy runs) or cannot tell (too few processes or samples to reach --alpha: a change "
+                         "past its threshold untestable, or every run untestable); the JSON's outcome says which");
   cmd->add_option("--new", opts->new_build, "The new build id")->required();
   cmd->add_option("--base", opts->base,
                   "The baseline build id (default: the previous build by manifest started_at, then id)");

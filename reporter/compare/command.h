@@ -1,7 +1,9 @@
 // `torchgauge-report compare`: compares a new build with a baseline
 // (core/analysis/compare.h) and writes the Markdown / JSON / HTML reports
 // (reporter/compare/report.h). Exit codes for CI: 0 nothing regressed,
-// 1 a confirmed regression or a run that stopped working, 2 bad input.
+// 1 a confirmed regression or a run that stopped working, 2 bad input,
+// 3 no regression but it cannot say that nothing regressed (inconclusive or
+// cannot tell: the JSON's "outcome").
 #pragma once
 
 #include <iosfwd>
@@ -20,7 +22,10 @@ namespace torchgauge::reporter {
 inline constexpr int kCompareOk = 0;
 inline constexpr int kCompareRegressed = 1;
 inline constexpr int kCompareBadInput = 2;
-// No regression, but too many runs were noisy to say so (Comparison::Inconclusive).
+// No regression, but too many runs were noisy to say so (Comparison::Inconclusive),
+// or their counts cannot reach alpha (Comparison::CannotTell). One code for
+// both, since 4 is the nightly's pipeline health alert; the JSON's "outcome"
+// (inconclusive | cannot_tell) tells them apart.
 inline constexpr int kCompareInconclusive = 3;
 
 struct CompareCommandOptions {

@@ -20,6 +20,7 @@
 #include "core/io/json_io.h"
 #include "reporter/compare/command.h"
 #include "reporter/compare/report.h"
+#include "reporter/testing/fixtures.h"
 
 using namespace torchgauge;
 namespace fs = std::filesystem;
@@ -128,8 +129,13 @@ TEST_CASE("JSON and HTML carry the same content, escaped") {
   CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareRegressed);
   auto j = core::ReadJsonFile(o.json);
   CHECK(j["kind"] == "torchgauge.comparison");
-  CHECK(j["regressions"] == 3);  // resnet50: time, throughput, cpu_memory
-  CHECK(j["improvements"] == 2);
+  // Counted per run, as the Markdown's title and first line count them
+  // (issue 62, item 4): resnet50 eval is one regressed run of three metrics
+  // (time, throughput, cpu_memory), one run improved on two.
+  CHECK(j["regressions"] == 1);
+  CHECK(j["regressed_metrics"] == 3);
+  CHECK(j["improvements"] == 1);
+  CHECK(j["improved_metrics"] == 2);
   CHECK(j["has_regression"] == true);
   int flagged = 0;
   for (const auto& c : j["platforms"][0]["changes"]) {
@@ -285,4 +291,77 @@ TEST_CASE("compare flags a planted 20 % TPOT slowdown, and not a recollection of
   CHECK(verdicts["time"] == "unchanged");
   const std::string md = Slurp(o.markdown);
   CHECK(md.find("tpot") != std::string::npos);
+}
+
+namespace {
+// The count of regressions a person reads: the number in the title
+// "[TorchGauge] N regression(s) in ...", or 0 for "No regressions".
+int TitleRegressions(const std::string& title) {
+  const std::string head = "[TorchGauge] ";
+  REQUIRE(title.rfind(head, 0) == 0);
+  if (title.compare(head.size(), 14, "No regressions") == 0) return 0;
+  return std::stoi(title.substr(head.size()));
+}
+
+// A synthetic tree (reporter/testing/fixtures.h) on the GPU-style platform
+// only, whose second build plants +30 % in two runs (model 1's step and
+// model 2's spike, eval/eager/fp32), each run measured in one process with
+// `samples` samples.
+fs::path PlantedTree(const fs::path& dir, int samples) {
+  reporter::FixtureSpec spec;
+  spec.builds = 2;
+  spec.models = 3;
+  spec.configs = 2;
+  spec.cpu_platform = false;
+  spec.samples = samples;
+  spec.plant_at = 1;
+  reporter::GenerateFixtureTree(dir / "results", spec);
+  return dir / "results";
+}
+}  // namespace
+
+TEST_CASE("one slowed run is one regression in the JSON, as in the title (issue 62, item 4)") {
+  TempDir tmp;
+  reporter::CompareCommandOptions o;
+  o.results = PlantedTree(tmp.path, 10).string();
+  o.new_build = reporter::FixtureBuildId(reporter::FixtureSpec{}, 1);
+  o.json = (tmp.path / "c.json").string();
+  std::ostringstream out, err;
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareRegressed);
+  const auto j = core::ReadJsonFile(o.json);
+  const int shown = TitleRegressions(out.str());
+  CHECK(shown == 2);  // the two planted runs
+  CHECK(j["regressions"] == shown);
+  // Each slowed run moved on time and on the throughput of the same samples.
+  CHECK(j["regressed_metrics"] == 4);
+}
+
+TEST_CASE("a night whose samples cannot reach alpha says it cannot tell, and exits 3 (issue 62, item 5)") {
+  TempDir tmp;
+  reporter::CompareCommandOptions o;
+  o.results = PlantedTree(tmp.path, 3).string();  // 3 samples in 1 process a side: the smallest p is 0.1
+  o.new_build = reporter::FixtureBuildId(reporter::FixtureSpec{}, 1);
+  o.json = (tmp.path / "c.json").string();
+  o.markdown = (tmp.path / "c.md").string();
+  std::ostringstream out, err;
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareInconclusive);
+  CHECK(out.str().rfind("[TorchGauge] Cannot tell: ", 0) == 0);
+  CHECK(out.str().find("No regressions") == std::string::npos);
+  const auto j = core::ReadJsonFile(o.json);
+  CHECK(j["cannot_tell"] == true);
+  CHECK(j["inconclusive"] == false);  // nothing was noisy: the protocol is what cannot tell
+  CHECK(j["outcome"] == "cannot_tell");
+  CHECK(j["regressions"] == 0);
+  CHECK(j["untestable_runs"] == j["compared_runs"]);
+  CHECK(j["too_few_samples_runs"] == 2);  // the planted +30 % runs
+  const std::string md = Slurp(o.markdown);
+  CHECK(md.find("cannot say that nothing regressed") != std::string::npos);
+
+  // The same tree at 10 samples a side can tell: the planted runs regress.
+  TempDir tmp10;
+  o.results = PlantedTree(tmp10.path, 10).string();
+  o.json = (tmp10.path / "c.json").string();
+  o.markdown.clear();
+  CHECK(reporter::RunCompareCommand(o, out, err) == reporter::kCompareRegressed);
+  CHECK(core::ReadJsonFile(o.json)["cannot_tell"] == false);
 }

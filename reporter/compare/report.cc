@@ -448,6 +448,18 @@ class PlatformReport {
   Document& d_;
 };
 
+// Why a comparison without a regression cannot say that nothing regressed
+// when its counts cannot reach alpha (Comparison::CannotTell).
+std::string CannotTellText(const Comparison& c) {
+  return "Cannot tell: " + std::to_string(c.UntestableRuns()) + " of the " + std::to_string(c.ComparedRuns()) +
+         " runs compared have too few processes or samples for the rank test to reach p < " +
+         Num(c.options.alpha, "%g") + " however large the change (3 against 3 gives at best p 0.1), and " +
+         std::to_string(c.TooFewSamplesRuns()) +
+         " of them moved past their threshold. A change the test cannot judge is never counted as a regression, so "
+         "this comparison cannot say that nothing regressed: measure in more worker processes (--processes 5: 5 "
+         "against 5 reach p 0.008) or compare with a window of builds (--window).";
+}
+
 Document Build(const Comparison& c, const ReportOptions& o) {
   const std::string base = LinkBase(o);
   Document d;
@@ -465,6 +477,8 @@ Document Build(const Comparison& c, const ReportOptions& o) {
                        " runs compared were noisy on either side (over " + Num(c.options.max_noisy_percent, "%g") +
                        "%). A noisy run is never judged a regression, so this comparison cannot say that nothing "
                        "regressed: measure again on a quieter machine.");
+  } else if (c.CannotTell()) {
+    d.intro.insert(d.intro.begin() + 1, CannotTellText(c));
   }
   for (const auto& p : c.platforms) PlatformReport(c, p, base, d).Add();
   return d;
@@ -599,6 +613,9 @@ std::string ComparisonTitle(const Comparison& c) {
   std::string what;
   if (c.Inconclusive()) {
     what = "Inconclusive: " + std::to_string(c.NoisyRuns()) + " of " + std::to_string(c.ComparedRuns()) + " runs noisy";
+  } else if (c.CannotTell()) {
+    what = "Cannot tell: " + std::to_string(c.UntestableRuns()) + " of " + std::to_string(c.ComparedRuns()) +
+           " runs have too few samples to test";
   } else if (reg == 0 && worse == 0) {
     what = "No regressions";
   } else {

@@ -544,6 +544,7 @@ mu::data ComparedRows(const core::Comparison& c, size_t* confirmed) {
     Set(x, "regressions", std::to_string(f.regressions));
     Set(x, "improvements", std::to_string(f.improvements));
     Set(x, "status_changes", std::to_string(f.status_changes));
+    Set(x, "outcome", OutcomeText(f));
     Append(compared, std::move(x));
     *confirmed += static_cast<size_t>(f.confirmed);
   }

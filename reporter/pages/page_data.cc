@@ -99,24 +99,39 @@ mu::data ProblemRows(const std::vector<Problem>& problems, const fs::path& root)
   return list;
 }
 
+// Each platform's comparison judged alone, by compare's own counts and
+// rules, so that the site's figures are compare's: a slowed run is one
+// regression however many metrics moved, and a platform whose comparison is
+// inconclusive or cannot tell says so.
 std::vector<FlaggedChanges> Flagged(const core::Comparison& c) {
   std::vector<FlaggedChanges> out;
   for (const auto& p : c.platforms) {
+    core::Comparison one;
+    one.options = c.options;
+    one.platforms = {p};
     FlaggedChanges f;
     f.platform = p.platform_id;
     f.baseline = p.base_builds.empty() ? "" : p.base_builds.back();
-    for (const auto& ch : p.changes) {
-      if (ch.verdict == core::Verdict::kRegression) {
-        f.regressions++;
-        if (ch.confirmed) f.confirmed++;
-      } else if (ch.verdict == core::Verdict::kImprovement) {
-        f.improvements++;
-      }
-    }
+    f.regressions = static_cast<int>(one.CountRuns(core::Verdict::kRegression));
+    f.confirmed = static_cast<int>(one.CountRuns(core::Verdict::kRegression, true));
+    f.improvements = static_cast<int>(one.CountRuns(core::Verdict::kImprovement));
     f.status_changes = static_cast<int>(p.status_changes.size() + p.presence.size());
+    f.outcome = one.Outcome();
+    f.compared_runs = static_cast<int>(one.ComparedRuns());
+    f.noisy_runs = static_cast<int>(one.NoisyRuns());
+    f.untestable_runs = static_cast<int>(one.UntestableRuns());
     out.push_back(f);
   }
   return out;
+}
+
+std::string OutcomeText(const FlaggedChanges& f) {
+  const std::string of = " of " + std::to_string(f.compared_runs) + " runs";
+  // The night fails on a confirmed regression or on a run that stopped working.
+  if (f.outcome == "regression") return f.confirmed > 0 ? "regression found" : "a run stopped working";
+  if (f.outcome == "inconclusive") return "inconclusive: " + std::to_string(f.noisy_runs) + of + " noisy";
+  if (f.outcome == "cannot_tell") return "cannot tell: " + std::to_string(f.untestable_runs) + of + " too few samples";
+  return "no regression";
 }
 
 // ---------------------------------------------------------------- index page
@@ -170,6 +185,7 @@ mu::data FlaggedRows(const std::vector<BuildSummary>& history, const Target& md,
               : std::to_string(f.regressions) + " (" + std::to_string(f.confirmed) + " confirmed)");
       Set(x, "improvements", std::to_string(f.improvements));
       Set(x, "status_changes", std::to_string(f.status_changes));
+      Set(x, "outcome", OutcomeText(f));
       Set(x, "compare_href", Href(md, {Kind::kComparePage, it->id, "", "html"}));
       Append(flagged, std::move(x));
     }

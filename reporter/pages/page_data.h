@@ -41,6 +41,10 @@ mu::data IndexPageData(const PageContext& ctx, const std::vector<BuildSummary>& 
 
 // What the comparison flagged, per platform, for the build summary and the index.
 std::vector<FlaggedChanges> Flagged(const core::Comparison& c);
+// A platform's verdict as the index and the build page print it: "regression
+// found", "a run stopped working", "inconclusive: 12 of 12 runs noisy",
+// "cannot tell: 6 of 6 runs too few samples" or "no regression".
+std::string OutcomeText(const FlaggedChanges& f);
 
 // "3 ok, 1 oom": a platform's status counts in core's order of statuses.
 std::string StatusText(const std::map<std::string, int>& counts);

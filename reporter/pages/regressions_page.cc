@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "core/io/hash.h"
 #include "reporter/output/escape.h"
@@ -285,6 +286,13 @@ mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool co
   }
   Set(d, "rows", std::move(rows));
   Set(d, "total", std::to_string(sorted.size()));
+  // The rows are per metric; the runs behind them are what compare counts.
+  std::set<std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>> runs;
+  for (const auto* e : sorted) {
+    const FlaggedChange& f = e->change;
+    runs.insert({e->build, f.platform, f.model, f.mode, f.backend, f.precision});
+  }
+  Set(d, "total_runs", std::to_string(runs.size()) + (runs.size() == 1 ? " run" : " runs"));
   Set(d, "open", std::to_string(counts[RegressionState::kOpen]));
   Set(d, "recovered", std::to_string(counts[RegressionState::kRecovered]));
   Set(d, "persisting", std::to_string(counts[RegressionState::kPersisting]));

@@ -610,7 +610,9 @@ BuildSummary Summarize(const BuildView& view) {
 namespace {
 // 2: adds "flagged" (the comparison with the previous build). An older cache
 // is stale and recomputed from the results.
-constexpr int kSummaryVersion = 4;  // 3: a noisy median carries a fourth element, 1; 4: adds "not_ok"
+// 3: a noisy median carries a fourth element, 1; 4: adds "not_ok"; 5: "flagged"
+// counts runs, not metrics, and carries the platform's outcome.
+constexpr int kSummaryVersion = 5;
 json OptNum(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 std::optional<double> GetOptNum(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
@@ -651,7 +653,11 @@ json ToJson(const BuildSummary& s) {
                        {"regressions", f.regressions},
                        {"confirmed", f.confirmed},
                        {"improvements", f.improvements},
-                       {"status_changes", f.status_changes}});
+                       {"status_changes", f.status_changes},
+                       {"outcome", f.outcome},
+                       {"compared_runs", f.compared_runs},
+                       {"noisy_runs", f.noisy_runs},
+                       {"untestable_runs", f.untestable_runs}});
   }
   j["flagged"] = flagged;
   return j;
@@ -687,7 +693,9 @@ BuildSummary BuildSummaryFromJson(const json& j) {
   for (const auto& f : j.at("flagged")) {
     s.flagged.push_back({f.at("platform").get<std::string>(), f.at("baseline").get<std::string>(),
                          f.at("regressions").get<int>(), f.at("confirmed").get<int>(), f.at("improvements").get<int>(),
-                         f.at("status_changes").get<int>()});
+                         f.at("status_changes").get<int>(), f.at("outcome").get<std::string>(),
+                         f.at("compared_runs").get<int>(), f.at("noisy_runs").get<int>(),
+                         f.at("untestable_runs").get<int>()});
   }
   return s;
 }

@@ -281,11 +281,20 @@ struct PlatformSummary {
 };
 // What the comparison with the previous build on one platform flagged
 // (filled by the site's writer, which runs core::CompareWithHistory).
+// Counts are runs (core::Comparison::CountRuns), as compare counts them.
 struct FlaggedChanges {
   std::string platform, baseline;
   int regressions = 0, confirmed = 0, improvements = 0;
   int status_changes = 0;  // status changes plus runs that appeared or disappeared
-  bool Any() const { return regressions + improvements + status_changes > 0; }
+  // The platform's comparison judged alone by compare's rules
+  // (core::Comparison::Outcome): regression | inconclusive | cannot_tell |
+  // no_regression, with the counts its verdict names.
+  std::string outcome = "no_regression";
+  int compared_runs = 0, noisy_runs = 0, untestable_runs = 0;
+  // A build that cannot say nothing regressed is listed like one that flagged a change.
+  bool Any() const {
+    return regressions + improvements + status_changes > 0 || outcome == "inconclusive" || outcome == "cannot_tell";
+  }
 };
 struct BuildSummary {
   std::string id, started_at;

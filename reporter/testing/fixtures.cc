@@ -386,7 +386,7 @@ void Measure(core::RunResult& r, const FixtureSpec& spec, const ModelTraits& mt,
   // reported, not counted, and the tests look for the planted regressions.
   const bool planted_run =
       (spec.plant_at >= 0 && gpu && c == 1 && (m == 1 || m == 2)) || AcceptancePlanted(spec, m, c, gpu);
-  const bool busy = m != 0 && hr.Next() % 9 == 0 && !planted_run;
+  const bool busy = (m != 0 && hr.Next() % 9 == 0 && !planted_run) || (spec.busy_from >= 0 && b >= spec.busy_from);
   double window_ms = 0;
   for (double v : r.timing->samples_ms) window_ms += v;
   r.system_load = LoadOf(window_ms, gpu, busy, hr);

@@ -18,6 +18,11 @@ int main(int argc, char** argv) {
   app.add_option("--plant-at", spec.plant_at,
                  "Build index of a planted step regression and a one-build spike (-1: none)")
       ->capture_default_str();
+  app.add_option("--samples", spec.samples,
+                 "Timed samples per run (the CPU platform splits 4 or more in two processes)")
+      ->capture_default_str();
+  app.add_option("--busy-from", spec.busy_from, "Build index from which every run is noisy (-1: none)")
+      ->capture_default_str();
   bool no_cpu = false;
   app.add_flag("--no-cpu-platform", no_cpu, "Only the GPU-style platform");
   CLI11_PARSE(app, argc, argv);

@@ -8,7 +8,8 @@ with torch.save as plain dicts that torch::pickle_load reads in C++.
 With --count-flops it also counts, with PyTorch's own FlopCounterMode, the
 FLOPs of the eval forward (no grad) and of the train step's forward and
 backward (flops_eval, flops_train, and per operator flops_eval_by_op,
-flops_train_by_op), for tests/parity/flops_parity_test.cc.
+flops_train_by_op), for tests/parity/flops_parity_test.cc, corrected for the
+counter's known gaps (count_flops).
 """
 import argparse
 
@@ -108,11 +109,34 @@ def main(build, meta=None):
     torch.save(saved, args.out)
 
 
+def conv_backward_groups_aware(grad_out, x, w, bias, stride, padding, dilation, transposed, output_padding, groups,
+                               output_mask, out_shape=None, **kwargs):
+    """FlopCounterMode's conv_backward_flop with the weight gradient divided
+    by `groups`. Torch's formula counts the weight gradient as a convolution
+    of every input channel with every output channel; with groups g each
+    output channel sees only C_in / g of them, so a grouped convolution's
+    weight gradient is counted g times too high (a depthwise one C times).
+    The collector counts it groups-aware (collector/platform/flop_formulas.cc),
+    so that each gradient of a convolution costs one forward, as with g = 1;
+    the reference is corrected the same way here."""
+    # The registered formula is wrapped to take tensors; its raw form takes shapes.
+    raw = getattr(flop_counter.conv_backward_flop, "__wrapped__", flop_counter.conv_backward_flop)
+
+    def term(mask):
+        return raw(grad_out, x, w, bias, stride, padding, dilation, transposed, output_padding, groups, mask, out_shape)
+    grad_input = term([output_mask[0], False, False])
+    grad_weight = term([False, output_mask[1], False])
+    return grad_input + grad_weight // groups
+
+
 def count_flops(model, inputs, forward, loss_fn):
     """FlopCounterMode over the eval forward and over the train step's
-    forward and backward. The CPU flash attention kernel, which the counter's
-    table leaves out, is mapped to the counter's own attention formulas, as
-    the collector counts it."""
+    forward and backward, corrected for its two known gaps so that it counts
+    what the collector counts: the CPU flash attention kernel, which the
+    counter's table leaves out, is mapped to the counter's own attention
+    formulas; convolution backward's weight gradient is divided by the
+    convolution's groups, which the counter ignores
+    (conv_backward_groups_aware)."""
     aten = torch.ops.aten
     # custom_mapping passes shapes (the counter's shape_wrapper).
     mapping = {
@@ -122,6 +146,7 @@ def count_flops(model, inputs, forward, loss_fn):
         aten._scaled_dot_product_flash_attention_for_cpu_backward: (
             lambda grad_out, q, k, v, *args, **kwargs: flop_counter.sdpa_backward_flop_count(grad_out, q, k, v)
         ),
+        aten.convolution_backward: conv_backward_groups_aware,
     }
 
     def by_op(counter):

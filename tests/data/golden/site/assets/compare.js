@@ -430,10 +430,37 @@
     return !countVerdict(cmp, "regression") && !worseCount(cmp) && compared > 0 &&
            100 * comparedRuns(cmp, true) > cmp.options.max_noisy_percent * compared;
   }
+  // Comparison::UntestableRuns / TooFewSamplesRuns / CannotTell: runs whose
+  // time was compared but no metric the test read (p_value set) can reach
+  // alpha with its counts; runs with a change filed too_few_samples; and
+  // whether, with nothing regressed, either means the test could not have
+  // found a regression.
+  function untestableRuns(cmp) {
+    var n = 0;
+    cmp.platforms.forEach(function (p) {
+      var testable = {};
+      p.changes.forEach(function (c) { if (c.metric === "time") testable[JSON.stringify(keyOf(c.run))] = false; });
+      p.changes.forEach(function (c) {
+        var k = JSON.stringify(keyOf(c.run));
+        if (k in testable && c.p_value !== null && minAchievableP(c.n_base, c.n_new) < cmp.options.alpha) {
+          testable[k] = true;
+        }
+      });
+      Object.keys(testable).forEach(function (k) { n += testable[k] ? 0 : 1; });
+    });
+    return n;
+  }
+  function cannotTell(cmp) {
+    var compared = comparedRuns(cmp, false);
+    return !countVerdict(cmp, "regression") && !worseCount(cmp) &&
+           (countRuns(cmp, "too_few_samples") > 0 || (compared > 0 && untestableRuns(cmp) === compared));
+  }
   function title(cmp) {
     var reg = countRuns(cmp, "regression"), worse = worseCount(cmp), what;
     if (inconclusive(cmp)) {
       what = "Inconclusive: " + comparedRuns(cmp, true) + " of " + comparedRuns(cmp, false) + " runs noisy";
+    } else if (cannotTell(cmp)) {
+      what = "Cannot tell: " + untestableRuns(cmp) + " of " + comparedRuns(cmp, false) + " runs have too few samples to test";
     } else if (!reg && !worse) {
       what = "No regressions";
     } else {
@@ -548,6 +575,14 @@
                      " runs compared were noisy on either side (over " + cmp.options.max_noisy_percent +
                      "%). A noisy run is never judged a regression, so this comparison cannot say that nothing " +
                      "regressed: measure again on a quieter machine.");
+    } else if (cannotTell(cmp)) {
+      d.intro.splice(1, 0, "Cannot tell: " + untestableRuns(cmp) + " of the " + comparedRuns(cmp, false) +
+                     " runs compared have too few processes or samples for the rank test to reach p < " +
+                     general(cmp.options.alpha) + " however large the change (3 against 3 gives at best p 0.1), and " +
+                     countRuns(cmp, "too_few_samples") + " of them moved past their threshold. A change the test " +
+                     "cannot judge is never counted as a regression, so this comparison cannot say that nothing " +
+                     "regressed: measure in more worker processes (--processes 5: 5 against 5 reach p 0.008) or " +
+                     "compare with a window of builds (--window).");
     }
     cmp.platforms.forEach(function (p) { d.sections = d.sections.concat(platformSections(cmp, p, config)); });
     return d;
