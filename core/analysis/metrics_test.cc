@@ -85,18 +85,22 @@ TEST_CASE("counted metrics: 1 % is their threshold, no rank test, the processes'
   CHECK(Find(pc, "same", Metric::kTime) == nullptr);  // the simulator's wall time is not compared
 
   // --threshold moves the timed metrics, not the counted ones; a rule does.
+  // (Each comparison is kept: Find points into it.)
   options.threshold_percent = 20;
-  CHECK(CompareRunSets({&base}, next, options).changes.size() == pc.changes.size());
-  CHECK(Find(CompareRunSets({&base}, next, options), "slower", Metric::kInstructions)->verdict == Verdict::kRegression);
+  const PlatformComparison wide_threshold = CompareRunSets({&base}, next, options);
+  CHECK(wide_threshold.changes.size() == pc.changes.size());
+  CHECK(Find(wide_threshold, "slower", Metric::kInstructions)->verdict == Verdict::kRegression);
   options.rules.push_back(ParseThresholdRule("instructions=2"));
-  CHECK(Find(CompareRunSets({&base}, next, options), "slower", Metric::kInstructions)->verdict == Verdict::kUnchanged);
+  const PlatformComparison ruled = CompareRunSets({&base}, next, options);
+  CHECK(Find(ruled, "slower", Metric::kInstructions)->verdict == Verdict::kUnchanged);
 
   // Processes that disagree by 3 % make a 1.5 % change noise.
   RunResult wide = CountedRun("b1", "slower", {1000000});
   wide.counted->process_median_instructions = {985000, 1015000};
   wide.counted->process_median_est_cycles = {1970000, 2030000};
   const RunSet noisy_base = Set("b1", {wide});
-  const MetricChange* c = Find(CompareRunSets({&noisy_base}, next, CompareOptions{}), "slower", Metric::kInstructions);
+  const PlatformComparison banded = CompareRunSets({&noisy_base}, next, CompareOptions{});
+  const MetricChange* c = Find(banded, "slower", Metric::kInstructions);
   REQUIRE(c != nullptr);
   CHECK(c->verdict == Verdict::kNoise);
   REQUIRE(c->noise_percent);
