@@ -230,6 +230,13 @@ def main():
     log = upload_dry_run(uploader, stub, full, metadata(111, 222))
     check_uploaded_path(log, full, "v3/pytorch/pytorch/1234/5678")
 
+    # A 0 or a word is refused, not written as an id (exit 2, no file).
+    for args, env in ((["--workflow-id", "0"], clean_env()), ([], clean_env(GITHUB_RUN_ID="abc"))):
+        bad = os.path.join(work, "bad", "v3.json")
+        r = subprocess.run([report, "export-v3", "--results", results, "--out", bad, *args], env=env,
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and not os.path.exists(bad), f"{args} {env.get('GITHUB_RUN_ID')}: exit {r.returncode}")
+
     # The records as the uploader merges them, against the table and the HUD's reads.
     mod = load_uploader(uploader, stub)
     merged = mod.process_benchmark_results(out, metadata(111, 222), [], {})

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 
 #include "core/analysis/compare_cli.h"
 #include "core/contract/result.h"
@@ -282,15 +283,13 @@ void AddTrackCommand(CLI::App& app, CliState& state) {
 // the job come from the options, then GitHub Actions' environment; what
 // neither gives is left to the uploader's --metadata.
 void AddV3ContextOptions(CLI::App* sub, V3Context& ctx) {
+  const auto positive = CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max());
   sub->add_option("--repo", ctx.repo, "Repository of the change under test (owner/name)");
   sub->add_option("--head-branch", ctx.head_branch, "Branch of the change under test");
   sub->add_option("--head-sha", ctx.head_sha, "Commit under test (default: the torch build's commit)");
-  sub->add_option("--workflow-id", ctx.workflow_id, "CI workflow run id (default: $GITHUB_RUN_ID)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--run-attempt", ctx.run_attempt, "CI run attempt (default: $GITHUB_RUN_ATTEMPT)")
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--job-id", ctx.job_id, "CI job id (GitHub Actions has it in no variable)")
-      ->check(CLI::PositiveNumber);
+  sub->add_option("--workflow-id", ctx.workflow_id, "CI workflow run id (default: $GITHUB_RUN_ID)")->check(positive);
+  sub->add_option("--run-attempt", ctx.run_attempt, "CI run attempt (default: $GITHUB_RUN_ATTEMPT)")->check(positive);
+  sub->add_option("--job-id", ctx.job_id, "CI job id (GitHub Actions has it in no variable)")->check(positive);
 }
 
 void AddExportV3Command(CLI::App& app, CliState& state) {
