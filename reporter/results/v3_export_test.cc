@@ -14,10 +14,11 @@ using namespace torchgauge::reporter;
 using nlohmann::json;
 
 namespace {
-// The columns of pytorch/test-infra's clickhouse_db_schema/oss_ci_benchmark_v3/schema.sql
-// that have no DEFAULT and are not the replicator's (_meta), with their
-// tuples' members, written out here from the schema itself, so that the
-// exporter's own list is checked against it, not against itself.
+// The columns of pytorch/test-infra's
+// clickhouse_db_schema/benchmark.oss_ci_benchmark_v3/schema.sql (vendored in
+// tests/data/hud, which hud_upload_test parses) that have no DEFAULT and are
+// not the replicator's (_meta), with their tuples' members, written out here
+// so that the exporter's own list is checked against it, not against itself.
 const char* const kSchemaColumns[] = {"timestamp",
                                       "name",
                                       "head_branch",
