@@ -250,6 +250,17 @@ def main():
             m = json.load(open(os.path.join(root, "manifest.json")))
             manifests[m["platform_id"]] = m
     check_hud_fields(merged, manifests)
+
+    # A generative run's records (TTFT, TPOT, tokens per second, KV cache) load too.
+    gen_results = os.path.join(hud, os.pardir, "compare_generation", "results")
+    gen_out = export(report, gen_results, os.path.join(work, "generation"), ["--workflow-id", "1", "--job-id", "2"])
+    gen_merged = mod.process_benchmark_results(gen_out, metadata(111, 222), [], {})
+    names = {r["metric"]["name"] for r in gen_merged}
+    check({"ttft_ms", "tpot_ms", "tokens_per_second"} <= names, f"generation metrics: {names}")
+    for rec in gen_merged:
+        problems = record_problems(rec, cols)
+        check(not problems and len(rec["metric"]["benchmark_values"]) == 1, f"{rec['metric']['name']}: {problems}")
+    merged += gen_merged
     print(f"ok: {len(merged)} records pass the uploader's dry run and the v3 schema's {len(cols)} columns")
 
 
