@@ -224,8 +224,13 @@ void AddMedian(json& out, const json& base, const std::string& name, const std::
 // name them: the median TTFT and TPOT, the TPOT p90, tokens per second and
 // the key-value cache.
 void AddGeneration(json& out, const json& base, const core::Generation& g) {
-  AddMedian(out, base, "ttft_ms", g.ttft_samples_ms, "ms");
-  AddMedian(out, base, "tpot_ms", g.tpot_samples_ms, "ms");
+  auto median = [&](const char* name, double value, const std::vector<double>& samples) {
+    if (samples.empty()) return;  // not measured: no record
+    Add(out, base, name, value, "ms", "median");
+    out.back()["metric"]["extra_info"]["samples"] = std::to_string(samples.size());
+  };
+  median("ttft_ms", g.ttft_ms, g.ttft_samples_ms);
+  median("tpot_ms", g.tpot_median_ms, g.tpot_samples_ms);
   Add(out, base, "p90_tpot_ms", g.tpot_p90_ms, "ms", "p90");
   Add(out, base, "tokens_per_second", g.tokens_per_s, "tokens/s", "median");
   if (g.kv_cache_bytes) Add(out, base, "kv_cache_mb", static_cast<double>(*g.kv_cache_bytes) / kMiB, "MiB");
