@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
+#include <limits>
 
 #include "core/analysis/compare_cli.h"
 #include "core/contract/result.h"
@@ -275,19 +277,35 @@ void AddTrackCommand(CLI::App& app, CliState& state) {
 }
 
 // torchgauge-report export-v3 --results DIR [--build ID ...] --out FILE
+//   [--repo R] [--head-branch B] [--head-sha S] [--workflow-id N] [--run-attempt N] [--job-id N]
 // Every ok run of the builds as PyTorch OSS benchmark database v3 records
-// (results/v3_export.h), one JSON array, written atomically.
+// (results/v3_export.h), one JSON array, written atomically. The change and
+// the job come from the options, then GitHub Actions' environment; what
+// neither gives is left to the uploader's --metadata.
+void AddV3ContextOptions(CLI::App* sub, V3Context& ctx) {
+  const auto positive = CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max());
+  sub->add_option("--repo", ctx.repo, "Repository of the change under test (owner/name)");
+  sub->add_option("--head-branch", ctx.head_branch, "Branch of the change under test");
+  sub->add_option("--head-sha", ctx.head_sha, "Commit under test (default: the torch build's commit)");
+  sub->add_option("--workflow-id", ctx.workflow_id, "CI workflow run id (default: $GITHUB_RUN_ID)")->check(positive);
+  sub->add_option("--run-attempt", ctx.run_attempt, "CI run attempt (default: $GITHUB_RUN_ATTEMPT)")->check(positive);
+  sub->add_option("--job-id", ctx.job_id, "CI job id (GitHub Actions has it in no variable)")->check(positive);
+}
+
 void AddExportV3Command(CLI::App& app, CliState& state) {
   auto results = std::make_shared<fs::path>();
   auto out = std::make_shared<fs::path>();
   auto builds = std::make_shared<std::vector<std::string>>();
+  auto ctx = std::make_shared<V3Context>();
   CLI::App* sub = app.add_subcommand(
       "export-v3", "Write results as PyTorch OSS benchmark database v3 records (JSON array) for the HUD");
   sub->add_option("--results", *results, "Results tree")->required();
   sub->add_option("--build", *builds, "Only these builds (repeatable; default: every build)");
   sub->add_option("--out", *out, "JSON file to write")->required();
-  sub->callback([&state, results, out, builds] {
+  AddV3ContextOptions(sub, *ctx);
+  sub->callback([&state, results, out, builds, ctx] {
     Guard(state, [&] {
+      const V3Context full = WithCiEnvironment(*ctx, [](const char* k) { return std::getenv(k); });
       LoadOptions lo;
       lo.only_builds = std::set<std::string>(builds->begin(), builds->end());
       const LoadedResults loaded = LoadResults(*results, lo);
@@ -297,7 +315,7 @@ void AddExportV3Command(CLI::App& app, CliState& state) {
       }
       nlohmann::json all = nlohmann::json::array();
       for (const auto& b : loaded.builds) {
-        for (auto& r : V3Records(b)) all.push_back(std::move(r));
+        for (auto& r : V3Records(b, full)) all.push_back(std::move(r));
       }
       core::WriteJsonAtomic(*out, all);
       std::cout << all.size() << " v3 record(s) from " << loaded.builds.size() << " build(s) written to "
