@@ -379,3 +379,42 @@ TEST_CASE("alerts: still present in the newest build, yes for the one that stays
   }
   CHECK(judged == 2);
 }
+
+// Issue 60: a platform that stops reporting while another goes on. The CPU
+// platform's last build is 3 (started 03:00); the GPU platform's build 5
+// (02:00, two days on) is the first past the 36 h rule.
+TEST_CASE("health: a platform that stops while the other goes on is a silent alert on the site") {
+  fs::path root = ScratchDir("health_silent");
+  FixtureSpec spec;
+  spec.builds = 8;
+  spec.models = 2;
+  spec.configs = 1;
+  spec.cpu_stops_after = 3;
+  GenerateFixtureTree(root / "results", spec);
+  BuildSite(TestSiteOptions(root / "results", root / "site"));
+  const std::string page = ReadText(root / "site" / "regressions.md");
+  INFO(page);
+  int silent = 0, other = 0;
+  for (const auto& line : Lines(StateSection(page, "Pipeline health", "## "))) {
+    // The fixture's random busy runs may make a build noisy: not this case.
+    if (line.rfind("| H-", 0) != 0 || line.find(" | noisy | ") != std::string::npos) continue;
+    if (line.find(" | silent | cpu-x86\\_64-2c | " + FixtureBuildId(spec, 5) + " | ") != std::string::npos &&
+        line.find("no build of cpu-x86\\_64-2c since " + FixtureBuildId(spec, 3)) != std::string::npos) {
+      ++silent;
+    } else {
+      ++other;
+      MESSAGE("unexpected health alert: " << line);
+    }
+  }
+  CHECK(silent == 1);
+  CHECK(other == 0);
+  const nlohmann::json j = nlohmann::json::parse(ReadText(root / "site" / "alerts.json"));
+  int in_json = 0;
+  for (const auto& h : j.at("health")) {
+    if (h.at("kind") != "silent") continue;
+    ++in_json;
+    CHECK(h.at("platform") == "cpu-x86_64-2c");
+    CHECK(h.at("build_before") == FixtureBuildId(spec, 3));
+  }
+  CHECK(in_json == 1);
+}
