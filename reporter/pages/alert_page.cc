@@ -11,6 +11,7 @@
 #include "reporter/pages/charts.h"
 #include "reporter/pages/figures.h"
 #include "reporter/pages/pruned.h"
+#include "reporter/pages/regressions_page.h"
 
 namespace torchgauge::reporter {
 
@@ -301,6 +302,9 @@ mu::data AlertPageData(const AlertPageInputs& in, Figures& figures) {
   Set(d, "geomean_metric", a.geomean_metric);
   Set(d, "geomean_runs", std::to_string(a.geomean_runs));
   Set(d, "rows", RunRows(a));
+  Set(d, "has_still_present", a.regression && !a.newest_build.empty());
+  Set(d, "still_present", StillPresent(a));
+  Set(d, "newest_build", a.newest_build);
   SetTriage(d, in.alert);
   SetTrend(d, in, figures, md);
   SetIdentities(d, in);

@@ -161,6 +161,15 @@ void SetNote(mu::data& r, const std::string& note, const std::string& alert_href
   Set(r, "note_md", start + " ([the whole note](" + alert_href + "))");
 }
 
+}  // namespace
+
+std::string StillPresent(const Alert& a) {
+  if (!a.regression) return Dash();
+  if (!a.still_present) return "not measured";
+  return *a.still_present ? "yes" : "no";
+}
+
+namespace {
 mu::data AlertRow(const TriagedAlert& t) {
   const Alert& a = t.alert;
   mu::data r;
@@ -175,6 +184,7 @@ mu::data AlertRow(const TriagedAlert& t) {
       Num(a.geomean, "%.3f") + "\xC3\x97 " + a.geomean_metric + " over " + std::to_string(a.geomean_runs));
   const FlaggedChange& top = a.rows.front();
   Set(r, "largest", top.model + " " + Config(top) + " " + top.metric + " " + Factor(top));
+  Set(r, "still_present", StillPresent(a));
   Set(r, "owner", t.entry && !t.entry->owner.empty() ? t.entry->owner : Dash());
   std::string note = t.entry ? t.entry->note : "";
   if (t.state == TriageState::kRecovered)

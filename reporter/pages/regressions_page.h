@@ -58,6 +58,10 @@ std::string RegressionsAtom(const std::vector<TriagedAlert>& alerts, const std::
 // in BuildPageData (a non-empty base links the HTML pages absolutely).
 void SetReaderLinks(mu::data& d, const Target& page, const std::string& base = "");
 
+// A regression alert's Alert::still_present in words: "yes", "no", or "not
+// measured"; an improvement's is a dash.
+std::string StillPresent(const Alert& a);
+
 // "urn:uuid:..." derived from `name` alone (RFC 4122 layout, version 8).
 std::string NameUuid(const std::string& name);
 

@@ -106,6 +106,37 @@ std::vector<Alert> GroupAlerts(const std::vector<BuildChanges>& history, const s
   return out;
 }
 
+namespace {
+// The newest summary of `platform` in `history`, and the build's id.
+const PlatformSummary* Newest(const std::vector<BuildSummary>& history, const std::string& platform,
+                              std::string* build) {
+  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    for (const auto& p : it->platforms) {
+      if (p.id != platform) continue;
+      *build = it->id;
+      return &p;
+    }
+  }
+  return nullptr;
+}
+}  // namespace
+
+void MarkStillPresent(std::vector<Alert>& alerts, const std::vector<BuildSummary>& history) {
+  for (auto& a : alerts) {
+    if (!a.regression) continue;
+    const PlatformSummary* p = Newest(history, a.platform, &a.newest_build);
+    if (!p) continue;
+    for (const auto& f : a.rows) {
+      if (f.metric != "time") continue;
+      const std::string config = ConfigLabel(f.mode, f.backend, f.precision, f.batch_size);
+      for (const auto& m : p->medians) {
+        if (m.model == f.model && m.config == config)
+          a.still_present = a.still_present.value_or(false) || !BackWithinBand(f, m.median_ms);
+      }
+    }
+  }
+}
+
 const Alert* FindAlert(const std::vector<Alert>& alerts, const std::string& id) {
   for (const auto& a : alerts) {
     if (a.id == id) return &a;

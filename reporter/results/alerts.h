@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "reporter/results/aggregate.h"
 #include "reporter/results/regressions.h"
 
 namespace torchgauge::reporter {
@@ -42,6 +43,11 @@ struct Alert {
   std::string recovered_in;                   // the build in which the last one recovered
   std::string recovered_at;
   std::vector<std::string> domains;  // sorted, distinct
+  // Whether the regression is still there in the newest build of its
+  // platform (MarkStillPresent); unset for an improvement, or where that
+  // build has no median of any of the alert's time rows.
+  std::optional<bool> still_present;
+  std::string newest_build;  // the platform's newest build, which still_present judges
 };
 
 // "A-" and 12 hex digits of a fingerprint of the four fields: stable across
@@ -53,6 +59,15 @@ std::string AlertId(const std::string& platform, const std::string& base_build, 
 // regressions before improvements, then platform. `events` are
 // TrackRegressions(history), for the recovered states.
 std::vector<Alert> GroupAlerts(const std::vector<BuildChanges>& history, const std::vector<RegressionEvent>& events);
+
+// Sets each regression alert's still_present (issue 60: what still matters
+// to on-call): yes when the median time of any of its time rows' runs in
+// the newest build of its platform in `history` (oldest first) is still
+// beyond the row's band against the value before the change (the recovery
+// rule, BackWithinBand); no when every such run is back. The summaries keep
+// time medians only, so a run with no time row (a memory change alone) is
+// not judged.
+void MarkStillPresent(std::vector<Alert>& alerts, const std::vector<BuildSummary>& history);
 
 // The alert whose id is `id`, or null.
 const Alert* FindAlert(const std::vector<Alert>& alerts, const std::string& id);

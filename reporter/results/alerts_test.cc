@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <tuple>
 
 using namespace torchgauge::reporter;
 
@@ -97,4 +98,35 @@ TEST_CASE("alerts: closes itself as recovered only when every run came back with
   alerts = GroupAlerts(h, TrackRegressions(h));
   CHECK(alerts[0].recovered);
   CHECK(alerts[0].recovered_in == "b3");
+}
+
+// Issue 60: "still present in the newest build: yes/no" per alert. Run a's
+// regression came back (inside the band, so no comparison flagged the
+// revert and the alert stays open); run b's did not.
+TEST_CASE("alerts: still present in the newest build of the platform, judged on its medians") {
+  std::vector<BuildChanges> h = {Build("b0", 1, {}), Build("b1", 2, {Row("gpu", "a", true, 1.3, "b0")}),
+                                 Build("b2", 3, {Row("gpu", "b", true, 1.4, "b1"), Row("gpu", "c", false, 0.8, "b1")}),
+                                 Build("b3", 4, {Row("cpu", "a", true, 1.3, "b2")}), Build("b4", 5, {})};
+  auto alerts = GroupAlerts(h, TrackRegressions(h));
+  REQUIRE(alerts.size() == 4);
+  std::vector<BuildSummary> history;
+  for (const auto& [id, a, b] : {std::tuple{"b3", 13.0, 14.0}, std::tuple{"b4", 10.2, 14.1}}) {
+    BuildSummary s;
+    s.id = id;
+    PlatformSummary p;
+    p.id = "gpu";
+    p.medians = {{"a", "eval/eager/fp32/bs1", a, false}, {"b", "eval/eager/fp32/bs1", b, false}};
+    s.platforms.push_back(p);
+    history.push_back(s);
+  }
+  MarkStillPresent(alerts, history);
+  CHECK(alerts[0].rows[0].model == "a");
+  CHECK(!alerts[0].recovered);              // the revert was not flagged
+  CHECK(alerts[0].still_present == false);  // 10.2 against 10: within 7 %
+  CHECK(alerts[0].newest_build == "b4");    // the platform's newest build
+  CHECK(alerts[1].still_present == true);   // 14.1 against 10
+  CHECK(!alerts[2].regression);             // an improvement is not judged
+  CHECK(!alerts[2].still_present.has_value());
+  CHECK(alerts[3].platform == "cpu");  // no summary of cpu: not measured
+  CHECK(!alerts[3].still_present.has_value());
 }

@@ -60,16 +60,64 @@ Split BestSplit(const std::vector<double>& x, size_t lo, size_t hi, double sigma
   return best;
 }
 
+// Whether a split of segments whose log means are `a` and `b`, with
+// statistic `t`, passes: the threshold and `min_t` standard errors of noise.
+bool Passes(double a, double b, double t, double min_t, const ChangePointOptions& o) {
+  return (std::exp(std::abs(b - a)) - 1) * 100 >= o.min_change_percent && t >= min_t;
+}
+
+// The best pair of splits of x[lo, hi): the segment x[i, j) against the
+// rest of x[lo, hi) on both sides of it (circular binary segmentation's
+// statistic), the segment and the rest each at least min_segment builds and
+// the rest on both sides. `left` is the rest's mean, `right` the segment's.
+struct Pair {
+  Split s;
+  size_t end = 0;
+};
+Pair BestPair(const std::vector<double>& x, size_t lo, size_t hi, double sigma, const ChangePointOptions& o) {
+  Pair best;
+  const size_t m = static_cast<size_t>(o.min_segment);
+  if (hi - lo < m + 2) return best;
+  std::vector<double> sum(hi - lo + 1, 0.0);  // prefix sums
+  for (size_t i = lo; i < hi; ++i) sum[i - lo + 1] = sum[i - lo] + x[i];
+  const double total = sum.back(), n = static_cast<double>(hi - lo);
+  double best_gain = -1;
+  for (size_t i = lo + 1; i < hi; ++i) {
+    for (size_t j = i + m; j < hi; ++j) {
+      const double nin = static_cast<double>(j - i), nout = n - nin;
+      if (nout < static_cast<double>(m)) continue;
+      const double in = sum[j - lo] - sum[i - lo];
+      const double mi = in / nin, mo = (total - in) / nout;
+      const double gain = nin * nout / n * (mi - mo) * (mi - mo);
+      if (gain <= best_gain) continue;
+      best_gain = gain;
+      best.s = {i, mo, mi, sigma > 0 ? std::abs(mi - mo) / (sigma * std::sqrt(1 / nin + 1 / nout)) : INFINITY, true};
+      best.end = j;
+    }
+  }
+  return best;
+}
+
 void Segment(const std::vector<double>& x, size_t lo, size_t hi, double sigma, const ChangePointOptions& o,
              std::vector<Step>& out) {
   if (static_cast<int>(out.size()) >= o.max_points) return;
   const Split s = BestSplit(x, lo, hi, sigma, o);
-  if (!s.found) return;
-  const double change = std::exp(std::abs(s.right - s.left)) - 1;
-  if (change * 100 < o.min_change_percent || s.t < o.min_t) return;
-  out.push_back({s.at, std::exp(s.left), std::exp(s.right), s.t});
-  Segment(x, lo, s.at, sigma, o, out);
-  Segment(x, s.at, hi, sigma, o, out);
+  if (s.found && Passes(s.left, s.right, s.t, o.min_t, o)) {
+    out.push_back({s.at, std::exp(s.left), std::exp(s.right), s.t});
+    Segment(x, lo, s.at, sigma, o, out);
+    Segment(x, s.at, hi, sigma, o, out);
+    return;
+  }
+  // No single split passes: a short excursion (up for a few builds, then
+  // back) moves neither side's mean enough. Look for it as a segment inside.
+  if (static_cast<int>(out.size()) + 2 > o.max_points) return;
+  const Pair p = BestPair(x, lo, hi, sigma, o);
+  if (!p.s.found || !Passes(p.s.left, p.s.right, p.s.t, o.min_t_segment, o)) return;
+  out.push_back({p.s.at, std::exp(p.s.left), std::exp(p.s.right), p.s.t});
+  out.push_back({p.end, std::exp(p.s.right), std::exp(p.s.left), p.s.t});
+  Segment(x, lo, p.s.at, sigma, o, out);
+  Segment(x, p.s.at, p.end, sigma, o, out);
+  Segment(x, p.end, hi, sigma, o, out);
 }
 
 }  // namespace
@@ -80,6 +128,19 @@ std::vector<Step> FindSteps(const std::vector<double>& values, const ChangePoint
   std::vector<Step> out;
   Segment(x, 0, x.size(), RobustSigma(x), o, out);
   std::sort(out.begin(), out.end(), [](const Step& a, const Step& b) { return a.at < b.at; });
+  // A step's levels are the final segments on either side of it, not the
+  // halves of the split that found it: a split of a long flat stretch from
+  // a short bump and what follows it would otherwise report a fraction of
+  // the bump.
+  auto mean = [&](size_t lo, size_t hi) {
+    double sum = 0;
+    for (size_t i = lo; i < hi; ++i) sum += x[i];
+    return std::exp(sum / static_cast<double>(hi - lo));
+  };
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].before = mean(i ? out[i - 1].at : 0, out[i].at);
+    out[i].after = mean(out[i].at, i + 1 < out.size() ? out[i + 1].at : x.size());
+  }
   return out;
 }
 

@@ -71,6 +71,38 @@ void CheckPlatformPairs(const std::vector<BuildChanges>& changes, const HealthOp
   }
 }
 
+// A platform whose newest build is more than the gap rule older than the
+// newest build of any platform: it stopped while others go on. The gap rule
+// above needs a build after the gap, so it never sees this. Dated by the
+// first build (of another platform) past the rule after the silent
+// platform's last one, so the alert keeps its id while the platform stays
+// silent; its detail names the newest build. Judged against the results,
+// not the clock, so a render stays byte-stable.
+void CheckSilentPlatforms(const std::vector<BuildChanges>& changes, const HealthOptions& o,
+                          std::vector<HealthAlert>& out) {
+  std::map<std::string, const BuildChanges*> last;  // platform -> its newest build
+  const BuildChanges* newest = nullptr;
+  for (const auto& b : changes) {
+    if (b.identities.empty() || !UtcSeconds(b.started_at)) continue;
+    for (const auto& entry : b.identities) last[entry.first] = &b;
+    newest = &b;
+  }
+  if (!newest) return;
+  const auto hours = [](const BuildChanges& a, const BuildChanges& b) {
+    return (*UtcSeconds(b.started_at) - *UtcSeconds(a.started_at)) / 3600.0;
+  };
+  for (const auto& [platform, b] : last) {
+    if (hours(*b, *newest) <= o.max_gap_hours) continue;
+    const auto past = std::find_if(changes.begin(), changes.end(), [&](const BuildChanges& x) {
+      return !x.identities.empty() && UtcSeconds(x.started_at) && hours(*b, x) > o.max_gap_hours;
+    });
+    out.push_back(Make("silent", platform, b, *past,
+                       "no build of " + platform + " since " + b->build + " (" + b->started_at + "): " +
+                           Num(hours(*b, *newest), "%.0f") + " h before the newest build of another platform, " +
+                           newest->build + " (the schedule allows " + Num(o.max_gap_hours, "%.0f") + " h)"));
+  }
+}
+
 // Runs of a platform's previous build (ok or not) of which the next build
 // has no result at all: the pipeline stopped running them, or they left the
 // suite. A run that ran and failed is not one: the comparison reports it as
@@ -116,6 +148,7 @@ std::vector<HealthAlert> CheckHealth(const std::vector<BuildChanges>& changes, c
                                      const HealthOptions& o) {
   std::vector<HealthAlert> out;
   CheckPlatformPairs(changes, o, out);
+  CheckSilentPlatforms(changes, o, out);
   CheckVanishedRuns(history, out);
   for (size_t i = 0; i < history.size(); ++i) {
     for (const auto& p : history[i].platforms) {

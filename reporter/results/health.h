@@ -4,6 +4,10 @@
 //  - missing: consecutive builds on a platform started more than
 //    `max_gap_hours` apart (the schedule's interval and its slack: a
 //    nightly's 24 h with 12 h to spare); one alert per gap;
+//  - silent: a platform whose newest build is more than `max_gap_hours`
+//    older than the newest build of another platform: it stopped while the
+//    others go on (issue 60). One alert, dated by the first build past the
+//    rule, so its id stays while the platform stays silent;
 //  - machine: the manifests of consecutive builds on one platform id name
 //    another machine (CPU model, cores or memory, device, its memory,
 //    driver, torch threads); one alert per change, listing the fields;
@@ -16,8 +20,8 @@
 // They read the per-build caches the regressions page reads (the
 // identities of results/regressions.h and the summaries' medians): no
 // result file is read again. A build missing at the end of the history
-// (no build since) depends on the time of rendering, so it is not judged
-// here: a render would change with the clock.
+// of every platform (nothing since) depends on the time of rendering, so it
+// is not judged here: a render would change with the clock.
 #pragma once
 
 #include <string>
@@ -35,7 +39,7 @@ struct HealthOptions {
 
 struct HealthAlert {
   std::string id;    // "H-" and 12 hex digits of kind, platform and build: stable
-  std::string kind;  // missing | machine | vanished | noisy
+  std::string kind;  // missing | silent | machine | vanished | noisy
   std::string platform, build_before, build, started_at;
   std::string detail;  // what was found, in words
 };

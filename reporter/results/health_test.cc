@@ -77,3 +77,43 @@ TEST_CASE("health: runs that vanished (no result at all), one alert per build an
   CHECK(many[0].detail ==
         "8 run(s) of b3 have no result in b4: m1 eval, m2 eval, m3 eval, m4 eval, m5 eval, and 3 more");
 }
+
+// Issue 60: a platform that stops reporting while another goes on. The gap
+// rule judges the time between a platform's own builds, so a platform with
+// no build since raised nothing; the platforms that go on date it.
+TEST_CASE("health: a platform that stops while another goes on is silent, once, from the night it missed") {
+  std::vector<BuildChanges> changes;
+  for (int d = 1; d <= 6; ++d) {
+    BuildChanges b;
+    b.build = "b" + std::to_string(d);
+    b.started_at = "2026-01-0" + std::to_string(d) + "T02:00:00Z";
+    b.identities["cpu"] = {{"CPU model", "Xeon"}};
+    if (d <= 3) b.identities["gpu"] = {{"CPU model", "Xeon"}};  // gpu's last build is b3
+    changes.push_back(b);
+  }
+  const auto alerts = CheckHealth(changes, {});
+  REQUIRE(alerts.size() == 1);
+  CHECK(alerts[0].kind == "silent");
+  CHECK(alerts[0].platform == "gpu");
+  CHECK(alerts[0].build_before == "b3");
+  CHECK(alerts[0].build == "b5");  // 48 h after b3: the first build past the 36 h rule
+  CHECK(alerts[0].detail ==
+        "no build of gpu since b3 (2026-01-03T02:00:00Z): 72 h before the newest build of another platform, b6 "
+        "(the schedule allows 36 h)");
+  // Its id stays while the platform stays silent: a later night adds no new alert.
+  BuildChanges b7 = changes.back();
+  b7.build = "b7";
+  b7.started_at = "2026-01-07T02:00:00Z";
+  changes.push_back(b7);
+  const auto later = CheckHealth(changes, {});
+  REQUIRE(later.size() == 1);
+  CHECK(later[0].id == alerts[0].id);
+  // One night late (under 36 h) is not silent; a platform that came back is
+  // the gap rule's (missing), not silent.
+  CHECK(CheckHealth({changes.begin(), changes.begin() + 4}, {}).empty());
+  std::vector<BuildChanges> came_back(changes.begin(), changes.begin() + 6);
+  came_back.back().identities["gpu"] = {{"CPU model", "Xeon"}};
+  const auto back = CheckHealth(came_back, {});
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].kind == "missing");
+}

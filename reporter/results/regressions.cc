@@ -43,15 +43,6 @@ std::optional<double> OptFrom(const json& j, const char* key) {
   return j.at(key).get<double>();
 }
 
-// Whether `after` is back within `e`'s band of the value before it: the
-// larger of the threshold and the noise band the comparison applied.
-bool BackWithinBand(const FlaggedChange& e, double after) {
-  const double band = std::max(e.threshold_percent, e.noise_percent.value_or(0.0)) / 100.0;
-  if (e.base_value <= 0) return false;
-  const double ratio = after / e.base_value;
-  const bool lower_better = core::LowerIsBetter(core::MetricFromName(e.metric).value_or(core::Metric::kTime));
-  return lower_better ? ratio < 1.0 + band : ratio > 1.0 - band;
-}
 }  // namespace
 
 std::map<std::string, std::string> ManifestIdentity(const core::Manifest& m) {
@@ -82,6 +73,13 @@ std::map<std::string, std::string> ManifestIdentity(const core::Manifest& m) {
   return id;
 }
 
+bool BackWithinBand(const FlaggedChange& e, double after) {
+  const double band = std::max(e.threshold_percent, e.noise_percent.value_or(0.0)) / 100.0;
+  if (e.base_value <= 0) return false;
+  const double ratio = after / e.base_value;
+  const bool lower_better = core::LowerIsBetter(core::MetricFromName(e.metric).value_or(core::Metric::kTime));
+  return lower_better ? ratio < 1.0 + band : ratio > 1.0 - band;
+}
 bool FlaggedChange::SameRun(const FlaggedChange& o) const {
   return platform == o.platform && model == o.model && mode == o.mode && backend == o.backend &&
          precision == o.precision && metric == o.metric;

@@ -68,6 +68,11 @@ nlohmann::json ToJson(const BuildChanges& c);
 // Throws on a malformed cache (the caller then recomputes from results).
 BuildChanges BuildChangesFromJson(const nlohmann::json& j);
 
+// Whether `after` is back within `e`'s band of the value before it: the
+// larger of the threshold and the noise band the comparison applied (the
+// recovery rule, and the alerts' "still present" one).
+bool BackWithinBand(const FlaggedChange& e, double after);
+
 enum class RegressionState { kOpen, kRecovered, kPersisting };
 const char* StateName(RegressionState s);  // open | recovered | persisting
 

@@ -84,6 +84,8 @@ json AlertsJson(const std::vector<TriagedAlert>& alerts, const std::vector<Healt
                  {"geomean", x.geomean},
                  {"geomean_runs", x.geomean_runs},
                  {"recovered_in", x.recovered ? json(x.recovered_in) : json(nullptr)},
+                 {"still_present", x.still_present ? json(*x.still_present) : json(nullptr)},
+                 {"newest_build", x.newest_build},
                  {"domains", x.domains},
                  {"page", SitePath({Kind::kAlertPage, "", x.id, "html"})},
                  {"culprit", culprits.count(x.id) ? CulpritJson(culprits.at(x.id)) : json(nullptr)},

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "reporter/results/triage.h"
 #include "reporter/site/site.h"
 #include "reporter/site/test_support.h"
@@ -330,4 +332,89 @@ TEST_CASE("regressions page: links clickable, a long note folded, alerts counted
   CHECK(html.find("<details><summary>bisected r01..r05") != std::string::npos);
   CHECK(md.find("([the whole note](alerts/" + id + ".md))") != std::string::npos);
   CHECK(md.find(note.substr(0, 400)) == std::string::npos);
+}
+
+// Issue 60: "still present in the newest build: yes/no" per alert, on the
+// regressions page, the alert's page and alerts.json. Model 0 slower from
+// build 8, reverted at build 14; model 1 slower for good from build 18.
+TEST_CASE("alerts: still present in the newest build, yes for the one that stays and no for the reverted one") {
+  fs::path root = ScratchDir("alerts_still_present");
+  FixtureSpec spec = OneAlert();
+  spec.step_at = 8;
+  spec.step_until = 14;
+  spec.step_models = 1;
+  spec.plant_at = 18;
+  spec.machine_change_at = -1;
+  GenerateFixtureTree(root / "results", spec);
+  BuildSite(TestSiteOptions(root / "results", root / "site"));
+  const std::string page = ReadText(root / "site" / "regressions.md");
+  INFO(page);
+  CHECK(page.find("| Largest | Still present | Owner |") != std::string::npos);
+  std::string reverted, stays;
+  for (const auto& r : AlertRows(page)) {
+    if (r.find(" | regression | ") == std::string::npos) continue;
+    if (r.find(" | " + FixtureBuildId(spec, 7) + ".." + FixtureBuildId(spec, 8) + " | ") != std::string::npos) {
+      reverted = IdOf(r);
+      CHECK(r.find(" | no | ") != std::string::npos);
+    } else if (r.find(" | " + FixtureBuildId(spec, 17) + ".." + FixtureBuildId(spec, 18) + " | ") !=
+               std::string::npos) {
+      stays = IdOf(r);
+      CHECK(r.find(" | yes | ") != std::string::npos);
+    }
+  }
+  REQUIRE(!reverted.empty());
+  REQUIRE(!stays.empty());
+  const std::string newest = FixtureBuildId(spec, spec.builds - 1);
+  CHECK(ReadText(root / "site" / "alerts" / (reverted + ".md"))
+            .find("Still present in the newest build of " + kGpu + " (" + newest + "): **no**") != std::string::npos);
+  CHECK(ReadText(root / "site" / "alerts" / (stays + ".md"))
+            .find("Still present in the newest build of " + kGpu + " (" + newest + "): **yes**") != std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(ReadText(root / "site" / "alerts.json"));
+  int judged = 0;
+  for (const auto& a : j.at("alerts")) {
+    if (a.at("id") != reverted && a.at("id") != stays) continue;
+    ++judged;
+    CHECK(a.at("still_present") == (a.at("id") == stays));
+    CHECK(a.at("newest_build") == newest);
+  }
+  CHECK(judged == 2);
+}
+
+// Issue 60: a platform that stops reporting while another goes on. The CPU
+// platform's last build is 3 (started 03:00); the GPU platform's build 5
+// (02:00, two days on) is the first past the 36 h rule.
+TEST_CASE("health: a platform that stops while the other goes on is a silent alert on the site") {
+  fs::path root = ScratchDir("health_silent");
+  FixtureSpec spec;
+  spec.builds = 8;
+  spec.models = 2;
+  spec.configs = 1;
+  spec.cpu_stops_after = 3;
+  GenerateFixtureTree(root / "results", spec);
+  BuildSite(TestSiteOptions(root / "results", root / "site"));
+  const std::string page = ReadText(root / "site" / "regressions.md");
+  INFO(page);
+  int silent = 0, other = 0;
+  for (const auto& line : Lines(StateSection(page, "Pipeline health", "## "))) {
+    // The fixture's random busy runs may make a build noisy: not this case.
+    if (line.rfind("| H-", 0) != 0 || line.find(" | noisy | ") != std::string::npos) continue;
+    if (line.find(" | silent | cpu-x86\\_64-2c | " + FixtureBuildId(spec, 5) + " | ") != std::string::npos &&
+        line.find("no build of cpu-x86\\_64-2c since " + FixtureBuildId(spec, 3)) != std::string::npos) {
+      ++silent;
+    } else {
+      ++other;
+      MESSAGE("unexpected health alert: " << line);
+    }
+  }
+  CHECK(silent == 1);
+  CHECK(other == 0);
+  const nlohmann::json j = nlohmann::json::parse(ReadText(root / "site" / "alerts.json"));
+  int in_json = 0;
+  for (const auto& h : j.at("health")) {
+    if (h.at("kind") != "silent") continue;
+    ++in_json;
+    CHECK(h.at("platform") == "cpu-x86_64-2c");
+    CHECK(h.at("build_before") == FixtureBuildId(spec, 3));
+  }
+  CHECK(in_json == 1);
 }

@@ -61,6 +61,7 @@ std::string PageWriter::WriteReaderPages(const std::vector<BuildSummary>& histor
   const TriageFile triage = ReadTriageOrLastGood(o_, w_, &triage_problem);
   const auto culprits = core::ReadCulprits(core::CulpritsPath(o_.results));
   std::vector<Alert> grouped = GroupAlerts(changes, events);
+  MarkStillPresent(grouped, history);
   std::vector<ChangePoint> steps = FindChangePoints(history);
   for (auto& c : steps) {
     if (const Alert* a = CoveringAlert(grouped, c)) c.alert_id = a->id;

@@ -442,6 +442,7 @@ size_t GenerateFixtureTree(const fs::path& root, const FixtureSpec& spec) {
     const std::string build = FixtureBuildId(spec, b);
     for (size_t pi = 0; pi < platforms.size(); ++pi) {
       const auto& plat = platforms[pi];
+      if (!plat.gpu && spec.cpu_stops_after >= 0 && b > spec.cpu_stops_after) continue;
       fs::path dir = core::PlatformDir(root, build, plat.id);
       fs::create_directories(core::RunsDir(dir));
       const std::string start = Date(spec.first_day + b, 2 + static_cast<int>(pi));

@@ -42,6 +42,9 @@ struct FixtureSpec {
   int machine_change_at = -1;
   // - missing_build >= 0: that build (a night) is not written at all.
   int missing_build = -1;
+  // cpu_stops_after >= 0: the CPU platform has no build after that one,
+  // while the GPU platform goes on (a runner pool that stopped reporting).
+  int cpu_stops_after = -1;
   // busy_from >= 0: from that build on, every run on every platform ran
   // beside another busy process (all noisy), planted runs included.
   int busy_from = -1;
