@@ -91,7 +91,9 @@ void CheckSilentPlatforms(const std::vector<BuildChanges>& changes, const Health
   const auto hours = [](const BuildChanges& a, const BuildChanges& b) {
     return (*UtcSeconds(b.started_at) - *UtcSeconds(a.started_at)) / 3600.0;
   };
-  for (const auto& [platform, b] : last) {
+  for (const auto& [platform, last_build] : last) {
+    // A copy: clang 14 cannot capture a structured binding in a lambda.
+    const BuildChanges* b = last_build;
     if (hours(*b, *newest) <= o.max_gap_hours) continue;
     const auto past = std::find_if(changes.begin(), changes.end(), [&](const BuildChanges& x) {
       return !x.identities.empty() && UtcSeconds(x.started_at) && hours(*b, x) > o.max_gap_hours;
