@@ -90,12 +90,12 @@ fs::path DumpPath(const fs::path& out_file, int n) { return out_file.string() + 
 
 }  // namespace
 
-CountedSteps CountSteps(const std::function<void()>& step, int repeat, const fs::path& out_file,
-                        const std::optional<fs::path>& keep_profile) {
+core::Counted CountSteps(const std::function<void()>& step, int repeat, const fs::path& out_file,
+                         const std::optional<fs::path>& keep_profile) {
   if (!RunningOnValgrind()) {
     throw std::runtime_error("measure counted: the worker is not running under Valgrind's Callgrind");
   }
-  CountedSteps out;
+  core::Counted out;
   CALLGRIND_START_INSTRUMENTATION;
   // Two steps uncounted: translations made, the simulated caches warm and the
   // allocator's free lists in their steady state (a first instrumented step
@@ -111,8 +111,8 @@ CountedSteps CountSteps(const std::function<void()>& step, int repeat, const fs:
   CALLGRIND_STOP_INSTRUMENTATION;
   std::vector<int64_t> instructions;
   for (int i = 1; i <= repeat; ++i) {
-    out.counted.steps.push_back(core::StepFromEvents(core::ReadCallgrindTotals(DumpPath(out_file, i))));
-    instructions.push_back(out.counted.steps.back().instructions);
+    out.steps.push_back(core::StepFromEvents(core::ReadCallgrindTotals(DumpPath(out_file, i))));
+    instructions.push_back(out.steps.back().instructions);
   }
   // The median step's profile is the one kept (the lower median for an even count).
   std::vector<int64_t> sorted = instructions;
@@ -126,11 +126,11 @@ CountedSteps CountSteps(const std::function<void()>& step, int repeat, const fs:
       fs::remove(DumpPath(out_file, i));
     }
   }
-  out.counted.options = CountedOptions();
+  out.options = CountedOptions();
   std::string cache;
   for (const char* c : core::kCountedCacheOptions) cache += (cache.empty() ? "" : " ") + std::string(c + 2);
-  out.counted.cache_model = cache;
-  out.counted.cpu_capability = AtenCpuCapability();
+  out.cache_model = cache;
+  out.cpu_capability = AtenCpuCapability();
   return out;
 }
 

@@ -8,7 +8,7 @@
 // torch and builds the model at Valgrind's plain speed), a fixed cache
 // geometry, --cache-sim=yes, one output file per process in the results'
 // .work folder, and address randomisation off (NoAslr). The worker side
-// (CountedSteps) switches instrumentation on after the warm-up, runs one
+// (CountSteps) switches instrumentation on after the warm-up, runs one
 // more untimed step to warm the simulated caches, and then brackets each
 // counted step with Callgrind's client requests, dumping each step's counts
 // to its own file, which it reads back.
@@ -53,11 +53,8 @@ bool RunningOnValgrind();
 // with instrumentation on, then `repeat` counted steps, each read back from
 // its dump (out_file.1, .2, ...). The median step's dump is kept at
 // `keep_profile` (gzip) when set; the others are removed.
-struct CountedSteps {
-  core::Counted counted;
-};
-CountedSteps CountSteps(const std::function<void()>& step, int repeat, const std::filesystem::path& out_file,
-                        const std::optional<std::filesystem::path>& keep_profile);
+core::Counted CountSteps(const std::function<void()>& step, int repeat, const std::filesystem::path& out_file,
+                         const std::optional<std::filesystem::path>& keep_profile);
 
 // Test hook (--plant-cost OP=N): wraps one ATen CPU kernel (aten::relu or
 // aten::addmm) so that each call first spends N iterations of a fixed loop

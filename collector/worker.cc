@@ -170,10 +170,10 @@ void CountedPass(Stepper& s, core::RunResult& r) {
   for (int i = 0; i < spec.settings.warmup; ++i) s.Step();
   std::optional<std::filesystem::path> keep;
   if (!spec.keep_profile.empty()) keep = spec.keep_profile;
-  CountedSteps c = CountSteps([&] { s.Step(); }, spec.settings.repeat, spec.callgrind_out, keep);
-  c.counted.valgrind_version = spec.valgrind_version;
-  if (keep) c.counted.profile_file = std::filesystem::relative(*keep, spec.platform_dir).string();
-  r.counted = std::move(c.counted);
+  core::Counted c = CountSteps([&] { s.Step(); }, spec.settings.repeat, spec.callgrind_out, keep);
+  c.valgrind_version = spec.valgrind_version;
+  if (keep) c.profile_file = std::filesystem::relative(*keep, spec.platform_dir).string();
+  r.counted = std::move(c);
   r.precision_flags = s.flags;
 }
 

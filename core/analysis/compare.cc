@@ -542,7 +542,9 @@ std::optional<MetricChange> CompareMetric(const RunResult& r, const RunKey& key,
 }
 
 // A flagged counted change: the functions that moved between the newest
-// comparable baseline run's profile and the new run's.
+// comparable baseline run's profile and the new run's. Reads two profiles
+// from disk, so it runs once per reported comparison (ComparePlatform), not
+// inside the pure rules that the persistence streak repeats.
 void AddFunctions(MetricChange& c, const RunResult& r, const RunSet& next, const std::vector<const RunSet*>& window) {
   if (Info(c.metric).rule != JudgeRule::kCounted ||
       (c.verdict != Verdict::kRegression && c.verdict != Verdict::kImprovement)) {
@@ -594,7 +596,6 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
       const Metric m = info.metric;
       auto c = CompareMetric(r, key, m, base_window, noisy, options);
       if (!c) continue;
-      AddFunctions(*c, r, next, base_window);
       if (m == Metric::kTime && c->new_value > 0)
         time_ratios[{key.mode, key.backend, key.precision}].push_back(c->ratio);
       pc.changes.push_back(std::move(*c));
@@ -614,7 +615,9 @@ PlatformComparison ComparePlatform(std::size_t i_first, std::size_t i_base, std:
                                    const CompareOptions& options) {
   std::vector<const RunSet*> window;
   for (std::size_t i = i_first; i <= i_base; ++i) window.push_back(&load(i));
-  PlatformComparison pc = CompareRunSets(window, load(i_new), options);
+  const RunSet& next = load(i_new);
+  PlatformComparison pc = CompareRunSets(window, next, options);
+  for (auto& c : pc.changes) AddFunctions(c, next.runs.at(c.key), next, window);
   // Persistence: the builds after the baseline, ending at the new one, newest first.
   std::vector<std::size_t> streak = {i_new};
   for (std::size_t i = i_new; i-- > i_base + 1 && static_cast<int>(streak.size()) < options.persist;) {
