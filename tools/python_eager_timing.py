@@ -171,19 +171,10 @@ def compiled(net, a, example):
     return net
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", required=True)
-    ap.add_argument("--mode", choices=["train", "eval"], required=True)
-    ap.add_argument("--batch", type=int, required=True)
-    ap.add_argument("--threads", type=int, required=True)
-    ap.add_argument("--backend", choices=["eager", "torchscript", "inductor"], default="eager")
-    ap.add_argument("--warmup", type=int, default=3)
-    ap.add_argument("--repeat", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--extra-site", action="append", default=[])
-    a = ap.parse_args()
-    sys.path.extend(a.extra_site)
+def make_step(a):
+    """One step of the model (a.model, a.mode, a.batch, a.backend), with
+    a.threads threads and a.seed's weights and inputs, as a function: what
+    this timer times and tools/python_counted.py counts."""
     import torch
 
     torch.set_num_threads(a.threads)
@@ -206,6 +197,25 @@ def main():
             with torch.inference_mode():
                 forward(module)
 
+    return step
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--mode", choices=["train", "eval"], required=True)
+    ap.add_argument("--batch", type=int, required=True)
+    ap.add_argument("--threads", type=int, required=True)
+    ap.add_argument("--backend", choices=["eager", "torchscript", "inductor"], default="eager")
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--extra-site", action="append", default=[])
+    a = ap.parse_args()
+    sys.path.extend(a.extra_site)
+    import torch
+
+    step = make_step(a)
     for _ in range(a.warmup):
         step()
     samples = []

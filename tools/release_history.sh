@@ -17,7 +17,10 @@
 #   --suite NAME        suite to collect (default smoke)
 #   --rounds N          rounds, so worker processes per run (default 5; the
 #                       comparison's rank test needs 4 against 4 to reach
-#                       p < 0.05)
+#                       p < 0.05). With --measure counted among the run
+#                       options the default is 1 and 1 is allowed: counts
+#                       do not move with the machine (docs/counted.md), and
+#                       the comparison judges them on one process each
 #   --resume            keep what an interrupted history already collected
 #                       (each round's run goes on with `run --resume`)
 # Run options after `--` go to every `torchgauge-collect run` (for example
@@ -31,7 +34,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 suite=smoke
-rounds=5
+rounds=
 resume=()
 releases=()
 while [ $# -gt 0 ]; do
@@ -46,14 +49,22 @@ while [ $# -gt 0 ]; do
   esac
 done
 run_opts=("$@")
+counted=0
+prev_opt=""
 for o in "${run_opts[@]+"${run_opts[@]}"}"; do
   case "$o" in
     --processes|--processes=*)
       echo "history: --processes is set by --rounds (each round is one worker process per run)" >&2; exit 2 ;;
+    --measure=counted) counted=1 ;;
+    counted) [ "$prev_opt" = --measure ] && counted=1 ;;
   esac
+  prev_opt="$o"
 done
-if ! [[ "$rounds" =~ ^[0-9]+$ ]] || [ "$rounds" -lt 2 ]; then
-  echo "history: --rounds must be a whole number of at least 2 (got '$rounds')" >&2
+least=2
+(( counted )) && least=1
+[ -n "$rounds" ] || rounds=$(( counted ? 1 : 5 ))
+if ! [[ "$rounds" =~ ^[0-9]+$ ]] || [ "$rounds" -lt "$least" ]; then
+  echo "history: --rounds must be a whole number of at least $least (got '$rounds')" >&2
   exit 2
 fi
 if [ ${#releases[@]} -lt 2 ]; then
