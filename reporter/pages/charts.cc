@@ -161,7 +161,7 @@ json TrendY(const std::string& y_title, const json& log_ticks) {
             {"padding", 8}}}};
 }
 
-json TrendUnit(const std::string& y_title, const json& log_ticks, bool faceted) {
+json TrendUnit(const std::string& y_title, const std::string& value_title, const json& log_ticks, bool faceted) {
   json unit;
   unit["width"] = faceted ? 300 : 560;
   unit["height"] = faceted ? 150 : 240;
@@ -186,7 +186,7 @@ json TrendUnit(const std::string& y_title, const json& log_ticks, bool faceted) 
                       {"tooltip",
                        {{{"field", "build"}, {"title", "Build"}},
                         {{"field", "series"}, {"title", "Series"}},
-                        {{"field", "ms"}, {"title", "Time (ms)"}, {"format", ".4g"}}}}};
+                        {{"field", "ms"}, {"title", value_title}, {"format", ".4g"}}}}};
   return unit;
 }
 
@@ -210,7 +210,8 @@ json WithNoisyMarks(json unit) {
 
 }  // namespace
 
-json TrendChart(const std::vector<TrendPoint>& points, const std::string& title, const std::string& y_title) {
+json TrendChart(const std::vector<TrendPoint>& points, const std::string& title, const std::string& y_title,
+                const std::string& value_title) {
   const bool any_noisy = std::any_of(points.begin(), points.end(), [](const TrendPoint& p) { return p.noisy; });
   json spec = Base(any_noisy ? title + " (\xC3\x97: noisy run)" : title);
   // One row per series with parallel arrays, flattened by Vega-Lite: the
@@ -252,7 +253,7 @@ json TrendChart(const std::vector<TrendPoint>& points, const std::string& title,
     spec["transform"].push_back({{"calculate", "datum.noisy ? 'noisy run' : 'clean'"}, {"as", "noise"}});
   }
   spec["params"] = TrendParams();
-  json unit = TrendUnit(y_title, faceted ? json::array() : LogTicks(lo, hi), faceted);
+  json unit = TrendUnit(y_title, value_title, faceted ? json::array() : LogTicks(lo, hi), faceted);
   if (any_noisy) unit = WithNoisyMarks(std::move(unit));  // the legend selection stays in the line's layer
   if (!faceted && any_noisy) {
     spec.update(unit);

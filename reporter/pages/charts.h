@@ -39,7 +39,11 @@ inline constexpr size_t kMaxSeriesPerPlot = 6;
 // (on by default), a "since" date input and a legend that shows and hides
 // series on click (Vega-Lite params bound to inputs and to the legend).
 // A noisy point gets a cross over it and says so in its tooltip.
-nlohmann::json TrendChart(const std::vector<TrendPoint>& points, const std::string& title, const std::string& y_title);
+// `value_title` names a point's value in the tooltip; the points' value_ms
+// holds another metric's values where it is not time (the model page's
+// counted trend: millions of estimated cycles).
+nlohmann::json TrendChart(const std::vector<TrendPoint>& points, const std::string& title, const std::string& y_title,
+                          const std::string& value_title = "Time (ms)");
 
 struct SamplePoint {
   std::string config;

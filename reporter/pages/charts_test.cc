@@ -87,3 +87,35 @@ TEST_CASE("the paired chart: a bar for each range, coloured by verdict; runs wit
   CHECK(spec["layer"][1]["encoding"]["color"]["field"] == "verdict");
   CHECK(spec["layer"][2]["encoding"]["x"]["datum"] == 1);
 }
+
+#include "reporter/pages/model_page_data.h"
+
+TEST_CASE("model history: counted runs make a counted series beside the timed ones, in millions") {
+  auto build = [](const std::string& id, const std::string& t, double ir, double cycles) {
+    BuildSummary b;
+    b.id = id;
+    b.started_at = t;
+    PlatformSummary p;
+    p.id = "cpu-counted";
+    p.counts = {{"ncf", "eval/eager/default/bs2", ir, cycles}};
+    b.platforms.push_back(p);
+    PlatformSummary timed;
+    timed.id = "cpu";
+    timed.medians = {{"ncf", "eval/eager/default/bs2", 1.25}};
+    b.platforms.push_back(timed);
+    return b;
+  };
+  const auto histories = ModelHistories(
+      {build("b1", "2026-01-01T00:00:00Z", 554091, 901245), build("b2", "2026-01-02T00:00:00Z", 567412, 917211)});
+  const ModelHistory& h = histories.at("ncf");
+  REQUIRE(h.series.size() == 1);
+  REQUIRE(h.counted.size() == 1);
+  CHECK(h.counted[0].builds == std::vector<int>{0, 1});
+  CHECK(h.counted[0].facet == "cpu-counted \xC2\xB7 eval \xC2\xB7 bs2");
+  CHECK(h.latest == "b2");
+  const json j = ToJson(h);
+  CHECK(j["counted"][0]["cycles"] == json({0.9012, 0.9172}));
+  CHECK(j["counted"][0]["ir"] == json({0.5541, 0.5674}));
+  // A model with no counted run has no "counted" key: the timed history's bytes are unchanged.
+  CHECK_FALSE(ToJson(ModelHistories({}).operator[]("x")).contains("counted"));
+}

@@ -41,7 +41,7 @@ std::string GenerationCell(const core::RunResult& r) {
 
 // [config, status, noise reason ("" when clean), median, min, max, CoV,
 // throughput, CPU MiB, GPU MiB, GFLOP/step, TFLOP/s, kernels/step, % of peak,
-// TTFT / TPOT (ms)]
+// TTFT / TPOT (ms), instructions (M/step), estimated cycles (M/step)]
 json RunCells(const core::RunResult& r, const Manifest& m) {
   mu::data row = RunRow(r, "");
   SetPeakShare(row, r, m);
@@ -49,6 +49,8 @@ json RunCells(const core::RunResult& r, const Manifest& m) {
   for (const char* key : kRunColumns) cells.push_back(Cell(row, key));
   cells.push_back(Cell(row, "peak_pct"));
   cells.push_back(GenerationCell(r));
+  cells.push_back(Cell(row, "instructions_m"));
+  cells.push_back(Cell(row, "cycles_m"));
   return cells;
 }
 
@@ -117,6 +119,37 @@ json TrendSpec(const std::string& model, const ModelHistory& h, bool* faceted) {
   return spec;
 }
 
+// The counted trend's spec without data (estimated cycles per step, in
+// millions), as TrendSpec's; null where the model has no counted run.
+json CountedTrendSpec(const std::string& model, const ModelHistory& h) {
+  if (h.counted.empty()) return nullptr;
+  std::vector<TrendPoint> stand_ins;
+  double lo = 0, hi = 0;
+  for (const auto& s : h.counted) {
+    for (double v : s.est_cycles) {
+      lo = lo == 0 ? v : std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    stand_ins.push_back({"", "", s.label, s.est_cycles.front() / 1e6, s.facet, false});
+  }
+  stand_ins.front().value_ms = lo / 1e6;
+  stand_ins.push_back(stand_ins.front());
+  stand_ins.back().value_ms = hi / 1e6;
+  json spec = TrendChart(stand_ins, model + ": estimated cycles per step across builds (counted under Callgrind)",
+                         "Estimated cycles per step (millions)", "Est. cycles (M)");
+  spec["data"]["values"] = json::array();
+  // Counts repeat within 0.01 %: a scale fitted to the points would draw
+  // that as a cliff. At least 1 % either side of the history's range, so a
+  // change of the threshold's size looks like one (one plot; small
+  // multiples keep their own scales).
+  if (spec.contains("encoding")) {
+    json& scale = spec["encoding"]["y"]["scale"];
+    scale["domainMin"] = lo / 1e6 * 0.99;
+    scale["domainMax"] = hi / 1e6 * 1.01;
+  }
+  return spec;
+}
+
 }  // namespace
 
 json BuildModelsData(const BuildView& v) {
@@ -153,35 +186,66 @@ json HistoryBuildsData(const std::vector<BuildSummary>& history, const Pruned* p
   return {{"ids", std::move(ids)}, {"t", std::move(times)}, {"pruned", std::move(gone)}};
 }
 
-std::map<std::string, ModelHistory> ModelHistories(const std::vector<BuildSummary>& history) {
-  // Every median lands in its series through one hash lookup; a series'
-  // facet and label are worked out once, when it first appears.
+namespace {
+
+// Series of one kind (timed medians or counts), each found through one hash
+// lookup; a series' facet and label are worked out once, when it first
+// appears.
+template <typename S>
+class SeriesIndex {
+ public:
+  S& At(const std::string& platform, const std::string& model, const std::string& config) {
+    key_.assign(platform).append(1, '\n').append(model).append(1, '\n').append(config);
+    auto [it, fresh] = index_.try_emplace(key_, entries_.size());
+    if (fresh) {
+      // Faceted by platform, mode and batch size when there are many
+      // series, so the legend names only backend and precision.
+      const std::string& c = config;  // mode/backend/precision/bsN
+      const size_t mode_end = c.find('/'), batch_at = c.rfind('/');
+      Entry e{model, {}};
+      e.series.facet = platform + " \xC2\xB7 " + c.substr(0, mode_end) + " \xC2\xB7 " + c.substr(batch_at + 1);
+      e.series.label = c.substr(mode_end + 1, batch_at - mode_end - 1);
+      entries_.push_back(std::move(e));
+    }
+    return entries_[it->second].series;
+  }
+  // The series by model, sorted by (facet, label).
+  void MoveInto(std::map<std::string, ModelHistory>& out, std::vector<S> ModelHistory::*member) {
+    std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+      return std::tie(a.model, a.series.facet, a.series.label) < std::tie(b.model, b.series.facet, b.series.label);
+    });
+    for (auto& e : entries_) (out[e.model].*member).push_back(std::move(e.series));
+  }
+
+ private:
   struct Entry {
     std::string model;
-    ModelHistory::Series series;
+    S series;
   };
-  std::vector<Entry> entries;
-  std::unordered_map<std::string, size_t> index;  // platform \n model \n config -> entries
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string, size_t> index_;  // platform \n model \n config -> entries_
+  std::string key_;
+};
+
+}  // namespace
+
+std::map<std::string, ModelHistory> ModelHistories(const std::vector<BuildSummary>& history) {
+  SeriesIndex<ModelHistory::Series> timed;
+  SeriesIndex<ModelHistory::CountSeries> counted;
   std::map<std::string, ModelHistory> out;
-  std::string key;
   for (size_t i = 0; i < history.size(); ++i) {
     const auto& b = history[i];
     if (b.started_at.empty()) continue;  // no time to place it on the axis
     for (const auto& p : b.platforms) {
+      for (const auto& c : p.counts) {
+        ModelHistory::CountSeries& s = counted.At(p.id, c.model, c.config);
+        s.builds.push_back(static_cast<int>(i));
+        s.instructions.push_back(c.instructions);
+        s.est_cycles.push_back(c.est_cycles);
+        out[c.model].latest = b.id;
+      }
       for (const auto& m : p.medians) {
-        key.assign(p.id).append(1, '\n').append(m.model).append(1, '\n').append(m.config);
-        auto [it, fresh] = index.try_emplace(key, entries.size());
-        if (fresh) {
-          // Faceted by platform, mode and batch size when there are many
-          // series, so the legend names only backend and precision.
-          const std::string& c = m.config;  // mode/backend/precision/bsN
-          const size_t mode_end = c.find('/'), batch_at = c.rfind('/');
-          Entry e{m.model, {}};
-          e.series.facet = p.id + " \xC2\xB7 " + c.substr(0, mode_end) + " \xC2\xB7 " + c.substr(batch_at + 1);
-          e.series.label = c.substr(mode_end + 1, batch_at - mode_end - 1);
-          entries.push_back(std::move(e));
-        }
-        ModelHistory::Series& s = entries[it->second].series;
+        ModelHistory::Series& s = timed.At(p.id, m.model, m.config);
         if (m.noisy) s.noisy.push_back(static_cast<int>(s.builds.size()));
         s.builds.push_back(static_cast<int>(i));
         s.ms.push_back(m.median_ms);
@@ -192,10 +256,8 @@ std::map<std::string, ModelHistory> ModelHistories(const std::vector<BuildSummar
       }
     }
   }
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return std::tie(a.model, a.series.facet, a.series.label) < std::tie(b.model, b.series.facet, b.series.label);
-  });
-  for (auto& e : entries) out[e.model].series.push_back(std::move(e.series));
+  timed.MoveInto(out, &ModelHistory::series);
+  counted.MoveInto(out, &ModelHistory::counted);
   return out;
 }
 
@@ -208,7 +270,26 @@ json ToJson(const ModelHistory& h) {
     if (!s.noisy.empty()) row["noisy"] = s.noisy;
     series.push_back(std::move(row));
   }
-  return {{"series", std::move(series)}};
+  json out = {{"series", std::move(series)}};
+  // Counts in millions per step, to 4 decimals: a 0.0001 % step of a
+  // 100 M-instruction run still shows.
+  auto millions = [](const std::vector<double>& v) {
+    json a = json::array();
+    for (double x : v) a.push_back(Round4(x / 1e6));
+    return a;
+  };
+  if (!h.counted.empty()) {
+    json counted = json::array();
+    for (const auto& s : h.counted) {
+      counted.push_back({{"facet", s.facet},
+                         {"label", s.label},
+                         {"b", s.builds},
+                         {"ir", millions(s.instructions)},
+                         {"cycles", millions(s.est_cycles)}});
+    }
+    out["counted"] = std::move(counted);
+  }
+  return out;
 }
 
 std::string DataScript(const std::string& key, const json& data) {
@@ -238,6 +319,11 @@ mu::data ModelPageData(const PageContext& ctx, const std::string& model, const M
   json trend = TrendSpec(model, h, &faceted);
   Set(d, "faceted", faceted ? std::string("1") : std::string("0"));
   Set(d, "trend_html", DataChartHtml("spec-trend", "trend", "Median step time of " + model + " across builds", trend));
+  json counted = CountedTrendSpec(model, h);
+  if (!counted.is_null()) {
+    Set(d, "counted_html",
+        DataChartHtml("spec-counted", "counted", "Estimated cycles per step of " + model + " across builds", counted));
+  }
   json samples = SamplesChart({}, "");
   Set(d, "samples_spec", JsonForScript(samples.dump(-1, ' ', false, json::error_handler_t::replace)));
   return d;

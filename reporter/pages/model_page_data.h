@@ -41,6 +41,14 @@ struct ModelHistory {
   std::vector<Series> series;  // sorted by (facet, label)
   double lo = 0, hi = 0;       // the smallest and largest median
   std::string latest;          // the newest build that has the model
+  // The counted runs' series (instructions and estimated cycles per step,
+  // docs/counted.md), charted beside time.
+  struct CountSeries {
+    std::string facet, label;
+    std::vector<int> builds;
+    std::vector<double> instructions, est_cycles;
+  };
+  std::vector<CountSeries> counted;  // sorted by (facet, label)
 };
 // history/builds.js's content; `pruned` (may be null) marks the builds whose
 // snapshot the retention policy deleted (their medians stay in the history).

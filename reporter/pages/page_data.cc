@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/analysis/metrics.h"
 #include "core/contract/result.h"
+#include "core/stats/stats.h"
 #include "reporter/output/format.h"
 #include "reporter/output/mustache_data.h"
 #include "reporter/pages/charts.h"
@@ -78,6 +80,12 @@ mu::data RunRow(const core::RunResult& r, const std::string& model_href) {
   if (r.flops) flops = r.flops->profiler_flops_per_iter.value_or(r.flops->analytic_flops_per_iter.value_or(0));
   Set(d, "gflops", flops > 0 ? Sig3(flops / 1e9) : Dash());
   Set(d, "kernels", r.gpu_breakdown ? Num(r.gpu_breakdown->kernel_count, "%.0f") : Dash());
+  // A counted run's median counts per step, in millions (docs/counted.md).
+  for (auto [key, metric] : {std::pair{"instructions_m", core::Metric::kInstructions},
+                             std::pair{"cycles_m", core::Metric::kEstimatedCycles}}) {
+    const auto v = core::MetricSamples(r, metric);
+    Set(d, key, v.empty() ? Dash() : Num(core::Quantile(v, 0.5) / 1e6, "%.3f"));
+  }
   Set(d, "status", r.status);
   Set(d, "reason", r.reason.value_or(r.signal ? "signal " + std::to_string(*r.signal) : ""));
   SetNoise(d, r);

@@ -1,6 +1,7 @@
 #include "reporter/results/aggregate.h"
 
 #include "core/analysis/coverage.h"
+#include "core/analysis/metrics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -595,11 +596,18 @@ BuildSummary Summarize(const BuildView& view) {
     ps.geomean_eval_n = p.geomean_eval_n;
     for (const auto* r : p.runs) {
       s.runs++;
-      if (Ok(*r)) {
-        s.ok++;
-        ps.medians.push_back({r->model.id, ConfigLabel(*r), r->timing->median_ms, core::RunNoise(*r).noisy});
-      } else {
+      if (r->status != "ok") {
         ps.not_ok.push_back({r->model.id, ConfigLabel(*r)});
+        continue;
+      }
+      s.ok++;
+      if (Ok(*r)) {
+        ps.medians.push_back({r->model.id, ConfigLabel(*r), r->timing->median_ms, core::RunNoise(*r).noisy});
+      }
+      const auto ir = core::MetricSamples(*r, core::Metric::kInstructions);
+      const auto cycles = core::MetricSamples(*r, core::Metric::kEstimatedCycles);
+      if (!ir.empty() && !cycles.empty()) {
+        ps.counts.push_back({r->model.id, ConfigLabel(*r), core::Quantile(ir, 0.5), core::Quantile(cycles, 0.5)});
       }
     }
     s.platforms.push_back(std::move(ps));
@@ -611,8 +619,9 @@ namespace {
 // 2: adds "flagged" (the comparison with the previous build). An older cache
 // is stale and recomputed from the results.
 // 3: a noisy median carries a fourth element, 1; 4: adds "not_ok"; 5: "flagged"
-// counts runs, not metrics, and carries the platform's outcome.
-constexpr int kSummaryVersion = 5;
+// counts runs, not metrics, and carries the platform's outcome; 6: adds
+// "counts" (counted runs), and "ok" counts an ok run without a timed median.
+constexpr int kSummaryVersion = 6;
 json OptNum(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 std::optional<double> GetOptNum(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
@@ -634,6 +643,8 @@ json ToJson(const BuildSummary& s) {
     for (const auto& m : p.medians) {
       med.push_back(m.noisy ? json({m.model, m.config, m.median_ms, 1}) : json({m.model, m.config, m.median_ms}));
     }
+    json counts = json::array();
+    for (const auto& c : p.counts) counts.push_back({c.model, c.config, c.instructions, c.est_cycles});
     plats.push_back({{"id", p.id},
                      {"vendor", p.vendor},
                      {"device", p.device},
@@ -643,6 +654,7 @@ json ToJson(const BuildSummary& s) {
                      {"geomean_train_n", p.geomean_train_n},
                      {"geomean_eval_n", p.geomean_eval_n},
                      {"medians", med},
+                     {"counts", counts},
                      {"not_ok", p.not_ok}});
   }
   j["platforms"] = plats;
@@ -686,6 +698,10 @@ BuildSummary BuildSummaryFromJson(const json& j) {
     for (const auto& m : p.at("medians")) {
       ps.medians.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>(), m.at(2).get<double>(),
                             m.size() > 3 && m.at(3) == 1});
+    }
+    for (const auto& c : p.at("counts")) {
+      ps.counts.push_back(
+          {c.at(0).get<std::string>(), c.at(1).get<std::string>(), c.at(2).get<double>(), c.at(3).get<double>()});
     }
     ps.not_ok = p.at("not_ok").get<std::vector<std::pair<std::string, std::string>>>();
     s.platforms.push_back(std::move(ps));

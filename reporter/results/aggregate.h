@@ -271,12 +271,19 @@ struct ConfigMedian {
   double median_ms = 0;
   bool noisy = false;  // core::RunNoise: the trend charts mark it
 };
+// A counted run's median counts per step (core::Counted), where the run
+// has no timed median: the model page charts them beside time.
+struct ConfigCount {
+  std::string model, config;
+  double instructions = 0, est_cycles = 0;
+};
 struct PlatformSummary {
   std::string id, vendor, device;
   std::map<std::string, int> status_counts;
   std::optional<double> geomean_train_ms, geomean_eval_ms;
   int geomean_train_n = 0, geomean_eval_n = 0;
-  std::vector<ConfigMedian> medians;                        // ok runs, sorted by (model, config)
+  std::vector<ConfigMedian> medians;                        // ok timed runs, sorted by (model, config)
+  std::vector<ConfigCount> counts;                          // ok counted runs, sorted by (model, config)
   std::vector<std::pair<std::string, std::string>> not_ok;  // (model, config) of the runs that are not ok
 };
 // What the comparison with the previous build on one platform flagged

@@ -134,8 +134,13 @@ TEST_CASE("BuildSummary round-trips through JSON") {
   p.geomean_train_ms = 1.5;
   p.status_counts = {{"ok", 2}, {"oom", 1}};
   p.medians = {{"m", "train/eager/fp32/bs1", 1.5}, {"m", "eval/eager/fp32/bs1", 0.5, true}};
+  p.counts = {{"n", "eval/eager/default/bs2", 554091, 901245}};
   s.platforms.push_back(p);
   BuildSummary t = BuildSummaryFromJson(ToJson(s));
+  REQUIRE(t.platforms[0].counts.size() == 1);
+  CHECK(t.platforms[0].counts[0].model == "n");
+  CHECK(t.platforms[0].counts[0].instructions == 554091);
+  CHECK(t.platforms[0].counts[0].est_cycles == 901245);
   CHECK_FALSE(t.platforms[0].medians[0].noisy);
   CHECK(t.platforms[0].medians[1].noisy);
   CHECK(t.id == "b1");

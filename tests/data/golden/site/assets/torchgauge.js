@@ -31,7 +31,8 @@
 
   var RUN_COLUMNS = ["Configuration", "Status", "Median (ms)", "Min (ms)", "Max (ms)", "CoV (%)",
                      "Throughput (samples/s)", "CPU peak (MiB)", "GPU peak (MiB)", "GFLOP/step", "TFLOP/s",
-                     "Kernels/step", "% of peak", "TTFT / TPOT (ms)"];
+                     "Kernels/step", "% of peak", "TTFT / TPOT (ms)", "Instructions (M/step)",
+                     "Est. cycles (M/step)"];
   var MEASUREMENT_COLUMNS = ["Configuration", "Processes", "Samples", "Warm-up", "Threads",
                              "Process medians (ms)", "Noise band (%)"];
   var KERNEL_COLUMNS = ["Configuration", "Kernel", "Total (ms)", "Count"];
@@ -71,7 +72,9 @@
   // The builds (indices, newest first) where the model has results.
   ModelPage.prototype.buildsWithModel = function () {
     var seen = {};
-    this.history.series.forEach(function (s) { s.b.forEach(function (i) { seen[i] = true; }); });
+    this.history.series.concat(this.history.counted || []).forEach(function (s) {
+      s.b.forEach(function (i) { seen[i] = true; });
+    });
     return Object.keys(seen).map(Number).sort(function (a, b) { return b - a; });
   };
   ModelPage.prototype.isPruned = function (k) {
@@ -82,7 +85,8 @@
     this.views.forEach(function (v) { v.finalize(); });
     this.views = [];
     this.showPicker(build, k);
-    this.showTrend(k);
+    this.showTrend(k, "trend", this.history.series, "ms", "Median step time of ");
+    this.showTrend(k, "counted", this.history.counted || [], "cycles", "Estimated cycles per step (millions) of ");
     var detail = document.getElementById("tg-model-detail");
     detail.textContent = "";
     if (k < 0) {
@@ -132,16 +136,19 @@
   };
   // The trend of the last `window` builds up to build k: never a later one,
   // so a build's link shows what it showed when the build was published.
-  ModelPage.prototype.trendRows = function (k) {
+  // `series`: the history's timed series (values in s.ms) or counted ones
+  // (values in s.cycles, millions of estimated cycles); the chart's spec
+  // reads every value as "ms".
+  ModelPage.prototype.trendRows = function (k, series, key) {
     var self = this, lo = Math.max(0, k - this.window + 1), rows = [], shown = {};
-    this.history.series.forEach(function (s) {
+    series.forEach(function (s) {
       var noisy = {}, row = { build: [], t: [], ms: [], noisy: [] };
       (s.noisy || []).forEach(function (j) { noisy[j] = true; });
       s.b.forEach(function (i, j) {
         if (i < lo || i > k) return;
         row.build.push(self.builds.ids[i]);
         row.t.push(self.builds.t[i]);
-        row.ms.push(s.ms[j]);
+        row.ms.push(s[key][j]);
         row.noisy.push(!!noisy[j]);
         shown[i] = true;
       });
@@ -153,19 +160,19 @@
     var ids = Object.keys(shown).map(Number).sort(function (a, b) { return a - b; });
     return { rows: rows, builds: ids.map(function (i) { return self.builds.ids[i]; }) };
   };
-  ModelPage.prototype.showTrend = function (k) {
-    var el = document.querySelector("div.vega-chart[data-source=trend]");
+  ModelPage.prototype.showTrend = function (k, source, series, key, what) {
+    var el = document.querySelector("div.vega-chart[data-source=" + source + "]");
     if (!el) return;
     var caption = el.parentNode.querySelector("figcaption");
-    var trend = k >= 0 ? this.trendRows(k) : { rows: [], builds: [] };
+    var trend = k >= 0 ? this.trendRows(k, series, key) : { rows: [], builds: [] };
     el.setAttribute("data-builds", trend.builds.join(" "));
     if (!trend.rows.length) {
-      el.textContent = "No medians up to this build.";
+      el.textContent = key === "ms" ? "No medians up to this build." : "No counted runs up to this build.";
       if (caption) caption.textContent = "";
       return;
     }
     if (caption) {
-      caption.textContent = "Median step time of " + this.model + " in builds " + trend.builds[0] + " to " +
+      caption.textContent = what + this.model + " in builds " + trend.builds[0] + " to " +
           trend.builds[trend.builds.length - 1] + " (" + trend.builds.length + " builds; at most the last " +
           this.window + " up to this page's build)";
     }
@@ -234,9 +241,11 @@
   // A build page's runs table per platform (<div class="tg-runs">), from the
   // build's models.js: [config, status, noise reason, median, min, max, CoV,
   // throughput, CPU MiB, GPU MiB, GFLOP/step, TFLOP/s, kernels, % of peak,
-  // TTFT / TPOT (ms) of a generative run, "" for the others].
+  // TTFT / TPOT (ms) of a generative run, "" for the others, instructions
+  // and estimated cycles (M/step) of a counted run].
   var BUILD_RUN_COLUMNS = ["Model", "Domain", "Configuration", "Median (ms)", "Throughput (samples/s)", "CoV (%)",
-                           "CPU peak (MiB)", "GPU peak (MiB)", "TFLOP/s", "% of peak", "TTFT / TPOT (ms)", "Status"];
+                           "CPU peak (MiB)", "GPU peak (MiB)", "TFLOP/s", "% of peak", "TTFT / TPOT (ms)",
+                           "Est. cycles (M/step)", "Status"];
   var STATUS_COLUMN = BUILD_RUN_COLUMNS.indexOf("Status");
   function buildRuns(div) {
     var data = DATA[div.getAttribute("data-models-key")], platform = div.getAttribute("data-platform");
@@ -247,7 +256,8 @@
       m.platforms.forEach(function (p) {
         if (p.id !== platform) return;
         p.runs.forEach(function (r) {
-          rows.push([model, m.domain, r[0], r[3], r[7], r[6], r[8], r[9], r[11], r[13], r[14] || "", r[1]]);
+          rows.push([model, m.domain, r[0], r[3], r[7], r[6], r[8], r[9], r[11], r[13], r[14] || "", r[16] || "",
+                     r[1]]);
           links.push(div.getAttribute("data-model-page").replace("{model}", encodeURIComponent(model)));
           noisy.push(r[2]);
         });
