@@ -95,7 +95,10 @@ std::string NoisySides(const core::RunResult& a, const std::string& a_name, cons
 struct PeakShare {
   std::optional<double> percent;
   std::string basis;    // "analytic" | "profiler" | "" (no rate)
-  std::string why_not;  // when percent is unset: "not probed", "no bf16 peak", "no FLOP count"
+  // When percent is unset: "not probed", "no bf16 peak", "no FLOP count", or
+  // "withheld: ..." where the run's rate exceeds the probed peak (a share
+  // above 100 % is never published).
+  std::string why_not;
 };
 PeakShare PeakShareOf(const core::RunResult& r, const Manifest& m);
 // Per domain, then "all" for the suite: the median and the largest % of peak

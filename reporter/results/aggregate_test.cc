@@ -237,6 +237,13 @@ TEST_CASE("% of peak: analytic rate first, else the profiler's; 'not probed' and
   s = PeakShareOf(r, m);
   CHECK(s.basis == "analytic");
   CHECK(*s.percent == doctest::Approx(50));
+  // Above the peak (a peak probed under load): withheld, never published over 100 %.
+  r.flops->achieved_tflops_analytic = 0.5;
+  s = PeakShareOf(r, m);
+  CHECK_FALSE(s.percent);
+  CHECK(s.why_not == "withheld: the probed peak is below this run's rate (250 %)");
+  r.flops->achieved_tflops_analytic = 0.2;  // exactly the peak: 100 %, published
+  CHECK(*PeakShareOf(r, m).percent == doctest::Approx(100));
   r.precision = "fp16";  // unsupported on this CPU
   s = PeakShareOf(r, m);
   CHECK_FALSE(s.percent);
