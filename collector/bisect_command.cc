@@ -237,11 +237,12 @@ class RevisionMeter {
 };
 
 // Writes the bisection's answer for --alert into the results' culprits file.
-void RecordCulprit(const BisectCommandOptions& o, const core::BisectResult& result,
-                   const std::vector<std::string>& revs, const std::filesystem::path& log) {
+void RecordCulprit(const BisectCommandOptions& o, const core::BisectResult& result, const std::filesystem::path& log) {
   core::Culprit c;
   c.first_bad = result.first_bad_index ? result.first_bad : "";
-  c.last_good = result.first_bad_index && *result.first_bad_index > 0 ? revs[*result.first_bad_index - 1] : o.good;
+  // Only a revision judged good: skipped ones just before the culprit are
+  // listed in skipped_before, never called good.
+  c.last_good = core::LastJudgedGood(result, o.good);
   c.skipped_before = result.skipped_before;
   c.found_at = core::NowUtc();
   c.log = log.string();
@@ -308,7 +309,7 @@ int RunBisect(const BisectCommandOptions& o) {
   std::cout << text;
   std::cout << "log: " << log.string() << "\n";
   if (unknowns > 0) std::cout << unknowns << " measurement(s) were unknown and were repeated with more processes\n";
-  if (!o.alert_id.empty() && !o.results_root.empty()) RecordCulprit(o, result, revs, log);
+  if (!o.alert_id.empty() && !o.results_root.empty()) RecordCulprit(o, result, log);
   if (!result.first_bad_index) return 1;
   std::cout << "first bad revision: " << result.first_bad << (o.improvement ? " (the first that improved)" : "")
             << "\n";

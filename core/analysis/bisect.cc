@@ -1,5 +1,7 @@
 #include "core/analysis/bisect.h"
 
+#include <cstdint>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -73,6 +75,18 @@ BisectResult Bisect(const std::vector<std::string>& candidates, const BisectJudg
   }
   r.message = msg.str();
   return r;
+}
+
+std::string LastJudgedGood(const BisectResult& result, const std::string& good) {
+  const std::size_t end = result.first_bad_index.value_or(SIZE_MAX);
+  std::optional<std::size_t> best;
+  std::string out = good;
+  for (const auto& s : result.log) {
+    if (s.verdict != BisectVerdict::kGood || s.index >= end || (best && s.index < *best)) continue;
+    best = s.index;
+    out = s.revision;
+  }
+  return out;
 }
 
 std::string FormatRevCommand(const std::string& command_template, const std::string& revision) {

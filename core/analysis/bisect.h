@@ -49,6 +49,12 @@ using BisectJudge = std::function<BisectVerdict(const std::string& revision, std
 BisectResult Bisect(const std::vector<std::string>& candidates, const BisectJudge& judge,
                     const BisectOptions& options = {});
 
+// The last revision before the culprit that was judged good: the newest
+// candidate before first_bad with a good verdict in the log, else `good` (the
+// known-good endpoint, measured as the baseline). Never a revision that was
+// skipped or not measured: with r01-r04 skipped and r05 bad, it is `good`.
+std::string LastJudgedGood(const BisectResult& result, const std::string& good);
+
 // Replaces every "{rev}" in `command_template` by the revision, single-quoted
 // for POSIX sh so that no revision can inject shell syntax.
 std::string FormatRevCommand(const std::string& command_template, const std::string& revision);

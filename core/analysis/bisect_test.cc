@@ -63,6 +63,15 @@ TEST_CASE("bisect with verify_bad, a good bad endpoint, and untestable revisions
   CHECK(r.first_bad == "r9");
   CHECK(r.skipped_before == std::vector<std::string>{"r7", "r8"});
   CHECK(FormatBisectLog(r).find("skip") != std::string::npos);
+  // The last good is the last one judged good (r6), not the one before the culprit (r8, skipped).
+  CHECK(LastJudgedGood(r, "base") == "r6");
+
+  // Every candidate before the culprit untestable: the last judged good is
+  // the known-good endpoint, not the skipped r3.
+  r = Bisect(Revs(6),
+             [](const std::string&, std::size_t i) { return i < 4 ? BisectVerdict::kSkip : BisectVerdict::kBad; });
+  CHECK(r.first_bad == "r4");
+  CHECK(LastJudgedGood(r, "base") == "base");
 
   CHECK_THROWS_AS(Bisect({}, [](const std::string&, std::size_t) { return BisectVerdict::kBad; }),
                   std::invalid_argument);
