@@ -165,16 +165,13 @@ if [[ -z "$base" && "$others" -eq 0 ]]; then
   finish 0
 fi
 mkdir -p "$issue_dir"
-html_args=()
-if [[ $skip_site -eq 0 ]]; then
-  mkdir -p "$site/builds/$build_id"
-  html_args=(--html "$site/builds/$build_id/compare.html")
-fi
+# The build's compare page is the site's (step 2 wrote builds/<id>/compare.html
+# with the same rules); this comparison writes the issue's files only.
 step "comparing $build_id with ${base:-the previous build}"
 set +e
 "$report" compare --new "$build_id" --results "$results" ${base:+--base "$base"} \
     "${compare_args[@]}" ${site_url:+--site-url "$site_url"} \
-    --markdown "$issue_dir/report.md" --json "$issue_dir/compare.json" "${html_args[@]}"
+    --markdown "$issue_dir/report.md" --json "$issue_dir/compare.json"
 rc=$?
 set -e
 
