@@ -112,8 +112,14 @@ for (( r = 1; r <= rounds; r++ )); do
   done
   round_dirs+=("$rounds_dir/round-$r")
 done
-# One build per release, each round one worker process of its runs.
-"${collector[$newest]}" pool --into "$results" --replace "${round_dirs[@]}"
+# One build per release, each round one worker process of its runs; one
+# round (counted) is the results tree as it is.
+if (( ${#round_dirs[@]} == 1 )); then
+  rm -rf "$results"
+  cp -a "${round_dirs[0]}" "$results"
+else
+  "${collector[$newest]}" pool --into "$results" --replace "${round_dirs[@]}"
+fi
 
 # 3. The site, and each release against the one before.
 "$report" build --results "$results" --out "$site"
