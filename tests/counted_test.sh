@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The counted measurement end to end (docs/counted.md): the real collector
 # under Valgrind's Callgrind and the real comparison.
-#  1. Two collections of one build (b1, b2) of two small real runs: a model
+#  1. Two collections of one build (r00, r01) of two small real runs: a model
 #     whose eval calls aten::relu (ncf, its MLP) and one whose eval does not
 #     (pyhpc_equation_of_state, elementwise arithmetic).
 #     Their instructions agree within 0.25 % and estimated cycles within
 #     0.5 %, and `compare` flags no counted change between them.
-#  2. A third collection (b3) with a planted cost on aten::relu
+#  2. A third collection (p00) with a planted cost on aten::relu
 #     (--plant-cost: a fixed loop before each call of the CPU kernel), sized
 #     to about +1 % of ncf's step per call: `compare` flags ncf's
 #     instructions and cycles as regressions and nothing of the other run,
@@ -14,8 +14,11 @@
 #  3. The results pass `validate` (the contract's reader) and the site renders them,
 #     with the counts in the model page's counted trend.
 # With REPLAYS (default 1) of more than 1, as the bench label runs it, the
-# replay is REPLAYS collections b2, b3, ... of the one build, each compared
-# with b1: none may flag a counted change.
+# replay is REPLAYS collections r01, r02, ... of the one build, each compared
+# with r00: none may flag a counted change.
+# Every build id has three characters: counts move with the length of the
+# results' paths (ncf eval: +0.16 % instructions, +0.61 % estimated cycles
+# between ids of 2 and 3 characters; docs/counted.md, "Limits").
 # Usage: counted_test.sh COLLECT REPORT PYTHON WORK_DIR [REPLAYS]
 set -euo pipefail
 collect="$1"
@@ -53,17 +56,18 @@ print(statistics.median(s["instructions"] for s in steps), statistics.median(s["
 EOF
 }
 
-collect_build b1
+collect_build r00
 replay_builds=()
-for (( i = 2; i <= replays + 1; i++ )); do
-  collect_build "b$i"
-  replay_builds+=("b$i")
+for (( i = 1; i <= replays; i++ )); do
+  b=$(printf 'r%02d' "$i")
+  collect_build "$b"
+  replay_builds+=("$b")
 done
-read -r ncf_ir ncf_cyc < <(counts b1 ncf)
+read -r ncf_ir ncf_cyc < <(counts r00 ncf)
 # The planted loop is about 5 instructions per iteration.
 plant=$("$python" -c "print(int($ncf_ir * 0.01 / 5))")
 echo "ncf: $ncf_ir instructions, $ncf_cyc estimated cycles per step; planting $plant iterations on aten::relu"
-collect_build planted --plant-cost "aten::relu=$plant"
+collect_build p00 --plant-cost "aten::relu=$plant"
 
 "$python" - "$results" "${replay_builds[@]}" <<'EOF'
 import json, pathlib, statistics, sys
@@ -71,12 +75,12 @@ root = pathlib.Path(sys.argv[1])
 def med(build, run, key):
     r = json.loads((root / build / "cpu-counted" / "runs" / run).read_text())
     return statistics.median(s[key] for s in r["counted"]["steps"])
-runs = sorted(p.name for p in (root / "b1" / "cpu-counted" / "runs").glob("*.json"))
+runs = sorted(p.name for p in (root / "r00" / "cpu-counted" / "runs").glob("*.json"))
 assert len(runs) == 2, runs
 for replay in sys.argv[2:]:
     for run in runs:
         for key, bound in (("instructions", 0.25), ("est_cycles", 0.5)):
-            a, b = med("b1", run, key), med(replay, run, key)
+            a, b = med("r00", run, key), med(replay, run, key)
             d = 100 * (b - a) / a
             print(f"replay {replay} {run} {key}: {a:.0f} -> {b:.0f} ({d:+.4f} %)")
             assert abs(d) <= bound, f"{run} {key} differs by {d:.4f} % between two collections of one build"
@@ -105,11 +109,11 @@ EOF
 set +e
 replay_rcs=()
 for b in "${replay_builds[@]}"; do
-  "$report" compare --results "$results" --base b1 --new "$b" --json "$work/replay-$b.json" \
+  "$report" compare --results "$results" --base r00 --new "$b" --json "$work/replay-$b.json" \
     --markdown "$work/replay-$b.md" >/dev/null 2>&1
   replay_rcs+=("$?")
 done
-"$report" compare --results "$results" --base b1 --new planted --json "$work/planted.json" \
+"$report" compare --results "$results" --base r00 --new p00 --json "$work/planted.json" \
   --markdown "$work/planted.md" >/dev/null 2>&1
 planted_rc=$?
 set -e
