@@ -5,6 +5,7 @@
 
 #include "core/stats/counted.h"
 #include "core/stats/generation.h"
+#include "core/stats/stats.h"
 
 namespace torchgauge::core {
 
@@ -139,6 +140,11 @@ bool LowerIsBetter(Metric m) { return Info(m).lower_is_better; }
 const char* MetricUnit(Metric m) { return Info(m).unit; }
 std::vector<double> MetricSamples(const RunResult& r, Metric m) { return Info(m).samples(r); }
 std::vector<double> MetricProcessMedians(const RunResult& r, Metric m) { return Info(m).process_medians(r); }
+std::optional<double> MetricMedian(const RunResult& r, Metric m) {
+  const auto v = MetricSamples(r, m);
+  if (v.empty()) return std::nullopt;
+  return Quantile(v, 0.5);
+}
 std::string FormatMetricValue(Metric m, double v) { return Info(m).format(v); }
 
 }  // namespace torchgauge::core

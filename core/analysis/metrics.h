@@ -74,6 +74,8 @@ bool LowerIsBetter(Metric m);
 const char* MetricUnit(Metric m);
 std::vector<double> MetricSamples(const RunResult& r, Metric m);
 std::vector<double> MetricProcessMedians(const RunResult& r, Metric m);
+// The median of MetricSamples; null where the run has none (not measured).
+std::optional<double> MetricMedian(const RunResult& r, Metric m);
 std::string FormatMetricValue(Metric m, double v);
 
 }  // namespace torchgauge::core

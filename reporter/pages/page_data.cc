@@ -6,7 +6,6 @@
 
 #include "core/analysis/metrics.h"
 #include "core/contract/result.h"
-#include "core/stats/stats.h"
 #include "reporter/output/format.h"
 #include "reporter/output/mustache_data.h"
 #include "reporter/pages/charts.h"
@@ -83,8 +82,8 @@ mu::data RunRow(const core::RunResult& r, const std::string& model_href) {
   // A counted run's median counts per step, in millions (docs/counted.md).
   for (auto [key, metric] : {std::pair{"instructions_m", core::Metric::kInstructions},
                              std::pair{"cycles_m", core::Metric::kEstimatedCycles}}) {
-    const auto v = core::MetricSamples(r, metric);
-    Set(d, key, v.empty() ? Dash() : Num(core::Quantile(v, 0.5) / 1e6, "%.3f"));
+    const auto v = core::MetricMedian(r, metric);
+    Set(d, key, v ? Num(*v / 1e6, "%.3f") : Dash());
   }
   Set(d, "status", r.status);
   Set(d, "reason", r.reason.value_or(r.signal ? "signal " + std::to_string(*r.signal) : ""));

@@ -616,10 +616,10 @@ BuildSummary Summarize(const BuildView& view) {
       if (Ok(*r)) {
         ps.medians.push_back({r->model.id, ConfigLabel(*r), r->timing->median_ms, core::RunNoise(*r).noisy});
       }
-      const auto ir = core::MetricSamples(*r, core::Metric::kInstructions);
-      const auto cycles = core::MetricSamples(*r, core::Metric::kEstimatedCycles);
-      if (!ir.empty() && !cycles.empty()) {
-        ps.counts.push_back({r->model.id, ConfigLabel(*r), core::Quantile(ir, 0.5), core::Quantile(cycles, 0.5)});
+      const auto ir = core::MetricMedian(*r, core::Metric::kInstructions);
+      const auto cycles = core::MetricMedian(*r, core::Metric::kEstimatedCycles);
+      if (ir && cycles) {
+        ps.counts.push_back({r->model.id, ConfigLabel(*r), *ir, *cycles});
       }
     }
     s.platforms.push_back(std::move(ps));
