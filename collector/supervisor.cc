@@ -84,7 +84,7 @@ std::optional<core::RunResult> ReadExisting(const std::filesystem::path& path) {
 }  // namespace
 
 ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file, double timeout_s,
-                      bool no_aslr) {
+                      bool no_aslr, const std::filesystem::path& cwd) {
   if (argv.empty()) throw std::invalid_argument("RunChild: empty command line");
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -103,6 +103,10 @@ ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesyste
       close(fd);
     }
     if (no_aslr) personality(ADDR_NO_RANDOMIZE);
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
+      std::fprintf(stderr, "cannot change to %s: %s\n", cwd.c_str(), std::strerror(errno));
+      _exit(127);
+    }
     execvp(args[0], args.data());
     std::fprintf(stderr, "exec %s failed: %s\n", args[0], std::strerror(errno));
     _exit(127);
@@ -220,6 +224,16 @@ void RemoveCallgrindDumps(const std::filesystem::path& out) {
   }
 }
 
+// The build and platform ids a counted worker is given in place of the real
+// ones (RunProcess).
+constexpr const char* kCountedIdPlaceholder = "counted";
+
+core::RunResult WithIds(core::RunResult r, const RunSpec& spec) {
+  r.build_id = spec.build_id;
+  r.platform_id = spec.platform_id;
+  return r;
+}
+
 // Runs process `p` of a run and returns its result (a skeleton with the
 // failure for a child that did not write one). A part already on disk from
 // an interrupted collection is reused under --resume.
@@ -234,25 +248,38 @@ ProcessOutcome RunProcess(const RunState& st, int p, const SupervisorOptions& op
     part.trace = false;
   }
   if (options.resume && st.processes > 1) {
-    if (auto r = ReusablePart(part_file)) return {std::move(*r), true};
+    if (auto r = ReusablePart(part_file)) return {WithIds(std::move(*r), spec), true};
   }
   const auto spec_file = core::SpecPath(dir, st.PartStem(p));
   const auto log_file = core::LogPath(dir, st.PartStem(p));
   std::filesystem::remove(part_file);
-  std::vector<std::string> argv = {options.self_exe.string(), "worker", "--spec", spec_file.string()};
   const bool counted = spec.settings.measure == "counted";
   const auto callgrind_out = core::CallgrindOutPath(dir, st.PartStem(p));
+  // A counted worker runs in the platform folder and is given its paths
+  // relative to it, and placeholders for the build and platform ids (the
+  // result gets the real ones below), so the strings it allocates before the
+  // counted steps are the same whatever the folder and the build are called:
+  // their lengths move the heap, and with it the counts (docs/counted.md,
+  // "Paths").
+  const auto worker_path = [&](const std::filesystem::path& f) {
+    return counted ? f.lexically_relative(dir) : f;
+  };
+  std::vector<std::string> argv = {options.self_exe.string(), "worker", "--spec", worker_path(spec_file).string()};
   if (counted) {
-    part.callgrind_out = callgrind_out.string();
+    part.result_file = worker_path(part_file).string();
+    part.platform_dir = ".";
+    part.build_id = kCountedIdPlaceholder;
+    part.platform_id = kCountedIdPlaceholder;
+    part.callgrind_out = worker_path(callgrind_out).string();
     part.valgrind_version = options.valgrind_version;
-    if (p == 0) part.keep_profile = core::ProfilePath(dir, spec.key()).string();
-    const std::vector<std::string> prefix = CountedCommand(callgrind_out);
+    if (p == 0) part.keep_profile = worker_path(core::ProfilePath(dir, spec.key())).string();
+    const std::vector<std::string> prefix = CountedCommand(worker_path(callgrind_out));
     argv.insert(argv.begin(), prefix.begin(), prefix.end());
   }
   core::WriteJsonAtomic(spec_file, part.ToJson());
   const auto t0 = Clock::now();
   const auto started_at = core::NowUtc();
-  auto child = RunChild(argv, log_file, spec.settings.timeout_s, counted);
+  auto child = RunChild(argv, log_file, spec.settings.timeout_s, counted, counted ? dir : std::filesystem::path());
   if (counted) RemoveCallgrindDumps(callgrind_out);
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   std::filesystem::remove(spec_file);
@@ -276,7 +303,7 @@ ProcessOutcome RunProcess(const RunState& st, int p, const SupervisorOptions& op
     *r.reason = "process " + std::to_string(p + 1) + " of " + std::to_string(st.processes) + ": " + *r.reason;
   }
   r.duration_s = seconds;
-  return {std::move(r), false};
+  return {WithIds(std::move(r), spec), false};
 }
 
 // Runs a plan's processes in rounds and keeps the books: which runs are

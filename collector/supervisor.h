@@ -62,7 +62,9 @@ bool KilledByOomKiller(const ChildOutcome& child);
 // argv[0] without a slash is looked up on PATH. With no_aslr the child runs
 // with address-space randomisation off (personality ADDR_NO_RANDOMIZE), so
 // that a counted run's layout, and with it its cache simulation, repeats.
+// A non-empty `cwd` is the child's working directory (log_file is opened
+// before the change, so a relative one is the caller's).
 ChildOutcome RunChild(const std::vector<std::string>& argv, const std::filesystem::path& log_file, double timeout_s,
-                      bool no_aslr = false);
+                      bool no_aslr = false, const std::filesystem::path& cwd = {});
 
 }  // namespace torchgauge::collector
