@@ -82,6 +82,15 @@ const char* Name(StepVerdict v) {
 // endpoint. "Same" needs evidence that a change of the threshold's size
 // would have shown: samples enough to reach `alpha` (3 against 3 cannot),
 // and a spread of the processes' medians narrower than the threshold.
+// A change in percent as the log shows it: whole percent from 10 % on,
+// else to two decimals, so that a counted change under 1 % (judged at a
+// threshold such as 0.2 %) does not read "0%".
+std::string DeltaText(double percent) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, std::abs(percent) >= 10 ? "%+.0f%%" : "%+.2f%%", percent);
+  return buf;
+}
+
 struct Judgement {
   StepVerdict verdict;
   std::string why;
@@ -95,9 +104,7 @@ Judgement Judge(const core::PlatformComparison& cmp, const std::string& metric, 
   bool in_band = false;
   for (const auto& c : cmp.changes) {
     if (!metric.empty() && metric != core::MetricName(c.metric)) continue;
-    const std::string what =
-        c.key.model + " " + core::MetricName(c.metric) + " " +
-        std::to_string(static_cast<int>(c.delta_percent >= 0 ? c.delta_percent + 0.5 : c.delta_percent - 0.5)) + "%";
+    const std::string what = c.key.model + " " + core::MetricName(c.metric) + " " + DeltaText(c.delta_percent);
     if (c.verdict == sought)
       return {StepVerdict::kDifferent, what + (c.p_value ? ", p " + PValue(*c.p_value) : std::string())};
     if (c.verdict == core::Verdict::kNoise || c.verdict == core::Verdict::kTooFewSamples ||

@@ -261,9 +261,7 @@ ProcessOutcome RunProcess(const RunState& st, int p, const SupervisorOptions& op
   // counted steps are the same whatever the folder and the build are called:
   // their lengths move the heap, and with it the counts (docs/counted.md,
   // "Paths").
-  const auto worker_path = [&](const std::filesystem::path& f) {
-    return counted ? f.lexically_relative(dir) : f;
-  };
+  const auto worker_path = [&](const std::filesystem::path& f) { return counted ? f.lexically_relative(dir) : f; };
   std::vector<std::string> argv = {options.self_exe.string(), "worker", "--spec", worker_path(spec_file).string()};
   if (counted) {
     part.result_file = worker_path(part_file).string();

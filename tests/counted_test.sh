@@ -155,5 +155,12 @@ assert planted_rc == 1, planted_rc
 md = (work / "planted.md").read_text()
 assert "Functions that moved: ncf" in md and "torchgauge\\_planted\\_cost" in md, md[-2000:]
 assert "--measure counted" in md, "the reproduction command must count"
+# The suite summary of a counted comparison: the counts' geomean, and the rule that judged them.
+assert "### Counted summary" in md and "No run was timed in both builds." in md, md[-3000:]
+assert "Counted metrics (instructions, est\\_cycles" in md, "the rules must say how counts are judged"
+summary = json.loads((work / "planted.json").read_text())["platforms"][0]["counted_summary"]
+assert len(summary) == 1 and summary[0]["runs"] == 2, summary
+assert summary[0]["geomean_instructions_ratio"] > 1.005, summary
+print(f"planted: counted summary {summary[0]}")
 print("counted_test: ok")
 EOF

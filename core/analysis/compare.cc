@@ -588,7 +588,8 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
   pc.new_manifest = next.manifest;
   ComparePresence(base_window, next, pc);
 
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> time_ratios;
+  using Config = std::tuple<std::string, std::string, std::string>;
+  std::map<Config, std::vector<double>> time_ratios, instruction_ratios, cycle_ratios;
   for (const auto& [key, r] : next.runs) {
     if (r.status != "ok") continue;
     const std::string noisy = NoisyRuns(r, next, base_window, key);
@@ -596,13 +597,20 @@ PlatformComparison CompareRunSets(const std::vector<const RunSet*>& base_window,
       const Metric m = info.metric;
       auto c = CompareMetric(r, key, m, base_window, noisy, options);
       if (!c) continue;
-      if (m == Metric::kTime && c->new_value > 0)
-        time_ratios[{key.mode, key.backend, key.precision}].push_back(c->ratio);
+      const Config config{key.mode, key.backend, key.precision};
+      if (m == Metric::kTime && c->new_value > 0) time_ratios[config].push_back(c->ratio);
+      if (m == Metric::kInstructions && c->new_value > 0) instruction_ratios[config].push_back(c->ratio);
+      if (m == Metric::kEstimatedCycles && c->new_value > 0) cycle_ratios[config].push_back(c->ratio);
       pc.changes.push_back(std::move(*c));
     }
   }
   for (const auto& [k, ratios] : time_ratios) {
     pc.summary.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), ratios.size(), GeoMean(ratios)});
+  }
+  for (const auto& [k, ratios] : instruction_ratios) {
+    const auto cycles = cycle_ratios.find(k);
+    pc.counted_summary.push_back({std::get<0>(k), std::get<1>(k), std::get<2>(k), ratios.size(), GeoMean(ratios),
+                                  cycles == cycle_ratios.end() ? 1.0 : GeoMean(cycles->second)});
   }
   return pc;
 }
@@ -840,6 +848,15 @@ json PlatformJson(const PlatformComparison& p) {
                              {"precision", s.precision},
                              {"runs", s.runs},
                              {"geomean_time_ratio", s.geomean_time_ratio}});
+  }
+  pj["counted_summary"] = json::array();
+  for (const auto& s : p.counted_summary) {
+    pj["counted_summary"].push_back({{"mode", s.mode},
+                                     {"backend", s.backend},
+                                     {"precision", s.precision},
+                                     {"runs", s.runs},
+                                     {"geomean_instructions_ratio", s.geomean_instructions_ratio},
+                                     {"geomean_cycles_ratio", s.geomean_cycles_ratio}});
   }
   return pj;
 }

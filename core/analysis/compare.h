@@ -204,6 +204,14 @@ struct SummaryRow {
   double geomean_time_ratio = 1;  // geomean of new/base median times
 };
 
+// The counted runs' summary (settings.measure "counted", which have no time):
+// geomean of new/base median instructions and estimated cycles per step.
+struct CountedSummaryRow {
+  std::string mode, backend, precision;
+  std::size_t runs = 0;
+  double geomean_instructions_ratio = 1, geomean_cycles_ratio = 1;
+};
+
 struct PlatformComparison {
   std::string platform_id;
   std::vector<std::string> base_builds;  // the window, oldest first
@@ -213,6 +221,7 @@ struct PlatformComparison {
   std::vector<MetricChange> changes;           // every compared metric, every verdict
   std::vector<StatusChange> status_changes;
   std::vector<PresenceChange> presence;
+  std::vector<CountedSummaryRow> counted_summary;  // per mode, backend and precision; empty without counted runs
   std::vector<ConfigChange> config_changes;
   std::vector<SummaryRow> summary;
 };

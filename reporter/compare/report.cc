@@ -191,7 +191,8 @@ std::vector<const MetricChange*> Select(const PlatformComparison& p, Verdict v, 
   return out;
 }
 
-std::string RulesText(const core::CompareOptions& opt) {
+// `counted`: the comparison has counted runs, whose rule is said too.
+std::string RulesText(const core::CompareOptions& opt, bool counted) {
   std::string rules = "Rules: a change counts when the median moved by at least the threshold (" +
                       Num(opt.threshold_percent, "%g") + "% by default";
   for (const auto& r : opt.rules)
@@ -203,6 +204,17 @@ std::string RulesText(const core::CompareOptions& opt) {
            Num(static_cast<double>(opt.memory_min_abs_bytes) / 1048576.0, "%g") + " MiB, no test." +
            " Where runs were measured in several worker processes (or the baseline is a window of builds), a time "
            "change must also exceed the spread between those processes' (or builds') medians.";
+  if (counted) {
+    const auto& instructions = core::Info(core::Metric::kInstructions);
+    const auto& cycles = core::Info(core::Metric::kEstimatedCycles);
+    rules += std::string(" Counted metrics (") + instructions.name + ", " + cycles.name +
+             ", per step under Callgrind): a change counts at their own threshold (" +
+             Num(instructions.default_threshold_percent.value_or(opt.threshold_percent), "%g") + "% and " +
+             Num(cycles.default_threshold_percent.value_or(opt.threshold_percent), "%g") +
+             "% unless a rule above says otherwise), with no rank test, since repeated counts agree within a small "
+             "fraction of it; where runs were counted in several worker processes it must also exceed the spread "
+             "between their medians.";
+  }
   if (opt.persist > 1) {
     rules += " A regression is confirmed when it persists in " + std::to_string(opt.persist) +
              " consecutive builds against the same baseline.";
@@ -417,8 +429,30 @@ class PlatformReport {
                           {std::to_string(s.runs)},
                           {Num(s.geomean_time_ratio, "%.3f")}});
     }
-    if (p_.summary.empty()) sum.paragraphs.push_back("No run was measured in both builds.");
+    if (p_.summary.empty()) {
+      sum.paragraphs.push_back(p_.counted_summary.empty() ? "No run was measured in both builds."
+                                                          : "No run was timed in both builds.");
+    }
     d_.sections.push_back(sum);
+    if (p_.counted_summary.empty()) return;
+    Section counted;
+    counted.level = 3;
+    counted.title = "Counted summary";
+    counted.paragraphs.push_back(
+        "Geometric mean of new/base instructions and estimated cycles per step over the runs counted in both builds "
+        "(below 1 is less work); counts do not move with the machine's load.");
+    counted.header = {
+        "platform", "mode", "backend", "precision", "runs", "geomean instructions ratio", "geomean est. cycles ratio"};
+    for (const auto& s : p_.counted_summary) {
+      counted.rows.push_back({{p_.platform_id},
+                              {s.mode},
+                              {s.backend},
+                              {s.precision},
+                              {std::to_string(s.runs)},
+                              {Num(s.geomean_instructions_ratio, "%.4f")},
+                              {Num(s.geomean_cycles_ratio, "%.4f")}});
+    }
+    d_.sections.push_back(counted);
   }
 
   // One command per regressed run (a run regressing in several metrics is listed once).
@@ -470,7 +504,8 @@ Document Build(const Comparison& c, const ReportOptions& o) {
                  " regressed, " +
                  RunsAndMetrics(c.CountRuns(Verdict::kImprovement), c.CountVerdict(Verdict::kImprovement)) +
                  " improved, " + std::to_string(c.WorseStatusCount()) + " run(s) that stopped working.",
-             RulesText(c.options)};
+             RulesText(c.options, std::any_of(c.platforms.begin(), c.platforms.end(),
+                                              [](const auto& p) { return !p.counted_summary.empty(); }))};
   if (c.Inconclusive()) {
     d.intro.insert(d.intro.begin() + 1,
                    "Inconclusive: " + std::to_string(c.NoisyRuns()) + " of the " + std::to_string(c.ComparedRuns()) +
