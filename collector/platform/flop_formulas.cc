@@ -201,6 +201,27 @@ double AttentionBackwardFlops(const OpCall& c) {
   return 2.0 * a.bh * a.s_q * a.s_k * (3.0 * a.d_q + 2.0 * a.d_v);
 }
 
+// A recurrent layer in oneDNN's kernel (aten::mkldnn_rnn_layer: one layer,
+// one direction, the whole sequence; ATen's LSTM on CPU runs it), which
+// FlopCounterMode has no formula for: per time step and batch row, the gates'
+// products with the input and with the hidden state, 2 x gates x (input +
+// hidden) FLOPs, gates being the rows of both weights (4 x hidden for an
+// LSTM). The gates' elementwise work is not counted, as nowhere else. A
+// packed sequence's input is 2-D (its rows are the steps of all rows).
+double RnnLayerFlops(const OpCall& c) {
+  const Shape& x = ShapeAt(c, 0, 0);
+  const Shape& w_ih = ShapeAt(c, 1, 2);
+  const Shape& w_hh = ShapeAt(c, 2, 2);
+  if (x.size() < 2 || x.back() != w_ih[1]) Misfit(c, "the input's features are not weight0's columns");
+  if (w_ih[0] != w_hh[0]) Misfit(c, "the two weights' gate rows differ");
+  return 2.0 * Product(x.begin(), x.end() - 1) * static_cast<double>(w_ih[0]) * static_cast<double>(w_ih[1] + w_hh[1]);
+}
+
+// Its backward (aten::mkldnn_rnn_layer_backward, inputs input, weight1,
+// weight2, ...): the gradients of the input and hidden state and of both
+// weights, each the forward's products once more: twice the forward.
+double RnnLayerBackwardFlops(const OpCall& c) { return 2.0 * RnnLayerFlops(c); }
+
 struct Formula {
   size_t arity;  // the .default overload's argument count
   std::function<double(const OpCall&)> flops;
@@ -227,6 +248,8 @@ const std::unordered_map<std::string_view, Formula>& Formulas() {
     m["aten::_scaled_dot_product_efficient_attention_backward"] = {13, AttentionBackwardFlops};
     m["aten::_scaled_dot_product_cudnn_attention_backward"] = {16, AttentionBackwardFlops};
     m["aten::_scaled_dot_product_flash_attention_for_cpu_backward"] = {10, AttentionBackwardFlops};
+    m["aten::mkldnn_rnn_layer"] = {16, RnnLayerFlops};
+    m["aten::mkldnn_rnn_layer_backward"] = {23, RnnLayerBackwardFlops};
     return t;
   }();
   return *table;

@@ -4,9 +4,11 @@
 // records. The formulas are those of PyTorch's torch.utils.flop_counter
 // (FlopCounterMode): a multiply-add is 2 FLOPs, bias adds and elementwise work
 // are not counted, convolution backward counts its input and weight gradients
-// as the output mask asks. One addition: the CPU flash attention kernel
-// (_scaled_dot_product_flash_attention_for_cpu and its backward), which the
-// counter leaves out, is counted with the same attention formulas.
+// as the output mask asks. Two additions, where the counter has no formula:
+// the CPU flash attention kernel (_scaled_dot_product_flash_attention_for_cpu
+// and its backward), counted with the same attention formulas, and oneDNN's
+// recurrent layer (mkldnn_rnn_layer, which ATen's CPU LSTM runs, and its
+// backward), counted as its gates' matrix products.
 //
 // An operator is counted only when no enclosing operator on the same thread
 // has a formula (aten::convolution calls aten::_convolution calls

@@ -130,6 +130,29 @@ TEST_CASE("attention: Q K^T and scores V forward; five products backward") {
         2.0 * 8 * 16 * 16 * (3 * 8 + 2 * 8));
 }
 
+TEST_CASE("oneDNN's recurrent layer: 2 x gates x (input + hidden) per step and row; backward twice that") {
+  // tts_angular's first LSTM layer at batch 4 over 50 frames: input 40,
+  // hidden 768, so 3072 gate rows. Recorded as ATen's CPU LSTM calls it:
+  // input, the four weights (biases 1-D), hx, cx, then 9 non-tensors.
+  std::vector<std::vector<int64_t>> forward = {{50, 4, 40}, {3072, 40},  {3072, 768}, {3072},
+                                               {3072},      {1, 4, 768}, {1, 4, 768}};
+  forward.resize(16);
+  const double layer = 2.0 * 50 * 4 * 3072 * (40 + 768);
+  CHECK(collector::FlopsOf(Call("aten::mkldnn_rnn_layer", forward)) == layer);
+  // A packed sequence: the input's rows are every row's steps.
+  auto packed = forward;
+  packed[0] = {200, 40};
+  CHECK(collector::FlopsOf(Call("aten::mkldnn_rnn_layer", packed)) == layer);
+  std::vector<std::vector<int64_t>> backward = forward;
+  backward.resize(23);
+  CHECK(collector::FlopsOf(Call("aten::mkldnn_rnn_layer_backward", backward)) == 2 * layer);
+  // An input whose features are not the weight's columns does not fit.
+  auto wrong = forward;
+  wrong[0] = {50, 4, 41};
+  CHECK_THROWS_WITH_AS(collector::FlopsOf(Call("aten::mkldnn_rnn_layer", wrong)),
+                       doctest::Contains("aten::mkldnn_rnn_layer"), std::invalid_argument);
+}
+
 TEST_CASE("only the outermost call with a formula counts, per thread") {
   std::vector<OpCall> calls = {
       Call("aten::addmm", {{16}, {4, 8}, {8, 16}}, 100, 200),

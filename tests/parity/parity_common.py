@@ -14,6 +14,7 @@ counter's known gaps (count_flops).
 import argparse
 
 import torch
+from torch import nn
 from torch.utils import flop_counter
 
 TRAIN_SEED = 1234
@@ -129,14 +130,55 @@ def conv_backward_groups_aware(grad_out, x, w, bias, stride, padding, dilation, 
     return grad_input + grad_weight // groups
 
 
+class LstmFlops:
+    """The matrix products of every nn.LSTM the model runs, from
+    the module's own weights and its input, counted by forward hooks:
+    per time step and batch row, each layer and direction multiplies its
+    input by weight_ih and its hidden state by weight_hh, 2 FLOPs per
+    multiply-add, so 2 x rows x the weights' element count. FlopCounterMode
+    counts none of it where ATen runs oneDNN's recurrent kernel
+    (aten::mkldnn_rnn_layer, the CPU LSTM), which the collector counts; the
+    backward is twice the forward (gradients of the inputs and of the
+    weights). Counted from the modules, not from the operators, so that the
+    collector's operator-level formula is checked against the architecture.
+    Added only where oneDNN's kernel ran (`ran`, set through the counter's
+    mapping): elsewhere ATen's LSTM runs matrix products that the counter
+    counts itself."""
+
+    def __init__(self, model):
+        self.total = 0
+        self.handles = [m.register_forward_hook(self.hook) for m in model.modules()
+                        if isinstance(m, nn.LSTM) and not m.proj_size]
+        self.ran = False
+
+    def seen(self, *args, **kwargs):
+        """The counter's mapping for oneDNN's recurrent kernel: notes that it ran, counts 0 there."""
+        self.ran = True
+        return 0
+
+    def hook(self, module, args, output):
+        x = args[0]
+        if isinstance(x, nn.utils.rnn.PackedSequence):
+            rows = x.data.shape[0]
+        else:
+            rows = x.numel() // x.shape[-1]
+        weights = sum(p.numel() for name, p in module.named_parameters() if name.startswith("weight_"))
+        self.total += 2 * rows * weights
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+
 def count_flops(model, inputs, forward, loss_fn):
     """FlopCounterMode over the eval forward and over the train step's
-    forward and backward, corrected for its two known gaps so that it counts
+    forward and backward, corrected for its known gaps so that it counts
     what the collector counts: the CPU flash attention kernel, which the
     counter's table leaves out, is mapped to the counter's own attention
     formulas; convolution backward's weight gradient is divided by the
     convolution's groups, which the counter ignores
-    (conv_backward_groups_aware)."""
+    (conv_backward_groups_aware); the recurrent layers' products, which it
+    does not count on CPU, are added from the modules (LstmFlops)."""
     aten = torch.ops.aten
     # custom_mapping passes shapes (the counter's shape_wrapper).
     mapping = {
@@ -152,17 +194,29 @@ def count_flops(model, inputs, forward, loss_fn):
     def by_op(counter):
         return {str(op): int(n) for op, n in counter.get_flop_counts().get("Global", {}).items()}
 
+    rnn = LstmFlops(model)
+    mapping[aten.mkldnn_rnn_layer] = rnn.seen
+    mapping[aten.mkldnn_rnn_layer_backward] = rnn.seen
     model.eval()
     with torch.no_grad(), flop_counter.FlopCounterMode(display=False, custom_mapping=mapping) as ev:
         forward(model, inputs)
+    rnn_eval, rnn.total = (rnn.total if rnn.ran else 0), 0
+    rnn.ran = False
     model.train()
     model.zero_grad()
     torch.manual_seed(TRAIN_SEED)
     with flop_counter.FlopCounterMode(display=False, custom_mapping=mapping) as tr:
         loss_fn(model, inputs).backward()
+    rnn_train = 3 * rnn.total if rnn.ran else 0
+    rnn.remove()
+    ev_by_op, tr_by_op = by_op(ev), by_op(tr)
+    if rnn_eval:
+        ev_by_op["recurrent layers (modules)"] = rnn_eval
+    if rnn_train:
+        tr_by_op["recurrent layers (modules)"] = rnn_train
     return {
-        "flops_eval": float(ev.get_total_flops()),
-        "flops_train": float(tr.get_total_flops()),
-        "flops_eval_by_op": {k: float(v) for k, v in by_op(ev).items()},
-        "flops_train_by_op": {k: float(v) for k, v in by_op(tr).items()},
+        "flops_eval": float(ev.get_total_flops() + rnn_eval),
+        "flops_train": float(tr.get_total_flops() + rnn_train),
+        "flops_eval_by_op": {k: float(v) for k, v in ev_by_op.items()},
+        "flops_train_by_op": {k: float(v) for k, v in tr_by_op.items()},
     }
