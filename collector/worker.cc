@@ -36,6 +36,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr const char* kInductorHostBreakdownReason =
+    "inductor: the package's generated kernels are no profiler operators, so the breakdown would file their time "
+    "outside operators and read 0 % compute";
+
 bool LooksLikeOom(const std::string& what) {
   return what.find("out of memory") != std::string::npos || what.find("can't allocate memory") != std::string::npos ||
          what.find("Out of memory") != std::string::npos;
@@ -268,6 +272,12 @@ void ProfilingPass(Stepper& s, core::RunResult& r) {
     r.profiling = prof;
     r.gpu_breakdown = p.breakdown;
     r.host_breakdown = p.host_breakdown;
+    if (spec.backend == "inductor" && r.host_breakdown) {
+      // The package's generated kernels are no profiler operators: their time
+      // would be filed outside operators, and compute would read 0 %.
+      r.host_breakdown.reset();
+      r.host_breakdown_reason = kInductorHostBreakdownReason;
+    }
     if (r.host_breakdown) {
       // Once per worker (one run), after the timed samples so it cannot touch
       // them: a null step of 1000 one-element adds, best of 3, with and

@@ -167,6 +167,7 @@ void ReadSections(const JsonFields& in, RunResult& r) {
   if (in.Has("system_load")) r.system_load = SystemLoadFromJson(*in.Find("system_load"), in.file());
   if (in.Has("generation")) r.generation = GenerationFromJson(*in.Find("generation"), in.file());
   r.generation_reason = in.GetOpt<std::string>("generation_reason");
+  r.host_breakdown_reason = in.GetOpt<std::string>("host_breakdown_reason");
   if (in.Has("counted")) r.counted = CountedFromJson(*in.Find("counted"), in.file());
   if (auto f = in.OptObject("flops")) r.flops = ReadFlops(*f);
   if (auto o = in.OptObject("operators")) r.operators = o->Get<std::vector<std::string>>("names");
@@ -368,6 +369,7 @@ json ToJson(const RunResult& r) {
   if (r.system_load) j["system_load"] = ToJson(*r.system_load);
   if (r.generation) j["generation"] = ToJson(*r.generation);
   if (r.generation_reason) j["generation_reason"] = *r.generation_reason;
+  if (r.host_breakdown_reason) j["host_breakdown_reason"] = *r.host_breakdown_reason;
   if (r.counted) j["counted"] = ToJson(*r.counted);
   j["flops"] = OrNull(r.flops, FlopsJson);
   j["operators"] = r.operators ? json{{"count", r.operators->size()}, {"names", *r.operators}} : json(nullptr);

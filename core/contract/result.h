@@ -172,6 +172,9 @@ struct RunResult {
   // On every device, from the profiling pass's CPU operator events. Unset in
   // results written before it existed or when the profiling pass was off.
   std::optional<HostBreakdown> host_breakdown;
+  // Why a profiled run has no host breakdown (an Inductor run's generated
+  // kernels are no profiler operators); unset otherwise.
+  std::optional<std::string> host_breakdown_reason;
   // What the machine was doing during the timing pass. Unset: not measured.
   std::optional<SystemLoad> system_load;
   std::optional<Flops> flops;

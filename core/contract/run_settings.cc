@@ -45,7 +45,8 @@ nlohmann::json ToJson(const RunSettings& s) {
                       {"profile_iterations", s.profile_iterations},
                       {"smoke", s.smoke},
                       {"processes", s.processes},
-                      {"threads", s.threads},
+                      // Not set: null, LibTorch's choice (0 is no number of threads).
+                      {"threads", s.threads > 0 ? nlohmann::json(s.threads) : nlohmann::json(nullptr)},
                       {"pairing", s.pairing},
                       {"prompt_tokens", s.prompt_tokens},
                       {"decode_steps", s.decode_steps},

@@ -24,7 +24,7 @@ struct RunSettings {
   int profile_iterations = 3;  // iterations of the separate profiling pass; 0: no pass
   double timeout_s = 1800;     // per worker process
   uint64_t seed = 0;           // weights and inputs
-  int threads = 0;             // intra-op CPU threads; 0: LibTorch's default
+  int threads = 0;             // intra-op CPU threads; 0: not set, LibTorch's choice (null in JSON)
   bool smoke = false;          // smoke inputs: see models::WorkloadOptions::smoke
   // Backends other than eager: how the paired pass times eager against the
   // compiled forward inside the same worker process (result "paired"):

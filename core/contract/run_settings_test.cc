@@ -29,6 +29,17 @@ TEST_CASE("run settings round-trip through JSON with the schema's field names") 
   CHECK(RunSettingsFromJson(nlohmann::json::object()) == RunSettings{});
 }
 
+TEST_CASE("threads not set are null in JSON, never 0; an older file's 0 reads the same") {
+  const auto j = ToJson(RunSettings{});
+  REQUIRE(j.contains("threads"));
+  CHECK(j.at("threads").is_null());
+  CHECK(RunSettingsFromJson(j).threads == 0);
+  CHECK(RunSettingsFromJson(nlohmann::json{{"threads", 0}}).threads == 0);
+  RunSettings one;
+  one.threads = 1;
+  CHECK(ToJson(one).at("threads") == 1);
+}
+
 TEST_CASE("run settings range checks name the field") {
   CHECK_FALSE(CheckRunSettings(RunSettings{}));
   RunSettings s;
