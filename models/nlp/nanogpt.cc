@@ -5,6 +5,7 @@
 #include <cmath>
 #include <utility>
 
+#include "models/generator.h"
 #include "models/nlp/hf_harness.h"
 
 namespace torchgauge::models {
@@ -69,9 +70,44 @@ struct NanoGptBlockImpl : torch::nn::Module {
 };
 TORCH_MODULE(NanoGptBlock);
 
-class NanoGptWorkload : public LossWorkload {
+// Generation as model.py's generate does it, greedy: no key-value cache, so
+// every decode step runs the whole (cropped) context again. TorchBench's
+// nanogpt eval generates this way; its tokens are Generate()'s.
+class NanoGptGenerator : public Generator {
  public:
-  NanoGptWorkload(const WorkloadOptions& opt, const NanoGptConfig& config) : net_(config) {
+  explicit NanoGptGenerator(NanoGpt net) : net_(std::move(net)) {}
+
+  torch::Tensor Prefill(const torch::Tensor& prompt_ids, int64_t max_new_tokens) override {
+    TORCH_CHECK(prompt_ids.dim() == 2 && prompt_ids.size(1) > 0, "nanogpt: the prompt must be [batch, length > 0]");
+    TORCH_CHECK(max_new_tokens > 0, "nanogpt: max_new_tokens must be positive");
+    sequence_ = prompt_ids;
+    return Next();
+  }
+
+  torch::Tensor Decode(const torch::Tensor& token) override {
+    TORCH_CHECK(sequence_.defined(), "nanogpt: Decode before Prefill");
+    sequence_ = torch::cat({sequence_, token}, 1);
+    return Next();
+  }
+
+  // model.py keeps no cache.
+  std::optional<int64_t> KvCacheBytes() const override { return std::nullopt; }
+  int64_t vocab_size() const override { return net_->config.vocab_size; }
+
+ private:
+  torch::Tensor Next() {
+    const int64_t t = sequence_.size(1), block = net_->config.block_size;
+    auto context = t <= block ? sequence_ : sequence_.slice(1, t - block);
+    return net_->forward(context).select(1, 0).argmax(-1, /*keepdim=*/true);
+  }
+
+  NanoGpt net_;
+  torch::Tensor sequence_;
+};
+
+class NanoGptWorkload : public LossWorkload, public GenerativeWorkload {
+ public:
+  NanoGptWorkload(const WorkloadOptions& opt, const NanoGptConfig& config) : net_(config), generator_(net_) {
     TORCH_CHECK(opt.batch_size >= 1, "nanogpt: batch size must be >= 1, got ", opt.batch_size);
     net_->to(opt.device);
     inputs_["input_ids"] = torch::randint(1, config.vocab_size, {opt.batch_size, kPromptSize},
@@ -97,11 +133,14 @@ class NanoGptWorkload : public LossWorkload {
 
   torch::Tensor Forward() override { return net_->forward(inputs_.at("input_ids")); }
 
+  Generator* generator() override { return &generator_; }
+
  protected:
   torch::Tensor Loss(const torch::Tensor& logits) override { return logits.sum() / logits.numel(); }
 
  private:
   NanoGpt net_;
+  NanoGptGenerator generator_;
 };
 
 }  // namespace

@@ -26,7 +26,10 @@
 // cannot be compared across implementations. Generate() is the greedy form of
 // that loop (argmax instead of the draw), checked token for token against
 // transformers' generate in the parity test; like model.py's generate it has
-// no key-value cache and reruns the (cropped) context for every token.
+// no key-value cache and reruns the (cropped) context for every token. The
+// workload's Generator (models/generator.h) decodes the same way, so the
+// collector's generation measurement (TTFT, TPOT) times nanoGPT's own
+// cacheless decoding, and reports no cache size.
 #pragma once
 
 #include <torch/nn/module.h>

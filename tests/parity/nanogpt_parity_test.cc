@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "models/generator.h"
 #include "models/nlp/nanogpt.h"
 #include "tests/parity/parity.h"
 
@@ -76,6 +77,16 @@ TEST_CASE("parity nanogpt") {
             << std::endl;
   CHECK(logits_err <= 1e-5);
   CHECK(same_tokens);
+  // The workload's generator (what the collector's generation measurement
+  // times) decodes the same tokens, one Decode per token after the prefill.
+  auto* generative = dynamic_cast<models::GenerativeWorkload*>(w.get());
+  REQUIRE(generative != nullptr);
+  auto* generator = generative->generator();
+  REQUIRE(generator != nullptr);
+  std::vector<torch::Tensor> decoded = {generator->Prefill(prompt, generated.size(1))};
+  while (static_cast<int64_t>(decoded.size()) < generated.size(1)) decoded.push_back(generator->Decode(decoded.back()));
+  CHECK(torch::equal(torch::cat(decoded, 1), generated));
+  CHECK_FALSE(generator->KvCacheBytes().has_value());
   CHECK(count == full_count);
   CHECK(count == 124475904);
 }
