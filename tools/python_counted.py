@@ -14,7 +14,12 @@ not the totals. Valgrind has no AVX-512, so ATen runs its AVX2 kernels, as
 the collector's counted runs do.
 
 Prints one JSON object: the model, mode, batch, threads, backend, torch
-version and commit, and the instructions of each counted step.
+version and commit, the instructions of each counted step, and those of
+the median step per shared object (`by_object`, self cost; an entry
+Callgrind names without its object, an inlined header function say, is
+grouped under its source file's name instead): the torch libraries' part
+(`torch_libraries`: the entries of libtorch*, libc10*) is work the
+collector's C++ step does too, without the interpreter's.
 
 Usage:
   python_counted.py --model resnet18 --mode eval --batch 2 [--threads 1]
@@ -71,6 +76,11 @@ def main():
     if not isinstance(stats, tuple):
         stats = (stats,)
     counts = [s.counts(denoise=False) for s in stats]
+    median_stats = sorted(stats, key=lambda s: s.counts(denoise=False))[(len(stats) - 1) // 2]
+    by_object = {}
+    for entry in median_stats.stats(inclusive=False):
+        name = object_of(entry.function)
+        by_object[name] = by_object.get(name, 0) + entry.count
     print(
         json.dumps(
             {
@@ -79,9 +89,21 @@ def main():
                 "torch_commit": getattr(tv, "git_version", None),
                 "instructions": counts,
                 "median_instructions": statistics.median(counts),
+                "by_object": dict(sorted(by_object.items(), key=lambda kv: -kv[1])),
+                "torch_libraries": sum(n for o, n in by_object.items() if o.startswith(("libtorch", "libc10"))),
             }
         )
     )
+
+
+def object_of(function):
+    """The shared object (its file name) a Callgrind function entry belongs
+    to: "file:function [/path/lib.so]", or the file itself where no object
+    is named."""
+    function = function.strip()
+    if function.endswith("]") and "[" in function:
+        return os.path.basename(function[function.rindex("[") + 1 : -1])
+    return os.path.basename(function.split(":", 1)[0]) or "???"
 
 
 if __name__ == "__main__":
