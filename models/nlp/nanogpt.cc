@@ -81,13 +81,13 @@ class NanoGptGenerator : public Generator {
     TORCH_CHECK(prompt_ids.dim() == 2 && prompt_ids.size(1) > 0, "nanogpt: the prompt must be [batch, length > 0]");
     TORCH_CHECK(max_new_tokens > 0, "nanogpt: max_new_tokens must be positive");
     sequence_ = prompt_ids;
-    return Next();
+    return net_->NextToken(sequence_);
   }
 
   torch::Tensor Decode(const torch::Tensor& token) override {
     TORCH_CHECK(sequence_.defined(), "nanogpt: Decode before Prefill");
     sequence_ = torch::cat({sequence_, token}, 1);
-    return Next();
+    return net_->NextToken(sequence_);
   }
 
   // model.py keeps no cache.
@@ -95,12 +95,6 @@ class NanoGptGenerator : public Generator {
   int64_t vocab_size() const override { return net_->config.vocab_size; }
 
  private:
-  torch::Tensor Next() {
-    const int64_t t = sequence_.size(1), block = net_->config.block_size;
-    auto context = t <= block ? sequence_ : sequence_.slice(1, t - block);
-    return net_->forward(context).select(1, 0).argmax(-1, /*keepdim=*/true);
-  }
-
   NanoGpt net_;
   torch::Tensor sequence_;
 };
@@ -192,13 +186,14 @@ torch::Tensor NanoGptImpl::Generate(const torch::Tensor& idx, int64_t max_new_to
   TORCH_CHECK(max_new_tokens > 0, "nanogpt: max_new_tokens must be positive");
   torch::NoGradGuard no_grad;
   auto sequence = idx;
-  for (int64_t step = 0; step < max_new_tokens; ++step) {
-    const int64_t t = sequence.size(1);
-    auto context = t <= config.block_size ? sequence : sequence.slice(1, t - config.block_size);
-    auto next = forward(context).select(1, 0).argmax(-1, /*keepdim=*/true);
-    sequence = torch::cat({sequence, next}, 1);
-  }
+  for (int64_t step = 0; step < max_new_tokens; ++step) sequence = torch::cat({sequence, NextToken(sequence)}, 1);
   return sequence.slice(1, idx.size(1));
+}
+
+torch::Tensor NanoGptImpl::NextToken(const torch::Tensor& sequence) {
+  const int64_t t = sequence.size(1);
+  auto context = t <= config.block_size ? sequence : sequence.slice(1, t - config.block_size);
+  return forward(context).select(1, 0).argmax(-1, /*keepdim=*/true);
 }
 
 ModelInfo NanoGptInfo(const NanoGptConfig& config) {

@@ -75,6 +75,9 @@ struct NanoGptImpl : torch::nn::Module {
   // steps, each over the last block_size tokens. Returns the new tokens
   // [batch, max_new_tokens]; runs without autograd.
   torch::Tensor Generate(const torch::Tensor& idx, int64_t max_new_tokens);
+  // One step of that loop: the greedy next token [batch, 1] after
+  // `sequence`, over its last block_size tokens (no cache).
+  torch::Tensor NextToken(const torch::Tensor& sequence);
 
   NanoGptTransformer transformer{nullptr};
   // A TiedWeights over transformer.wte's weight (model.py ties the two).

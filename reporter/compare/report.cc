@@ -413,6 +413,13 @@ class PlatformReport {
     d_.sections.push_back(s);
   }
 
+  // A summary row's first cells: platform, mode, backend, precision, runs
+  // (core::SummaryRow and core::CountedSummaryRow alike).
+  template <typename SummaryRow>
+  Row SummaryCells(const SummaryRow& s) const {
+    return {{p_.platform_id}, {s.mode}, {s.backend}, {s.precision}, {std::to_string(s.runs)}};
+  }
+
   void AddSummary() {
     Section sum;
     sum.level = 3;
@@ -422,12 +429,8 @@ class PlatformReport {
         "(below 1 is faster).");
     sum.header = {"platform", "mode", "backend", "precision", "runs", "geomean time ratio"};
     for (const auto& s : p_.summary) {
-      sum.rows.push_back({{p_.platform_id},
-                          {s.mode},
-                          {s.backend},
-                          {s.precision},
-                          {std::to_string(s.runs)},
-                          {Num(s.geomean_time_ratio, "%.3f")}});
+      sum.rows.push_back(SummaryCells(s));
+      sum.rows.back().push_back({Num(s.geomean_time_ratio, "%.3f")});
     }
     if (p_.summary.empty()) {
       sum.paragraphs.push_back(p_.counted_summary.empty() ? "No run was measured in both builds."
@@ -444,13 +447,9 @@ class PlatformReport {
     counted.header = {
         "platform", "mode", "backend", "precision", "runs", "geomean instructions ratio", "geomean est. cycles ratio"};
     for (const auto& s : p_.counted_summary) {
-      counted.rows.push_back({{p_.platform_id},
-                              {s.mode},
-                              {s.backend},
-                              {s.precision},
-                              {std::to_string(s.runs)},
-                              {Num(s.geomean_instructions_ratio, "%.4f")},
-                              {Num(s.geomean_cycles_ratio, "%.4f")}});
+      counted.rows.push_back(SummaryCells(s));
+      counted.rows.back().push_back({Num(s.geomean_instructions_ratio, "%.4f")});
+      counted.rows.back().push_back({Num(s.geomean_cycles_ratio, "%.4f")});
     }
     d_.sections.push_back(counted);
   }
