@@ -199,6 +199,7 @@ void SetChangePoints(mu::data& d, const AlertPageInputs& in) {
     Set(r, "config", c.config);
     Set(r, "range", c.build_before + ".." + c.build);
     Set(r, "factor", Num(c.Factor(), "%.2f") + "\xC3\x97");
+    Set(r, "raised_in", c.raised_in.empty() ? c.build : c.raised_in);
     Append(rows, std::move(r));
   }
   Set(d, "change_points", std::move(rows));

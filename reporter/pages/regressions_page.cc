@@ -177,6 +177,7 @@ mu::data AlertRow(const TriagedAlert& t) {
   Set(r, "href", Href(kPageMd, {Kind::kAlertPage, "", a.id, "md"}));
   Set(r, "range", Range(a));
   Set(r, "date", Date(a.started_at));
+  Set(r, "raised_in", a.raised_in.empty() ? a.build : a.raised_in);
   Set(r, "platform", a.platform);
   Set(r, "direction", a.regression ? "regression" : "improvement");
   Set(r, "runs", std::to_string(a.runs));
@@ -189,6 +190,7 @@ mu::data AlertRow(const TriagedAlert& t) {
   std::string note = t.entry ? t.entry->note : "";
   if (t.state == TriageState::kRecovered)
     note += (note.empty() ? "" : " ") + std::string("(recovered in ") + a.recovered_in + ")";
+  if (!a.reverts.empty()) note += (note.empty() ? "" : " ") + std::string("(reverts ") + a.reverts + ")";
   SetNote(r, note.empty() ? Dash() : note, Href(kPageMd, {Kind::kAlertPage, "", a.id, "md"}));
   std::string links;
   if (t.entry) {
@@ -236,8 +238,8 @@ void SetChangePoints(mu::data& d, const std::vector<ChangePoint>& cps) {
             MetricValue(core::Metric::kTime, c.after_ms));
     Set(r, "factor", Num(c.Factor(), "%.2f") + "\xC3\x97");
     Set(r, "t", Num(c.t, "%.1f"));
-    Set(r, "points", std::to_string(c.points));
-    Set(r, "alert", c.alert_id.empty() ? std::string("none: not flagged build against build") : c.alert_id);
+    Set(r, "raised_in", c.raised_in.empty() ? c.build : c.raised_in);
+    Set(r, "alert", c.alert_id.empty() ? std::string("none") : c.alert_id);
     uncovered += c.alert_id.empty();
     Append(rows, std::move(r));
   }

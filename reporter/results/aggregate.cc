@@ -614,7 +614,8 @@ BuildSummary Summarize(const BuildView& view) {
       }
       s.ok++;
       if (Ok(*r)) {
-        ps.medians.push_back({r->model.id, ConfigLabel(*r), r->timing->median_ms, core::RunNoise(*r).noisy});
+        const auto [level, se] = ProcessLevel(*r);
+        ps.medians.push_back({r->model.id, ConfigLabel(*r), r->timing->median_ms, core::RunNoise(*r).noisy, level, se});
       }
       const auto ir = core::MetricMedian(*r, core::Metric::kInstructions);
       const auto cycles = core::MetricMedian(*r, core::Metric::kEstimatedCycles);
@@ -627,13 +628,31 @@ BuildSummary Summarize(const BuildView& view) {
   return s;
 }
 
+std::pair<double, double> ProcessLevel(const core::RunResult& r) {
+  if (!r.timing) return {0, 0};
+  std::vector<double> logs;
+  for (double m : r.timing->process_medians_ms) {
+    if (!(m > 0)) return {0, 0};
+    logs.push_back(std::log(m));
+  }
+  if (logs.size() < 2) return {0, 0};
+  const double n = static_cast<double>(logs.size());
+  double mean = 0;
+  for (double l : logs) mean += l / n;
+  double ss = 0;
+  for (double l : logs) ss += (l - mean) * (l - mean);
+  return {std::exp(mean), std::sqrt(ss / (n - 1)) / std::sqrt(n)};
+}
+
 namespace {
 // 2: adds "flagged" (the comparison with the previous build). An older cache
 // is stale and recomputed from the results.
 // 3: a noisy median carries a fourth element, 1; 4: adds "not_ok"; 5: "flagged"
 // counts runs, not metrics, and carries the platform's outcome; 6: adds
-// "counts" (counted runs), and "ok" counts an ok run without a timed median.
-constexpr int kSummaryVersion = 6;
+// "counts" (counted runs), and "ok" counts an ok run without a timed median;
+// 7: a median of a run of two or more processes carries its level and the
+// level's standard error (ConfigMedian), after a noisy flag of 0 or 1.
+constexpr int kSummaryVersion = 7;
 json OptNum(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 std::optional<double> GetOptNum(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
@@ -653,7 +672,11 @@ json ToJson(const BuildSummary& s) {
   for (const auto& p : s.platforms) {
     json med = json::array();
     for (const auto& m : p.medians) {
-      med.push_back(m.noisy ? json({m.model, m.config, m.median_ms, 1}) : json({m.model, m.config, m.median_ms}));
+      if (m.level_ms > 0) {
+        med.push_back({m.model, m.config, m.median_ms, m.noisy ? 1 : 0, m.level_ms, m.level_se});
+      } else {
+        med.push_back(m.noisy ? json({m.model, m.config, m.median_ms, 1}) : json({m.model, m.config, m.median_ms}));
+      }
     }
     json counts = json::array();
     for (const auto& c : p.counts) counts.push_back({c.model, c.config, c.instructions, c.est_cycles});
@@ -709,7 +732,8 @@ BuildSummary BuildSummaryFromJson(const json& j) {
     ps.geomean_eval_n = p.at("geomean_eval_n").get<int>();
     for (const auto& m : p.at("medians")) {
       ps.medians.push_back({m.at(0).get<std::string>(), m.at(1).get<std::string>(), m.at(2).get<double>(),
-                            m.size() > 3 && m.at(3) == 1});
+                            m.size() > 3 && m.at(3) == 1, m.size() > 5 ? m.at(4).get<double>() : 0.0,
+                            m.size() > 5 ? m.at(5).get<double>() : 0.0});
     }
     for (const auto& c : p.at("counts")) {
       ps.counts.push_back(

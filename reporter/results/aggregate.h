@@ -273,7 +273,18 @@ struct ConfigMedian {
   std::string model, config;
   double median_ms = 0;
   bool noisy = false;  // core::RunNoise: the trend charts mark it
+  // The run's level for the change-point search (results/change_points.h),
+  // where it ran in two or more worker processes: the geometric mean of the
+  // processes' medians, and its standard error on the log scale (the sample
+  // standard deviation of their logs over the square root of their count).
+  // The process is the unit, as in the comparison's rank test; 0: one
+  // process, or a cache written before (the search then reads median_ms).
+  double level_ms = 0, level_se = 0;
 };
+// The level of `r` as ConfigMedian keeps it: the geometric mean of its
+// process medians and the log-scale standard error; {0, 0} when it has
+// fewer than two.
+std::pair<double, double> ProcessLevel(const core::RunResult& r);
 // A counted run's median counts per step (core::Counted), where the run
 // has no timed median: the model page charts them beside time.
 struct ConfigCount {

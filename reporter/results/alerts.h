@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "reporter/results/aggregate.h"
+#include "reporter/results/change_points.h"
 #include "reporter/results/regressions.h"
 
 namespace torchgauge::reporter {
@@ -48,6 +49,12 @@ struct Alert {
   // build has no median of any of the alert's time rows.
   std::optional<bool> still_present;
   std::string newest_build;  // the platform's newest build, which still_present judges
+  // Where the alert came from the history search (BuildAlerts): the build
+  // of the night that first raised it, which may be a build or two after
+  // `build`; for an improvement that brought a regression's runs back, the
+  // regression alert's id (the revert). Empty otherwise.
+  std::string raised_in, reverts;
+  int history_runs = 0;  // rows raised by the history search
 };
 
 // "A-" and 12 hex digits of a fingerprint of the four fields: stable across
@@ -59,6 +66,31 @@ std::string AlertId(const std::string& platform, const std::string& base_build, 
 // regressions before improvements, then platform. `events` are
 // TrackRegressions(history), for the recovered states.
 std::vector<Alert> GroupAlerts(const std::vector<BuildChanges>& history, const std::vector<RegressionEvent>& events);
+
+// The alerts of a site (issue 60): alerts from the whole history, not from
+// two builds. A run's time enters an alert where the history search raised
+// a change in its series (FindHistoryChanges): a row whose before and after
+// are the levels of the segments either side, whose p-value and noise band
+// are the build comparison's where it flagged the same run at that build in
+// the same direction (with its throughput row), and whose range is (the last
+// build at the old level, the first at the new]: the same id rules as a
+// comparison's alert, so both join one. A time or throughput change that
+// only the build comparison flagged is not an alert: at the project's noise
+// it was false in 66 of 80 cases (issue 60), and it stays in that build's
+// comparison and on the regressions page's list of flagged changes; except
+// where the history search could not judge the run that night
+// (HistoryCanJudge: one-process runs in a history of under 11 builds), when
+// the comparison's rows are the alert, as before. The
+// other metrics (memory, counted), one value per run with no series noise to
+// learn, are alerts as the comparison flags them. A regression is recovered
+// when the series came back within the threshold of its old level in every
+// history run (and its other rows recovered as TrackRegressions says); its
+// still_present is the newest segment's; an improvement that brought back
+// all of a regression alert's runs names it as `reverts`. `history` and
+// `changes` are the site's (oldest first), `found` is
+// FindHistoryChanges(history), `events` TrackRegressions(changes).
+std::vector<Alert> BuildAlerts(const std::vector<BuildChanges>& changes, const std::vector<RegressionEvent>& events,
+                               const std::vector<BuildSummary>& history, const std::vector<HistoryChange>& found);
 
 // Sets each regression alert's still_present (issue 60: what still matters
 // to on-call): yes when the median time of any of its time rows' runs in

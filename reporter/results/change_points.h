@@ -32,11 +32,11 @@
 // are left out of their series.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "reporter/results/aggregate.h"
-#include "reporter/results/alerts.h"
 
 namespace torchgauge::reporter {
 
@@ -60,6 +60,93 @@ struct Step {
 // The steps of `values`, by index.
 std::vector<Step> FindSteps(const std::vector<double>& values, const ChangePointOptions& o = {});
 
+// --- The search as the nightly runs it (issue 60) --------------------------
+//
+// The alerts need what FindSteps cannot give: the night a step is first
+// seen, and a verdict that a later night never takes back. So the history
+// is replayed night by night. Each run's series has a current segment (all
+// of it, until a change is found); each night, every split of the current
+// segment into an old level (at least `min_before` builds, the newest
+// `lookback` of them) and a new one is tested, on log values:
+//   t = (mean after - mean before) / (sigma * sqrt(1/n_before + 1/n_after)).
+// A run raises a change on its own when t reaches `min_t` with at least
+// `min_after` builds at the new level (a step is raised within two builds
+// of its first), or `min_t_early` with fewer (a large step the same night).
+// Runs of one platform corroborate each other: a real change of the build
+// moves several runs at one build, noise does not, so where `group_runs` or
+// more runs split at the same build in the same direction with t of at least
+// `min_t_group` each, all of them raise it. In both cases the change must
+// reach the comparison's threshold (7 %). A raised change starts the run's
+// new segment there; nothing before it is searched again.
+//
+// sigma is the noise of one point: the level's own standard error where the
+// runs had two or more processes (ConfigMedian::level_se, pooled over the
+// series), unless the series itself varies more than `night_noise_ratio`
+// times that from night to night (a machine whose nights differ beyond its
+// processes, as tests/data/real_history shows), in which case, and where no
+// process data exists, the series' own night-to-night estimate (over
+// the newest `lookback` points, once `min_series_points` are known: the
+// root mean square of the night-to-night differences).
+// Deterministic and prefix-stable: the changes raised by night n depend on
+// builds 0..n only (tested).
+struct OnlineOptions {
+  double min_change_percent = 7;
+  double min_t = 4.5;
+  double min_t_early = 9;
+  double min_t_group = 3.3;
+  int group_runs = 2;
+  // Builds at the old level: at the start of a series, and after a raised
+  // change (a revert soon after a change must be found: a two-build
+  // excursion leaves two builds at its level).
+  int min_before = 3, min_before_after_change = 1;
+  int min_after = 3;
+  int min_series_points = 8;
+  int lookback = 60;
+  double night_noise_ratio = 1.5;
+};
+// One point of a series: the build (an index into the history), its level
+// and the level's log-scale standard error (0: unknown).
+struct SeriesPoint {
+  size_t build = 0;
+  double value = 0, se = 0;
+};
+struct OnlineChange {
+  size_t series = 0;                // index into the input
+  size_t at = 0, before_build = 0;  // builds: the first at the new level, the last at the old
+  size_t raised = 0;                // the build of the night that raised it
+  double t = 0;
+  bool grouped = false;  // raised by the corroboration of other runs
+  // The levels of the whole segments either side, as the full history has
+  // them (geometric means), and the new level as it was when raised.
+  double before = 0, after = 0, after_when_raised = 0;
+  // A regression's fate: the first later change of the series whose new
+  // level, when it was raised, was back within the threshold of `before`
+  // (its build: judged when raised, so a later change cannot blur it);
+  // whether that change is an improvement (the revert, at recovered_at);
+  // and whether the newest segment is still beyond the threshold.
+  std::optional<size_t> recovered_at;
+  bool reverted = false;
+  bool still_present = false;
+  double Factor() const { return after / before; }
+};
+// The changes of `series` (each oldest first, its points' builds rising)
+// over a history of `builds` builds, in the order raised (night, then series).
+std::vector<OnlineChange> FindChangesOnline(const std::vector<std::vector<SeriesPoint>>& series, size_t builds,
+                                            const OnlineOptions& o = {});
+
+// A change FindChangesOnline raised in one run's series on one platform.
+struct HistoryChange {
+  std::string platform, model, config;
+  OnlineChange change;  // its builds index `history`
+  int points = 0;       // the series' length
+};
+// The raised changes of every run of every platform in `history` (oldest
+// first): the series are the summaries' levels (ConfigMedian::level_ms, or
+// the median where a run had one process), noisy runs left out, each
+// platform searched on its own (runs corroborate only their own platform).
+// Ordered by the build at the new level, then platform, model and config.
+std::vector<HistoryChange> FindHistoryChanges(const std::vector<BuildSummary>& history, const OnlineOptions& o = {});
+
 // A step in one run's history on one platform.
 struct ChangePoint {
   std::string platform, model, config;
@@ -67,12 +154,26 @@ struct ChangePoint {
   std::string started_at;           // the build's
   double before_ms = 0, after_ms = 0, t = 0;
   int points = 0;        // the series' length
-  std::string alert_id;  // CoveringAlert's id, set by the caller; "" when none
+  std::string alert_id;   // CoveringAlert's id, set by the caller; "" when none
+  std::string raised_in;  // the history search's: the build of the night that raised it
   double Factor() const { return after_ms / before_ms; }
 };
 // Every change point of every series in `history` (oldest first), ordered
 // by the build where it happened, then platform, model and config.
 std::vector<ChangePoint> FindChangePoints(const std::vector<BuildSummary>& history, const ChangePointOptions& o = {});
+
+struct Alert;
+// Whether the history search knew the noise of run (platform, model,
+// config) on the night of build `at` (an index into `history`): its points
+// so far carry a level's standard error, or are enough for the series' own
+// estimate. Where it did not (a young history of one-process runs), the
+// alerts take the build comparison's word (BuildAlerts).
+bool HistoryCanJudge(const std::vector<BuildSummary>& history, const std::string& platform, const std::string& model,
+                     const std::string& config, size_t at, const OnlineOptions& o = {});
+
+// The history search's changes as the regressions page lists them.
+std::vector<ChangePoint> ChangePointsOf(const std::vector<HistoryChange>& found,
+                                        const std::vector<BuildSummary>& history);
 
 // The alert of the comparison that already flagged `c`: one of its platform
 // and build, in its direction, with a row of its run; null when the

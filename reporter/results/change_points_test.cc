@@ -169,7 +169,7 @@ TEST_CASE("measured: change points on a real history of one build collected nigh
     // the counted runs, which these timed nights have none of.
     nlohmann::json j = torchgauge::core::ReadJsonFile(e.path());
     if (j.value("summary_version", 0) == 4) {
-      j["summary_version"] = 6;
+      j["summary_version"] = 7;
       j["flagged"] = nlohmann::json::array();
       for (auto& p : j["platforms"]) p["counts"] = nlohmann::json::array();
     }
@@ -195,6 +195,16 @@ TEST_CASE("measured: change points on a real history of one build collected nigh
   for (const auto& c : raw) {
     MESSAGE("false alarm: " << c.model << " " << c.config << " at " << c.build << ", x" << c.Factor() << ", t " << c.t);
   }
+  // The alerts' search replays the same nights: these summaries have no
+  // process levels, so it reads the series' own night-to-night noise.
+  const auto online = FindHistoryChanges(history);
+  for (const auto& c : online) {
+    MESSAGE("alerts' search, false alarm: " << c.model << " " << c.config << " at build " << c.change.at << ", x"
+                                            << c.change.Factor() << ", t " << c.change.t);
+  }
+  MESSAGE("real history: the alerts' search raised " << online.size() << " changes in " << series.size()
+                                                     << " series of " << history.size() << " nights");
+  CHECK(online.size() * 2 <= series.size());
   int tries = 0, found15 = 0, found30 = 0;
   double widest = 0;
   for (const auto& entry : series) {
@@ -222,4 +232,96 @@ TEST_CASE("measured: change points on a real history of one build collected nigh
   // most of its series, fails here.
   CHECK(alarmed.size() * 2 <= series.size());
   CHECK(100.0 * found30 / tries >= 80.0);
+}
+
+namespace {
+// `runs` series of `n` builds at level 100 with a deterministic wobble of
+// `noise` (log scale), each point's level known to `se`; `f(run, build)`
+// multiplies the truth.
+template <typename F>
+std::vector<std::vector<SeriesPoint>> Series(int runs, int n, double noise, double se, F f) {
+  std::vector<std::vector<SeriesPoint>> out(static_cast<size_t>(runs));
+  for (int r = 0; r < runs; ++r) {
+    for (int b = 0; b < n; ++b) {
+      const double wobble = noise * std::sin(1.7 * b + 0.9 * r);
+      out[static_cast<size_t>(r)].push_back({static_cast<size_t>(b), 100 * f(r, b) * std::exp(wobble), se});
+    }
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("online search: a step raised when its third build is in, at its build; the early rule the same night") {
+  auto one = Series(1, 20, 0.01, 0.01, [](int, int b) { return b >= 10 ? 1.15 : 1.0; });
+  auto found = FindChangesOnline(one, 20);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].at == 10);
+  CHECK(found[0].before_build == 9);
+  // 14 standard errors at its first build: the early rule (9) raises it that night.
+  CHECK(found[0].raised == 10);
+  CHECK(found[0].Factor() == doctest::Approx(1.15).epsilon(0.02));
+  CHECK(found[0].still_present);
+  CHECK_FALSE(found[0].recovered_at);
+  // At 3 % noise a +15 % step is 4.7 sigma a point: not early; alone once
+  // three builds are in (t about 6.6).
+  auto noisy = Series(1, 20, 0.03, 0.03, [](int, int b) { return b >= 10 ? 1.15 : 1.0; });
+  found = FindChangesOnline(noisy, 20);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].at == 10);
+  CHECK(found[0].raised == 12);
+  CHECK_FALSE(found[0].grouped);
+  // Under the threshold (7 %) nothing is raised, however clean.
+  CHECK(FindChangesOnline(Series(1, 20, 0.001, 0.001, [](int, int b) { return b >= 10 ? 1.05 : 1.0; }), 20).empty());
+}
+
+TEST_CASE("online search: runs at one build corroborate each other; one run alone waits for more builds") {
+  // +10 % at a standard error of 3.5 %: 4.2 sigma with three builds in,
+  // under min_t (4.5) alone, over min_t_group (3.3) in each of two runs.
+  auto step = [](int r, int b) { return r < 2 && b >= 12 ? 1.10 : 1.0; };
+  OnlineOptions o;
+  auto found = FindChangesOnline(Series(6, 20, 0.0, 0.035, step), 20, o);
+  REQUIRE(found.size() == 2);
+  for (const auto& c : found) {
+    CHECK(c.grouped);
+    CHECK(c.at == 12);
+    CHECK(c.raised == 14);
+  }
+  // Two runs are not a group of three: each is raised alone, a night later,
+  // when its fourth build at the new level takes it past min_t (4.7).
+  o.group_runs = 3;
+  found = FindChangesOnline(Series(6, 20, 0.0, 0.035, step), 20, o);
+  REQUIRE(found.size() == 2);
+  for (const auto& c : found) {
+    CHECK_FALSE(c.grouped);
+    CHECK(c.at == 12);
+    CHECK(c.raised == 15);
+  }
+}
+
+TEST_CASE("online search: a reverted regression is recovered at the revert; nothing earlier moves later") {
+  auto bump = [](int, int b) { return b >= 10 && b < 13 ? 1.25 : 1.0; };
+  auto series = Series(1, 24, 0.01, 0.01, bump);
+  const auto found = FindChangesOnline(series, 24);
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].at == 10);
+  CHECK(found[0].Factor() > 1.2);
+  REQUIRE(found[0].recovered_at);
+  CHECK(*found[0].recovered_at == 13);
+  CHECK(found[0].reverted);
+  CHECK_FALSE(found[0].still_present);
+  CHECK(found[1].at == 13);
+  CHECK(found[1].Factor() < 1 / 1.2);
+  // Prefix-stable: what night n raised, the search of builds 0..n raised
+  // alike, at the same build on the same night.
+  for (size_t n = 1; n <= 24; ++n) {
+    std::vector<std::vector<SeriesPoint>> prefix{{series[0].begin(), series[0].begin() + static_cast<long>(n)}};
+    const auto part = FindChangesOnline(prefix, n);
+    size_t expected = 0;
+    for (const auto& c : found) expected += c.raised < n;
+    REQUIRE(part.size() == expected);
+    for (size_t i = 0; i < part.size(); ++i) {
+      CHECK(part[i].at == found[i].at);
+      CHECK(part[i].raised == found[i].raised);
+    }
+  }
 }

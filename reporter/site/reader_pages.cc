@@ -60,9 +60,12 @@ std::string PageWriter::WriteReaderPages(const std::vector<BuildSummary>& histor
   std::string triage_problem;
   const TriageFile triage = ReadTriageOrLastGood(o_, w_, &triage_problem);
   const auto culprits = core::ReadCulprits(core::CulpritsPath(o_.results));
-  std::vector<Alert> grouped = GroupAlerts(changes, events);
+  // Alerts from the whole history (issue 60): the search replays it night
+  // by night, so each change has the night that raised it.
+  const std::vector<HistoryChange> found = FindHistoryChanges(history);
+  std::vector<Alert> grouped = BuildAlerts(changes, events, history, found);
   MarkStillPresent(grouped, history);
-  std::vector<ChangePoint> steps = FindChangePoints(history);
+  std::vector<ChangePoint> steps = ChangePointsOf(found, history);
   for (auto& c : steps) {
     if (const Alert* a = CoveringAlert(grouped, c)) c.alert_id = a->id;
   }
