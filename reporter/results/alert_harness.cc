@@ -53,7 +53,8 @@ ConfigMedian Measure(std::mt19937_64& rng, const ConfigMedian& run, double truth
 struct Plants {
   std::vector<size_t> step;  // kStepRuns runs
   size_t step1 = 0, bump = 0, vanish = 0;
-  int s = 0, q = 0, u = 0, v = 0, m = 0;
+  int s = 0, q = 0, u = 0, v = 0, m = 0, w = 0;
+  bool slow_night = true;
 };
 
 Plants Plant(std::mt19937_64& rng, size_t runs, int builds) {
@@ -71,6 +72,7 @@ Plants Plant(std::mt19937_64& rng, size_t runs, int builds) {
   p.u = in(17, 20);
   p.v = in(10, builds - 4);
   p.m = builds - 5;
+  p.w = in(4, 6);
   return p;
 }
 
@@ -80,6 +82,7 @@ double Truth(const Plants& p, size_t run, int b, double base) {
   if (run == p.step1 && b >= p.q) t *= 1.15;
   if (run == p.bump && b >= p.u && b < p.u + 3) t *= 1.25;
   if (b >= p.m) t *= 0.85;
+  if (b == p.w && p.slow_night) t *= 1.20;
   return t;
 }
 
@@ -148,6 +151,7 @@ void Score(const std::vector<Alert>& alerts, const PlatformSummary& base, const 
       if (Covers(a, base.medians[p.bump]) && near(a, p.u + 3)) ok = true;
       if (near(a, p.m)) ok = machine = true;  // every run moved there
     }
+    if (!ok && p.slow_night && (BuildIndex(a.build) == p.w || BuildIndex(a.build) == p.w + 1)) ++f.slow_night_alerts;
     ++f.alerts;
     f.true_alerts += ok;
     f.regression_alerts += a.regression;
@@ -178,7 +182,8 @@ HarnessFigures RunAlertHarness(const BuildSummary& base, const HarnessOptions& o
   f.runs = static_cast<int>(runs.medians.size());
   for (int h = 0; h < o.histories; ++h) {
     std::mt19937_64 rng(o.first_seed + static_cast<uint64_t>(h));
-    const Plants p = Plant(rng, runs.medians.size(), o.builds);
+    Plants p = Plant(rng, runs.medians.size(), o.builds);
+    p.slow_night = o.slow_night;
     const std::vector<BuildSummary> history = History(rng, runs, p, o.builds, o.noise);
     Score(BuildAlerts({}, {}, history, FindHistoryChanges(history, o.rules)), runs, p, f);
   }
@@ -203,12 +208,13 @@ std::string HarnessTable(const HarnessFigures& f, const std::string& title) {
                 "| +15 %% step in 1 run raised within 2 builds | %s |\n"
                 "| reverted +25 %% regression raised / recovered / revert linked | %s / %d / %d |\n"
                 "| the bump at its build and recovered at the revert's | %d |\n"
-                "| machine change (every run 15 %% faster) raised within 2 builds | %s |\n",
+                "| machine change (every run 15 %% faster) raised within 2 builds | %s |\n"
+                "| alerts at a slow night (every run 20 %% slower in one build) | %d |\n",
                 title.c_str(), f.histories, f.builds, f.runs, 100 * f.RegressionPrecision(), f.true_regression_alerts,
                 f.regression_alerts, 100 * f.Precision(), f.true_alerts, f.alerts,
                 f.false_regressions, f.FalseRegressionsPer100Builds(), f.false_improvements, of(f.step_raised).c_str(),
                 f.step_at_build, f.step_delay, of(f.step1_raised).c_str(), of(f.bump_raised).c_str(), f.bump_recovered,
-                f.bump_reverted, f.bump_at_build, of(f.machine_raised).c_str());
+                f.bump_reverted, f.bump_at_build, of(f.machine_raised).c_str(), f.slow_night_alerts);
   return buf;
 }
 

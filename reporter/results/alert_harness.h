@@ -16,7 +16,12 @@
 //  - bump: +25 % in 1 run for 3 builds from u (17..20), then reverted;
 //  - vanish: 1 run stops reporting from build v (10..28): no alert is due;
 //  - machine: every run 15 % faster from build m (27): a real change,
-//    which a machine health alert explains.
+//    which a machine health alert explains;
+//  - slow night (HarnessOptions::slow_night): every run 20 % slower in one
+//    build w (4..6), every process alike, as a whole night on a shared
+//    machine can be (tests/data/real_history): no alert is due. It breaks
+//    the noise model the rules assume (independent builds), so it is
+//    measured apart from the acceptance's histories.
 // An alert is true when one of its runs had a planted change in its
 // direction at a build within 2 of the alert's; every other alert is false.
 #pragma once
@@ -41,6 +46,7 @@ struct HarnessOptions {
   uint64_t first_seed = 1;
   NoiseModel noise;
   OnlineOptions rules;
+  bool slow_night = false;  // the plant below: measured on its own
 };
 
 struct HarnessFigures {
@@ -55,6 +61,7 @@ struct HarnessFigures {
   int bump_raised = 0, bump_recovered = 0, bump_reverted = 0;  // the revert linked to it
   int bump_at_build = 0;     // raised at u, recovered at u + 3
   int machine_raised = 0;    // within 2 builds
+  int slow_night_alerts = 0;  // alerts at the slow night or the build after it (all false)
   // Of every alert; of the regression alerts (the measure: what
   // on-call is paged for).
   double Precision() const { return alerts ? static_cast<double>(true_alerts) / alerts : 1.0; }

@@ -130,3 +130,108 @@ TEST_CASE("alerts: still present in the newest build of the platform, judged on 
   CHECK(alerts[3].platform == "cpu");  // no summary of cpu: not measured
   CHECK(!alerts[3].still_present.has_value());
 }
+
+namespace {
+// A history of `n` builds b0.. on platform gpu, run "a" (and "b", "c")
+// eval/eager/fp32/bs1 at level `level(model, build)` with a standard error
+// of 1 % (five processes), a deterministic wobble of 0.5 %.
+template <typename F>
+std::vector<BuildSummary> Levels(int n, F level) {
+  std::vector<BuildSummary> h;
+  for (int b = 0; b < n; ++b) {
+    BuildSummary s;
+    s.id = "b" + std::to_string(b);
+    s.started_at = "2026-02-" + std::string(b < 9 ? "0" : "") + std::to_string(b + 1) + "T02:00:00Z";
+    PlatformSummary p;
+    p.id = "gpu";
+    for (const char* m : {"a", "b", "c"}) {
+      const double v = level(std::string(m), b) * (1 + 0.005 * std::sin(3.0 * b + m[0]));
+      p.medians.push_back({m, "eval/eager/fp32/bs1", v, false, v, 0.01});
+    }
+    s.platforms.push_back(p);
+    h.push_back(s);
+  }
+  return h;
+}
+}  // namespace
+
+// Issue 60, item 1: alerts from the whole history.
+TEST_CASE("history alerts: the search's change is the alert; a time change only the comparison saw is not") {
+  // Run a: +30 % from b10 for good. Run b: one slow build b12 (+20 %, all
+  // its processes alike: a slow night) that the comparison flagged and the
+  // history does not confirm. Run c's
+  // memory grew at b12: the comparison's row is the alert.
+  auto history = Levels(16, [](const std::string& m, int b) { return m == "a" && b >= 10 ? 13.0 : 10.0; });
+  history[12].platforms[0].medians[1].level_ms *= 1.2;
+  std::vector<BuildChanges> changes;
+  for (const auto& s : history) changes.push_back(Build(s.id, 1, {}));
+  for (auto& c : changes) c.started_at = history[static_cast<size_t>(&c - &changes[0])].started_at;
+  changes[10].changes = {Row("gpu", "a", true, 1.3, "b9")};  // the comparison saw a's step too, with a p-value
+  changes[10].changes[0].p_value = 0.008;
+  changes[10].changes[0].noise_percent = 4.0;
+  for (auto& f : changes[10].changes) f.batch_size = 1;
+  changes[12].changes = {Row("gpu", "b", true, 1.2, "b11"), Row("gpu", "c", true, 1.5, "b11", "cpu_memory")};
+  for (auto& f : changes[12].changes) f.batch_size = 1;
+  const auto found = FindHistoryChanges(history);
+  REQUIRE(found.size() == 1);
+  auto alerts = BuildAlerts(changes, TrackRegressions(changes), history, found);
+  MarkStillPresent(alerts, history);
+  REQUIRE(alerts.size() == 2);
+  const Alert& step = alerts[0];
+  CHECK(step.build == "b10");
+  CHECK(step.base_build == "b9");
+  CHECK(step.id == AlertId("gpu", "b9", "b10", true));  // the comparison's id rules: both join one
+  CHECK(step.history_runs == 1);
+  CHECK(step.raised_in == "b11");  // 30 % at 1 %: the early rule raises it with its second build
+  REQUIRE(step.rows.size() == 1);
+  CHECK(step.rows[0].model == "a");
+  CHECK(step.rows[0].ratio == doctest::Approx(1.3).epsilon(0.01));
+  CHECK(step.rows[0].p_value == 0.008);  // the comparison's test, where it flagged the same run
+  CHECK(step.still_present == true);
+  CHECK_FALSE(step.recovered);
+  const Alert& memory = alerts[1];
+  CHECK(memory.build == "b12");
+  CHECK(memory.rows.size() == 1);
+  CHECK(memory.rows[0].metric == "cpu_memory");
+  CHECK(memory.history_runs == 0);
+  CHECK(memory.raised_in.empty());
+}
+
+TEST_CASE("history alerts: a reverted regression recovers at the revert, whose alert names it") {
+  auto history = Levels(20, [](const std::string& m, int b) { return m != "c" && b >= 10 && b < 13 ? 12.5 : 10.0; });
+  std::vector<BuildChanges> changes;
+  for (const auto& s : history) changes.push_back(Build(s.id, 1, {}));
+  const auto alerts = BuildAlerts(changes, TrackRegressions(changes), history, FindHistoryChanges(history));
+  REQUIRE(alerts.size() == 2);
+  CHECK(alerts[0].regression);
+  CHECK(alerts[0].runs == 2);
+  CHECK(alerts[0].recovered);
+  CHECK(alerts[0].recovered_in == "b13");
+  CHECK(alerts[0].still_present == false);
+  CHECK_FALSE(alerts[1].regression);
+  CHECK(alerts[1].build == "b13");
+  CHECK(alerts[1].reverts == alerts[0].id);
+}
+
+TEST_CASE("history alerts: where the history is too young to know a run's noise, the comparison's time row is the alert") {
+  // One-process runs (no level): the search needs 11 builds of a series.
+  auto history = Levels(6, [](const std::string& m, int b) { return m == "a" && b >= 4 ? 13.0 : 10.0; });
+  for (auto& s : history) {
+    for (auto& m : s.platforms[0].medians) m.level_ms = m.level_se = 0;
+  }
+  std::vector<BuildChanges> changes;
+  for (const auto& s : history) changes.push_back(Build(s.id, 1, {}));
+  changes[4].changes = {Row("gpu", "a", true, 1.3, "b3")};
+  changes[4].changes[0].batch_size = 1;
+  CHECK_FALSE(HistoryCanJudge(history, "gpu", "a", "eval/eager/fp32/bs1", 4));
+  const auto alerts = BuildAlerts(changes, TrackRegressions(changes), history, FindHistoryChanges(history));
+  REQUIRE(alerts.size() == 1);
+  CHECK(alerts[0].build == "b4");
+  CHECK(alerts[0].history_runs == 0);
+  // With process levels the search judges from the start, and it saw a change.
+  auto judged = Levels(6, [](const std::string& m, int b) { return m == "a" && b >= 4 ? 13.0 : 10.0; });
+  CHECK(HistoryCanJudge(judged, "gpu", "a", "eval/eager/fp32/bs1", 4));
+  const auto found = FindHistoryChanges(judged);
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].change.at == 4);
+}

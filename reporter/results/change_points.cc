@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -165,6 +166,7 @@ struct Candidate {
   size_t at = 0;              // its build
   size_t after = 0;           // points at the new level
   double t = 0;
+  double before = 0;  // the old level's mean log
 };
 
 // The noise of one point from the series itself: the root mean square of
@@ -210,24 +212,41 @@ void Splits(const Replay& r, size_t k, const OnlineOptions& o, std::vector<Candi
     const double nb = static_cast<double>(j - from), na = static_cast<double>(end - j);
     const double d = (r.sums[end] - r.sums[j]) / na - (r.sums[j] - r.sums[from]) / nb;
     if ((std::exp(std::abs(d)) - 1) * 100 >= o.min_change_percent)
-      out.push_back({k, j, (*r.points)[j].build, end - j, d / (sigma * std::sqrt(1 / nb + 1 / na))});
+      out.push_back({k, j, (*r.points)[j].build, end - j, d / (sigma * std::sqrt(1 / nb + 1 / na)),
+                     (r.sums[j] - r.sums[from]) / nb});
     if (j == 0) break;
   }
 }
 
 bool Alone(const Candidate& c, const OnlineOptions& o) {
-  return std::abs(c.t) >= (c.after >= static_cast<size_t>(o.min_after) ? o.min_t : o.min_t_early);
+  if (c.after >= static_cast<size_t>(o.min_after)) return std::abs(c.t) >= o.min_t;
+  return c.after >= static_cast<size_t>(std::max(1, o.min_after_early)) && std::abs(c.t) >= o.min_t_early;
 }
 
 // Tonight's raised changes among `cands`. Each run offers its strongest
-// split (the largest |t|): that one raises alone when it passes alone, or
+// split (the largest |t|), if it Persists: that one raises alone when it passes alone, or
 // joins the runs whose strongest splits are at the same build in the same
 // direction, with at least min_after builds at the new level and t of at
 // least min_t_group each; such a group of group_runs or more raises. A run's
 // weaker splits never count: a change seen in one build is strongest there
 // and waits for its next builds, rather than grouping early at a build
 // before it.
-std::vector<std::pair<Candidate, bool>> Raise(const std::vector<Candidate>& cands, const OnlineOptions& o) {
+// Whether the new level of `c` is more than one build's doing: each of its
+// builds moved beyond the threshold, not only their mean. One slow night
+// among the builds at a "new level" moves their mean by a third or a half
+// of its excess, and the t statistic assumes independent builds, which a
+// night whose every process ran slow is not. In the harness this rule also
+// keeps a change that every run shows (a machine) from being raised in a
+// run at a build before it, where the new "level" is mostly old builds.
+bool Persists(const Candidate& c, const Replay& r, const OnlineOptions& o) {
+  std::vector<double> moves;
+  for (size_t i = c.first; i < r.next; ++i) moves.push_back(c.t > 0 ? r.logs[i] - c.before : c.before - r.logs[i]);
+  std::sort(moves.begin(), moves.end());
+  return moves.front() >= std::log1p(o.min_change_percent / 100);
+}
+
+std::vector<std::pair<Candidate, bool>> Raise(const std::vector<Candidate>& cands, const std::vector<Replay>& runs,
+                                              const OnlineOptions& o) {
   std::map<size_t, Candidate> best;
   for (const auto& c : cands) {
     auto [it, fresh] = best.emplace(c.run, c);
@@ -236,6 +255,7 @@ std::vector<std::pair<Candidate, bool>> Raise(const std::vector<Candidate>& cand
   std::vector<std::pair<Candidate, bool>> out;
   std::vector<Candidate> eligible;
   for (const auto& [run, c] : best) {
+    if (!Persists(c, runs[run], o)) continue;
     if (Alone(c, o)) {
       out.push_back({c, false});
     } else if (c.after >= static_cast<size_t>(o.min_after) && std::abs(c.t) >= o.min_t_group) {
@@ -314,7 +334,7 @@ std::vector<OnlineChange> FindChangesOnline(const std::vector<std::vector<Series
       ++r.next;
       Splits(r, k, o, cands);
     }
-    for (const auto& [c, grouped] : Raise(cands, o)) {
+    for (const auto& [c, grouped] : Raise(cands, runs, o)) {
       const auto& pts = series[c.run];
       OnlineChange ch;
       ch.series = c.run;

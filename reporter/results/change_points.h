@@ -71,7 +71,10 @@ std::vector<Step> FindSteps(const std::vector<double>& values, const ChangePoint
 //   t = (mean after - mean before) / (sigma * sqrt(1/n_before + 1/n_after)).
 // A run raises a change on its own when t reaches `min_t` with at least
 // `min_after` builds at the new level (a step is raised within two builds
-// of its first), or `min_t_early` with fewer (a large step the same night).
+// of its first), or `min_t_early` with `min_after_early` (a large step the
+// next night). Never on one build: a whole night that ran slow (the machine,
+// not the build) agrees with itself in every process, and one build is all
+// the build comparison sees, which was wrong 66 times in 80 (issue 60).
 // Runs of one platform corroborate each other: a real change of the build
 // moves several runs at one build, noise does not, so where `group_runs` or
 // more runs split at the same build in the same direction with t of at least
@@ -91,15 +94,15 @@ std::vector<Step> FindSteps(const std::vector<double>& values, const ChangePoint
 // builds 0..n only (tested).
 struct OnlineOptions {
   double min_change_percent = 7;
-  double min_t = 4.5;
+  double min_t = 4;
   double min_t_early = 9;
-  double min_t_group = 3.3;
+  double min_t_group = 3;
   int group_runs = 2;
   // Builds at the old level: at the start of a series, and after a raised
   // change (a revert soon after a change must be found: a two-build
   // excursion leaves two builds at its level).
   int min_before = 3, min_before_after_change = 1;
-  int min_after = 3;
+  int min_after = 3, min_after_early = 2;
   int min_series_points = 8;
   int lookback = 60;
   double night_noise_ratio = 1.5;

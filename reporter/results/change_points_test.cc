@@ -251,14 +251,15 @@ std::vector<std::vector<SeriesPoint>> Series(int runs, int n, double noise, doub
 }
 }  // namespace
 
-TEST_CASE("online search: a step raised when its third build is in, at its build; the early rule the same night") {
+TEST_CASE("online search: a step raised when its third build is in, at its build; the early rule with its second") {
   auto one = Series(1, 20, 0.01, 0.01, [](int, int b) { return b >= 10 ? 1.15 : 1.0; });
   auto found = FindChangesOnline(one, 20);
   REQUIRE(found.size() == 1);
   CHECK(found[0].at == 10);
   CHECK(found[0].before_build == 9);
-  // 14 standard errors at its first build: the early rule (9) raises it that night.
-  CHECK(found[0].raised == 10);
+  // 14 standard errors at its first build; the early rule (9) raises it
+  // with its second build, never on one.
+  CHECK(found[0].raised == 11);
   CHECK(found[0].Factor() == doctest::Approx(1.15).epsilon(0.02));
   CHECK(found[0].still_present);
   CHECK_FALSE(found[0].recovered_at);
@@ -275,11 +276,11 @@ TEST_CASE("online search: a step raised when its third build is in, at its build
 }
 
 TEST_CASE("online search: runs at one build corroborate each other; one run alone waits for more builds") {
-  // +10 % at a standard error of 3.5 %: 4.2 sigma with three builds in,
-  // under min_t (4.5) alone, over min_t_group (3.3) in each of two runs.
+  // +10 % at a standard error of 4 %: 3.7 sigma with three builds in,
+  // under min_t (4) alone, over min_t_group (3) in each of two runs.
   auto step = [](int r, int b) { return r < 2 && b >= 12 ? 1.10 : 1.0; };
   OnlineOptions o;
-  auto found = FindChangesOnline(Series(6, 20, 0.0, 0.035, step), 20, o);
+  auto found = FindChangesOnline(Series(6, 20, 0.0, 0.04, step), 20, o);
   REQUIRE(found.size() == 2);
   for (const auto& c : found) {
     CHECK(c.grouped);
@@ -287,9 +288,9 @@ TEST_CASE("online search: runs at one build corroborate each other; one run alon
     CHECK(c.raised == 14);
   }
   // Two runs are not a group of three: each is raised alone, a night later,
-  // when its fourth build at the new level takes it past min_t (4.7).
+  // when its fourth build at the new level takes it past min_t (4.1).
   o.group_runs = 3;
-  found = FindChangesOnline(Series(6, 20, 0.0, 0.035, step), 20, o);
+  found = FindChangesOnline(Series(6, 20, 0.0, 0.04, step), 20, o);
   REQUIRE(found.size() == 2);
   for (const auto& c : found) {
     CHECK_FALSE(c.grouped);
