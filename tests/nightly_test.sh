@@ -32,7 +32,12 @@ issue="$work/results/.nightly/2.11.0-20261122"
 title=$(cat "$issue/issue-title.txt")
 [ "$title" = "[TorchGauge] 1 regression, 1 broken run in 2.11.0-20261122 vs 2.11.0-20261121 (cpu-x86_64-2c)" ] ||
   fail "issue title: '$title'"
-cmp -s "$issue/issue.md" "$issue/report.md" || fail "issue.md differs from report.md"
+# The body: tonight's regression alerts (this young history's comparison
+# rows are its alerts), then the comparison's report.
+head -n 1 "$issue/issue.md" | grep -q "^## Regression alerts raised in 2.11.0-20261122" ||
+  fail "issue.md does not start with tonight's alerts"
+tail -n "$(wc -l <"$issue/report.md")" "$issue/issue.md" | cmp -s - "$issue/report.md" ||
+  fail "issue.md does not end with report.md"
 [ "$(wc -c <"$issue/issue.md")" -lt 65536 ] || fail "issue.md over GitHub's comment limit"
 for f in index.html builds/2.11.0-20261122/index.html builds/2.11.0-20261122/compare.html builds/2.11.0-20261121/summary.md models/resnet50.html history/resnet50.js builds/2.11.0-20261122/data/models.js; do
   [ -s "$work/public/$f" ] || fail "site file missing: $f"
@@ -176,4 +181,37 @@ night --build-id '../escape' >"$work/out4" 2>&1
 rc=$?
 [ $rc -eq 2 ] || { cat "$work/out4"; fail "unsafe build id: exit $rc, want 2"; }
 grep -q "not a safe slug" "$work/out4" || fail "unsafe build id: message"
+# Issue 60: the night's verdict is the alerts'. A history of 15 builds (one
+# platform, its runs' noise learnt from the series): at build 13 model 1
+# steps +30 % for good and model 2 spikes +30 % for that build alone.
+hist="$work/history"
+"$bin/torchgauge-gen-fixtures" --out "$hist/results" --builds 15 --models 6 --configs 2 --plant-at 13 \
+  --no-cpu-platform >/dev/null || fail "gen-fixtures for the history"
+last=$(ls "$hist/results" | sort | tail -n 1)
+mkdir -p "$hist/later" && mv "$hist/results/$last" "$hist/later/"
+thirteen=$(ls "$hist/results" | sort | tail -n 1)
+# The night of build 13: the comparison flags both runs, but one build at a
+# new level is not a change to the history, so nothing is raised: exit 0,
+# and no issue body, while the tracking comment has nothing new either.
+"$src/tools/nightly.sh" --skip-collect --bin-dir "$bin" --results "$hist/results" --site "$hist/public" \
+  --build-id "$thirteen" >"$work/out13" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { cat "$work/out13"; fail "night of the step's first build: exit $rc, want 0 (no alert yet)"; }
+grep -q "the comparison flagged changes that no alert confirms" "$work/out13" ||
+  { cat "$work/out13"; fail "the night did not say the comparison's flags are unconfirmed"; }
+[ ! -e "$hist/results/.nightly/$thirteen/issue.md" ] || fail "an issue body on a night with no alert"
+# The next night: the step's second build raises it (the spike came back and
+# is no alert); the comparison of 14 with 13 flags no regression, yet the
+# night exits 1 with the alert as its issue, as the tracking comment says.
+mv "$hist/later/$last" "$hist/results/"
+"$src/tools/nightly.sh" --skip-collect --bin-dir "$bin" --results "$hist/results" --site "$hist/public" \
+  --build-id "$last" >"$work/out14" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$work/out14"; fail "night of the step's second build: exit $rc, want 1 (an alert raised)"; }
+[ "$(cat "$hist/results/.nightly/$last/issue-title.txt")" = "Regression alert(s) raised in $last: 1" ] ||
+  fail "title: $(cat "$hist/results/.nightly/$last/issue-title.txt")"
+grep -q "^| A-[0-9a-f]* | nvidia-a100-40gb-cu130 | [^|]* → $thirteen | 1 | [^|]* | history | " \
+  "$hist/results/.nightly/$last/issue.md" || { cat "$hist/results/.nightly/$last/issue.md"; fail "issue body lacks the alert"; }
+grep -q "^1 new and 0 changed alert(s)" "$hist/results/.nightly/$last/tracking/nvidia-a100-40gb-cu130.md" ||
+  fail "the tracking comment does not post the alert the issue names"
 echo "nightly_test: ok"

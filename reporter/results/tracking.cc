@@ -369,4 +369,30 @@ std::string GhCommands(const std::vector<TrackingComment>& comments, const std::
   return s;
 }
 
+std::string RaisedRegressions(const json& alerts_json, const std::string& build, const std::string& site_url) {
+  std::string rows;
+  int n = 0;
+  for (const json& a : alerts_json["alerts"]) {
+    const std::string raised = a.contains("raised_in") && a["raised_in"].is_string()
+                                   ? a["raised_in"].get<std::string>()
+                                   : a["build"].get<std::string>();
+    const std::string state = a["state"].get<std::string>();
+    if (a["kind"] != "regression" || raised != build || (state != "untriaged" && state != "investigating")) continue;
+    ++n;
+    const std::string id = a["id"].get<std::string>();
+    rows += "| " + Linked(id, site_url, {Kind::kAlertPage, "", id, "html"}) + " | " +
+            Cell(a["platform"].get<std::string>()) + " | " + Cell(a["base_build"].get<std::string>()) +
+            " \xE2\x86\x92 " + Cell(a["build"].get<std::string>()) + " | " + std::to_string(a["runs"].get<int>()) +
+            " | " + Factor(a["geomean"].get<double>()) + " " + Cell(a.value("geomean_metric", "")) + " | " +
+            Cell(a.value("found_by", "comparison")) + " | " + Cell(LargestRuns(a)) + " |\n";
+  }
+  if (n == 0) return "";
+  return "## Regression alerts raised in " + Cell(build) + "\n\n" + std::to_string(n) +
+         " regression alert(s) raised tonight: by each run's history (a change needs about three builds at its "
+         "new level, so it may have started a build or two before), or by the build comparison (memory, counted "
+         "metrics, and time where the history is too young to judge).\n\n"
+         "| Alert | Platform | Range | Runs | Geomean | Found by | Largest runs |\n|---|---|---|--:|---|---|---|\n" +
+         rows;
+}
+
 }  // namespace torchgauge::reporter

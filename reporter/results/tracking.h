@@ -84,6 +84,12 @@ std::vector<TrackingComment> ComposeTrackingComments(const nlohmann::json& alert
 // Records what `c` posted (its `now`) in the ledger at time `now_utc`.
 void RecordPosted(TrackingLedger& ledger, const TrackingComment& c, const std::string& now_utc);
 
+// The regression alerts raised in the night of `build` (alerts.json's
+// raised_in; an older file's build) that are untriaged or investigating, as a
+// Markdown section for the night's issue body; "" when there are none.
+std::string RaisedRegressions(const nlohmann::json& alerts_json, const std::string& build,
+                              const std::string& site_url);
+
 // "TorchGauge tracking: <platform>": the title the commands search for.
 std::string TrackingIssueTitle(const std::string& platform);
 // A bash script: for each comment with something to say, find the open

@@ -207,18 +207,21 @@ void AddTriageCommand(CLI::App& app, CliState& state) {
 }
 
 // torchgauge-report track --results DIR --site DIR --out DIR [--repo OWNER/NAME] [--build ID]
-//   [--platform P ...] [--site-url URL] [--record] [--fail-on-health BUILD]
+//   [--platform P ...] [--site-url URL] [--record] [--fail-on-health BUILD] [--fail-on-regression BUILD]
 // The nightly's comment on each platform's tracking issue (results/tracking.h):
 // reads the rendered site's alerts.json and <results>/tracking.json, writes
 // <out>/<platform>.md for every platform with alerts that are new or changed,
 // and <out>/gh-commands.sh, the gh commands that post them. --record marks
 // them posted in tracking.json (after the commands ran). --fail-on-health
 // exits 4 when a health alert names that build and is not acknowledged
-// (its triage state untriaged or investigating).
+// (its triage state untriaged or investigating). --fail-on-regression exits
+// 1 (before 4) when a regression alert was raised in that build's night
+// (alerts.json's raised_in) and is untriaged or investigating, and lists
+// them in <out>/raised.md: the nightly's verdict is the alerts' (issue 60).
 void AddTrackCommand(CLI::App& app, CliState& state) {
   struct Args {
     fs::path results, site, out;
-    std::string repo, build, site_url, health_build;
+    std::string repo, build, site_url, health_build, regression_build;
     std::vector<std::string> platforms;
     bool record = false;
   };
@@ -236,6 +239,8 @@ void AddTrackCommand(CLI::App& app, CliState& state) {
   sub->add_flag("--record", a->record, "Mark the comments posted in tracking.json (run after gh-commands.sh)");
   sub->add_option("--fail-on-health", a->health_build,
                   "Exit 4 when a pipeline health alert that is untriaged or investigating names this build");
+  sub->add_option("--fail-on-regression", a->regression_build,
+                  "Exit 1 when a regression alert raised in this build's night is untriaged or investigating");
   sub->callback([&state, a] {
     Guard(state, [&] {
       if (!fs::is_directory(a->results)) throw std::runtime_error(a->results.string() + ": not a directory");
@@ -270,6 +275,15 @@ void AddTrackCommand(CLI::App& app, CliState& state) {
         if (n > 0) {
           std::cout << n << " pipeline health alert(s) in build " << a->health_build << "\n";
           state.exit_code = 4;
+        }
+      }
+      if (!a->regression_build.empty()) {
+        const std::string raised = RaisedRegressions(alerts, a->regression_build, a->site_url);
+        core::WriteFileAtomic(a->out / "raised.md", raised);
+        if (!raised.empty()) {
+          std::cout << "regression alert(s) raised in build " << a->regression_build << ": "
+                    << (a->out / "raised.md").string() << "\n";
+          state.exit_code = 1;
         }
       }
     });
