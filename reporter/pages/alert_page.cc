@@ -273,11 +273,14 @@ std::vector<std::string> BisectCommands(const Alert& a, const std::string& good,
                   Quote(ModelRegex(models)) + " --mode " + mode + " --backend " + backend + " --precision " +
                   precision + " --device " + device);
   }
+  // --alert alone would take the build ids as its endpoints; the same good
+  // and bad as above keep one candidates.txt (torch revisions) for both.
   out.push_back(
-      "# or from the alert itself: its range and runs from the site's alerts.json, the culprit recorded in "
-      "RESULTS/culprits.json");
-  out.push_back("torchgauge-collect bisect --alert " + a.id +
-                " --alerts SITE/alerts.json --candidates candidates.txt --command '<build or install {rev}>' "
+      "# or from the alert itself: its runs from the site's alerts.json, the same candidates.txt, the culprit "
+      "recorded in RESULTS/culprits.json");
+  out.push_back("torchgauge-collect bisect --alert " + a.id + " --alerts SITE/alerts.json --good " + Quote(good) +
+                " --bad " + Quote(bad) +
+                " --candidates candidates.txt --command '<build or install {rev}>' "
                 "--collector '<the collector built against {rev}>' --device " +
                 device + " --results RESULTS");
   return out;

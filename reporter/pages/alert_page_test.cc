@@ -35,6 +35,11 @@ TEST_CASE("alert page commands: the platform's vendor picks the device; one torc
   REQUIRE(two.size() > 1);
   CHECK(two[1].find("bisect --good '5c48869' --bad 'd0f2af8'") != std::string::npos);
   CHECK(two[1].find("--device cpu") != std::string::npos);
+  // Issue 60: one candidates.txt for both commands. Without --good/--bad the
+  // --alert command took the build ids as endpoints, so the file of torch
+  // revisions the first command needs was wrong for it.
+  CHECK(two.back().find("bisect --alert " + a.id) != std::string::npos);
+  CHECK(two.back().find("--good '5c48869' --bad 'd0f2af8' --candidates candidates.txt") != std::string::npos);
   for (const auto& c : ReproduceCommands(a, "cpu")) {
     if (c.rfind("torchgauge-collect run", 0) == 0) CHECK(c.find("--device cpu") != std::string::npos);
   }
