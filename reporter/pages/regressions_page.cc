@@ -240,6 +240,7 @@ void SetChangePoints(mu::data& d, const std::vector<ChangePoint>& cps) {
     Set(r, "t", Num(c.t, "%.1f"));
     Set(r, "raised_in", c.raised_in.empty() ? c.build : c.raised_in);
     Set(r, "alert", c.alert_id.empty() ? std::string("none") : c.alert_id);
+    Set(r, "alert_href", c.alert_id.empty() ? std::string() : Href(kPageMd, {Kind::kAlertPage, "", c.alert_id, "md"}));
     uncovered += c.alert_id.empty();
     Append(rows, std::move(r));
   }

@@ -156,7 +156,7 @@ TEST_CASE("alerts acceptance: one regression alert of 6 runs for the planted ste
   // the drift (hf_gpt2, builds 6-15); nothing else.
   int step_points = 0, drift_points = 0, other_points = 0;
   static const std::regex cp(
-      R"(^\| (\S+)\.\.(\S+) \| .* \| (\S+) \| eval/eager/fp32/bs64 \| .* \| (A-[0-9a-f]{12}|none) \|$)");
+      R"(^\| (\S+)\.\.(\S+) \| .* \| (\S+) \| eval/eager/fp32/bs64 \| .* \| \[?(A-[0-9a-f]{12}|none)(?:\]\(alerts/A-[0-9a-f]{12}\.md\))? \|$)");
   for (const auto& line : Lines(StateSection(page, "Steps over the whole history", "## "))) {
     std::smatch m;
     if (!std::regex_match(line, m, cp)) continue;

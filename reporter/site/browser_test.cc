@@ -328,6 +328,72 @@ TEST_CASE("browser: an alert's page and the triage states, from serve and from f
   }
 }
 
+// Issue 60: pages an on-call person can act on, at 1400 px. A page served
+// from the site is loaded in a 1400 px frame of a measuring page of the same
+// origin, which writes into its own DOM every table wider than its box (cut,
+// or scrolled), every element past the frame's right edge, and every <a>
+// without an href.
+TEST_CASE("browser: at 1400 px nothing on the regressions page or an alert page is cut; every link is one") {
+  if (!HaveChromium()) return;
+  fs::path work = fs::path(TORCHGAUGE_BINARY_DIR) / "reporter_test_tmp" / "browser_1400";
+  fs::remove_all(work);
+  FixtureSpec spec;
+  spec.builds = 30;
+  spec.models = 8;
+  spec.configs = 2;
+  spec.plant_at = 20;
+  GenerateFixtureTree(work / "results", spec);
+  SiteOptions o = BrowserSiteOptions(work);
+  BuildSite(o);
+  const std::string md = Read(o.out / "regressions.md");
+  const size_t at = md.find("| [A-");
+  REQUIRE(at != std::string::npos);
+  const std::string id = md.substr(at + 3, 14);
+  // A long note and two links, as triage leaves them.
+  std::string note;
+  for (int i = 0; i < 40; ++i) note += "Bisecting the range on the A100 runner; first suspect is the cuDNN change. ";
+  const std::string cmd = std::string(TORCHGAUGE_REPORT_EXE) + " triage " + id + " --results " +
+                          (work / "results").string() + " --state investigating --owner @perf-oncall --note '" + note +
+                          "' --link https://github.com/pytorch/pytorch/issues/1 --link "
+                          "https://github.com/pytorch/pytorch/pull/2 >/dev/null";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  BuildSite(o);
+  std::ofstream(o.out / "measure-1400.html") << R"(<!doctype html><html><body style="margin:0">
+<iframe id="f" style="width:1400px;height:3000px;border:0"></iframe><pre id="out">pending</pre>
+<script>
+const f = document.getElementById('f');
+f.onload = () => {
+  const d = f.contentDocument, w = d.documentElement.clientWidth, found = [];
+  d.querySelectorAll('table').forEach((t, i) => {
+    if (t.scrollWidth > t.clientWidth + 1) found.push('table ' + i + ' cut: ' + t.scrollWidth + ' > ' + t.clientWidth);
+  });
+  d.querySelectorAll('main *').forEach(e => {
+    const r = e.getBoundingClientRect();
+    if (r.width > 0 && r.right > w + 1 && !e.closest('pre') && !e.closest('.vega-chart'))
+      found.push('past the edge: <' + e.tagName + '> ' + (e.textContent || '').slice(0, 40));
+  });
+  d.querySelectorAll('a:not([href])').forEach(a => { if (a.textContent.trim()) found.push('a link without href: ' + a.textContent); });
+  document.getElementById('out').textContent = 'links ' + d.querySelectorAll('a[href]').length + '\n' + found.join('\n') + '\nmeasured';
+};
+f.src = location.search.slice(1);
+</script></body></html>)";
+  Server server(o.out);
+  for (const std::string& page : {std::string("regressions.html"), "alerts/" + id + ".html"}) {
+    CAPTURE(page);
+    PageResult r = Load(server.url() + "measure-1400.html?" + page, work,
+                        "measure-" + std::to_string(page.size()), false);
+    const size_t from = r.dom.find("<pre id=\"out\">");
+    REQUIRE(from != std::string::npos);
+    const std::string out = r.dom.substr(from + 14, r.dom.find("</pre>", from) - from - 14);
+    INFO(out);
+    CHECK(out.find("measured") != std::string::npos);
+    CHECK(out.find(" cut: ") == std::string::npos);
+    CHECK(out.find("past the edge") == std::string::npos);
+    CHECK(out.find("without href") == std::string::npos);
+    MESSAGE(page << ": " << out);
+  }
+}
+
 namespace {
 // The build ids the model page's trend charted (its data-builds attribute).
 std::string ChartedBuilds(const std::string& dom) {
