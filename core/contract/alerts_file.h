@@ -3,7 +3,7 @@
 // contract and links nothing of it:
 //  - the site's alerts.json (schemas/alerts.schema.json): every alert and
 //    health alert with its triage state, written by `torchgauge-report
-//    build` (reporter/results/tracking.h), read by `torchgauge-report track`
+//    build` (reporter/alerts/tracking.h), read by `torchgauge-report track`
 //    and by `torchgauge-collect bisect --alert`, which takes an alert's build
 //    range and runs from it;
 //  - the results tree's culprits.json (schemas/culprits.schema.json): what

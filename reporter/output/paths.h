@@ -51,8 +51,8 @@ enum class Kind {
   kBuildDir,     // build: the build's snapshot directory, builds/<build> (deleted when pruned)
   kPrunedRecord,   // build: a pruned build's summary and changes (site/retention.h)
   kAlertPage,      // name = alert id, ext: html | md (alerts/<id>.{html,md}: pages/alert_page.h)
-  kAlertsData,     // alerts.json: every alert and health alert with its state (results/tracking.h)
-  kTriageApplied,  // .torchgauge/triage.json: the last triage.json a render read whole (results/triage.h)
+  kAlertsData,     // alerts.json: every alert and health alert with its state (alerts/tracking.h)
+  kTriageApplied,  // .torchgauge/triage.json: the last triage.json a render read whole (alerts/triage.h)
 };
 
 struct Target {

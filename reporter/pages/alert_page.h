@@ -3,8 +3,8 @@
 // its runs, their trend around the step, the two builds' identities and
 // what changed between their manifests, the steps the change-point search
 // found in its runs, the commands that reproduce it and the bisect command
-// for its range. The alert comes from results/alerts.h with its triage
-// (results/triage.h); this file only lays it out.
+// for its range. The alert comes from alerts/alerts.h with its triage
+// (alerts/triage.h); this file only lays it out.
 #pragma once
 
 #include <map>
@@ -14,9 +14,9 @@
 #include "core/contract/alerts_file.h"
 #include "reporter/output/mustache_fwd.h"
 #include "reporter/results/aggregate.h"
-#include "reporter/results/change_points.h"
-#include "reporter/results/regressions.h"
-#include "reporter/results/triage.h"
+#include "reporter/alerts/change_points.h"
+#include "reporter/alerts/regressions.h"
+#include "reporter/alerts/triage.h"
 
 namespace torchgauge::reporter {
 

@@ -2,7 +2,7 @@
 // page over every build with filters by platform, domain and state that work
 // offline (site/readers.js), and regressions.atom, an Atom 1.0 feed of the
 // newest regressions for feed readers and chat apps. The events come from
-// results/regressions.h; this file only lays them out.
+// alerts/regressions.h; this file only lays them out.
 //
 // The feed is byte-stable: an entry's id is a name-based UUID of its build,
 // run key and metric (RegressionEvent::Key), so a re-render never announces
@@ -15,10 +15,10 @@
 
 #include "reporter/output/mustache_fwd.h"
 #include "reporter/output/paths.h"
-#include "reporter/results/change_points.h"
-#include "reporter/results/health.h"
-#include "reporter/results/regressions.h"
-#include "reporter/results/triage.h"
+#include "reporter/alerts/change_points.h"
+#include "reporter/alerts/health.h"
+#include "reporter/alerts/regressions.h"
+#include "reporter/alerts/triage.h"
 
 namespace torchgauge::reporter {
 
@@ -31,11 +31,11 @@ inline constexpr size_t kFeedEntries = 50;
 // any build was compared (otherwise the page says comparisons are off).
 // `pruned`: builds the retention policy pruned; their rows name the build
 // and model without links, marked "(pruned)".
-// `health`: the pipeline's own alerts (results/health.h), listed first.
+// `health`: the pipeline's own alerts (alerts/health.h), listed first.
 // `change_points`: the steps the change-point search found over each run's
-// whole history (results/change_points.h), listed with the alert that
+// whole history (alerts/change_points.h), listed with the alert that
 // covers each, if any.
-// `alerts`: the alerts with their triage (results/triage.h): the page lists
+// `alerts`: the alerts with their triage (alerts/triage.h): the page lists
 // them by state, and each regression row names its alert and that state.
 // `triage`: the health alerts' triage (an acknowledged one shows its state).
 mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool compared, const Pruned* pruned = nullptr,
@@ -43,7 +43,7 @@ mu::data RegressionsPageData(const std::vector<RegressionEvent>& events, bool co
                              const std::vector<ChangePoint>& change_points = {},
                              const std::vector<HealthAlert>& health = {}, const TriageFile& triage = {});
 
-// The Atom document: one entry per alert (results/alerts.h, with its triage
+// The Atom document: one entry per alert (alerts/alerts.h, with its triage
 // state as a category "alert-state:<state>" and in its title) and per health
 // alert (category "health:<kind>"), newest first by their latest change
 // (the build, a recovery, a triage). An alert's entry links its alert page.

@@ -273,7 +273,7 @@ struct ConfigMedian {
   std::string model, config;
   double median_ms = 0;
   bool noisy = false;  // core::RunNoise: the trend charts mark it
-  // The run's level for the change-point search (results/change_points.h),
+  // The run's level for the change-point search (alerts/change_points.h),
   // where it ran in two or more worker processes: the geometric mean of the
   // processes' medians, and its standard error on the log scale (the sample
   // standard deviation of their logs over the square root of their count).

@@ -1,5 +1,5 @@
-// Integration tests of the alerts (results/alerts.h) and their triage
-// (results/triage.h) on a rendered site: the acceptance history of issue 37
+// Integration tests of the alerts (alerts/alerts.h) and their triage
+// (alerts/triage.h) on a rendered site: the acceptance history of issue 37
 // (30 builds; a step in 6 models at one build, a slow drift in one, a
 // machine change and a missing night), the triage round trip through
 // `torchgauge-report triage` and a re-render, concurrent triage commands,
@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reporter/results/triage.h"
+#include "reporter/alerts/triage.h"
 #include "reporter/site/site.h"
 #include "reporter/site/test_support.h"
 #include "reporter/testing/fixtures.h"

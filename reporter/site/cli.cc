@@ -17,8 +17,8 @@
 #include "reporter/output/assets.h"
 #include "reporter/output/paths.h"
 #include "reporter/results/load.h"
-#include "reporter/results/tracking.h"
-#include "reporter/results/triage.h"
+#include "reporter/alerts/tracking.h"
+#include "reporter/alerts/triage.h"
 #include "reporter/results/v3_export.h"
 #include "reporter/site/serve.h"
 #include "reporter/site/site.h"
@@ -155,7 +155,7 @@ void AddServeCommand(CLI::App& app, CliState& state) {
 }
 
 // torchgauge-report triage ALERT --results DIR --state S [--owner O] [--note N] [--link URL ...]
-// Sets one alert's triage in <results>/triage.json (results/triage.h). An
+// Sets one alert's triage in <results>/triage.json (alerts/triage.h). An
 // owner or note not given keeps the one recorded; links are added to those
 // recorded. The id is checked for its shape, not against the alerts: the
 // site warns about an id that names no alert. The read-modify-write holds
@@ -208,7 +208,7 @@ void AddTriageCommand(CLI::App& app, CliState& state) {
 
 // torchgauge-report track --results DIR --site DIR --out DIR [--repo OWNER/NAME] [--build ID]
 //   [--platform P ...] [--site-url URL] [--record] [--fail-on-health BUILD] [--fail-on-regression BUILD]
-// The nightly's comment on each platform's tracking issue (results/tracking.h):
+// The nightly's comment on each platform's tracking issue (alerts/tracking.h):
 // reads the rendered site's alerts.json and <results>/tracking.json, writes
 // <out>/<platform>.md for every platform with alerts that are new or changed,
 // and <out>/gh-commands.sh, the gh commands that post them. --record marks

@@ -12,7 +12,7 @@
 #include "reporter/output/render.h"
 #include "reporter/pages/page_data.h"
 #include "reporter/results/aggregate.h"
-#include "reporter/results/regressions.h"
+#include "reporter/alerts/regressions.h"
 #include "reporter/site/options.h"
 
 namespace torchgauge::reporter {

@@ -13,11 +13,11 @@
 #include "reporter/pages/alert_page.h"
 #include "reporter/pages/model_grid.h"
 #include "reporter/pages/regressions_page.h"
-#include "reporter/results/alerts.h"
-#include "reporter/results/change_points.h"
-#include "reporter/results/health.h"
-#include "reporter/results/tracking.h"
-#include "reporter/results/triage.h"
+#include "reporter/alerts/alerts.h"
+#include "reporter/alerts/change_points.h"
+#include "reporter/alerts/health.h"
+#include "reporter/alerts/tracking.h"
+#include "reporter/alerts/triage.h"
 #include "reporter/site/page_writer.h"
 
 namespace torchgauge::reporter {

@@ -28,7 +28,7 @@
 #include "reporter/pages/pruned.h"
 #include "reporter/results/aggregate.h"
 #include "reporter/results/build_refs.h"
-#include "reporter/results/regressions.h"
+#include "reporter/alerts/regressions.h"
 #include "reporter/site/options.h"
 
 namespace torchgauge::reporter {

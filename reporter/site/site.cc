@@ -28,7 +28,7 @@
 #include "reporter/results/aggregate.h"
 #include "reporter/results/build_refs.h"
 #include "reporter/results/paper_data.h"
-#include "reporter/results/regressions.h"
+#include "reporter/alerts/regressions.h"
 #include "reporter/site/fingerprint.h"
 #include "reporter/site/history.h"
 #include "reporter/site/page_writer.h"

@@ -28,7 +28,7 @@ struct FixtureSpec {
   // slower (a step that stays); in build `plant_at` alone, model 2's is (a
   // spike that recovers in the next build).
   int plant_at = -1;
-  // The alerts' acceptance history (results/alerts.h), all on the GPU
+  // The alerts' acceptance history (alerts/alerts.h), all on the GPU
   // platform's eval/eager/fp32 runs, which are then never busy and never
   // fail, so what is planted is what the comparison sees:
   // - step_at >= 0: models 0..step_models-1 are 30% slower from build

@@ -1,6 +1,6 @@
-#include "reporter/results/change_points.h"
+#include "reporter/alerts/change_points.h"
 
-#include "reporter/results/alerts.h"
+#include "reporter/alerts/alerts.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "reporter/results/alerts.h"
+#include "reporter/alerts/alerts.h"
 
 #include <doctest/doctest.h>
 

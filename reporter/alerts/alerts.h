@@ -1,5 +1,5 @@
 // Alerts: one per cause. The changes that the comparison rules flagged
-// (results/regressions.h, the same cached rows the regressions page reads)
+// (alerts/regressions.h, the same cached rows the regressions page reads)
 // are grouped so that every run on one platform whose change points at the
 // same build range, in the same direction, is one alert, as Perfherder's
 // alert summaries group every test that moved at one push.
@@ -17,7 +17,7 @@
 // - A regression alert whose every run recovered (RegressionEvent's
 //   recovered state: the series came back within the regression's band)
 //   closes itself as recovered. Triage states are applied on top
-//   (results/triage.h).
+//   (alerts/triage.h).
 #pragma once
 
 #include <optional>
@@ -25,8 +25,8 @@
 #include <vector>
 
 #include "reporter/results/aggregate.h"
-#include "reporter/results/change_points.h"
-#include "reporter/results/regressions.h"
+#include "reporter/alerts/change_points.h"
+#include "reporter/alerts/regressions.h"
 
 namespace torchgauge::reporter {
 

@@ -1,4 +1,4 @@
-#include "reporter/results/health.h"
+#include "reporter/alerts/health.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "reporter/results/tracking.h"
+#include "reporter/alerts/tracking.h"
 
 #include <algorithm>
 #include <regex>

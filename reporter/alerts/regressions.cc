@@ -1,4 +1,4 @@
-#include "reporter/results/regressions.h"
+#include "reporter/alerts/regressions.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "reporter/results/change_points.h"
+#include "reporter/alerts/change_points.h"
 
 #include <doctest/doctest.h>
 

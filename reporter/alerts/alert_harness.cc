@@ -1,4 +1,4 @@
-#include "reporter/results/alert_harness.h"
+#include "reporter/alerts/alert_harness.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <random>
 #include <set>
 
-#include "reporter/results/alerts.h"
+#include "reporter/alerts/alerts.h"
 
 namespace torchgauge::reporter {
 

@@ -25,8 +25,8 @@
 
 #include "core/analysis/compare.h"
 #include "core/contract/alerts_file.h"
-#include "reporter/results/health.h"
-#include "reporter/results/triage.h"
+#include "reporter/alerts/health.h"
+#include "reporter/alerts/triage.h"
 
 namespace torchgauge::reporter {
 

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "reporter/results/aggregate.h"
-#include "reporter/results/change_points.h"
+#include "reporter/alerts/change_points.h"
 
 namespace torchgauge::reporter {
 

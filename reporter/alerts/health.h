@@ -18,7 +18,7 @@
 //  - noisy: more than `max_noisy_percent` of a build's runs on a platform
 //    were noisy (core::RunNoise), so its comparison says little.
 // They read the per-build caches the regressions page reads (the
-// identities of results/regressions.h and the summaries' medians): no
+// identities of alerts/regressions.h and the summaries' medians): no
 // result file is read again. A build missing at the end of the history
 // of every platform (nothing since) depends on the time of rendering, so it
 // is not judged here: a render would change with the clock.
@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "reporter/results/aggregate.h"
-#include "reporter/results/regressions.h"
+#include "reporter/alerts/regressions.h"
 
 namespace torchgauge::reporter {
 

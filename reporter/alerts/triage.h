@@ -1,4 +1,4 @@
-// The triage of alerts (results/alerts.h): a state, an owner, a note and
+// The triage of alerts (alerts/alerts.h): a state, an owner, a note and
 // links per alert id, kept in one versioned file in the results tree,
 // <results>/triage.json (schemas/triage.schema.json), so that a team keeps
 // them in git beside the results they are about. The reporter reads it on
@@ -6,7 +6,7 @@
 // killed command leaves the old file or the new one, and under a lock, so
 // two commands at once both land: UpdateTriage). Fields of an entry that
 // this version does not know (an "assignee" a team added) are kept as read.
-// Health alerts (results/health.h, H- ids) are triaged the same way.
+// Health alerts (alerts/health.h, H- ids) are triaged the same way.
 //
 // The states are Perfherder's and LNT's, cut to what a benchmark team
 // decides: untriaged, investigating, fixed, backed-out, wont-fix, expected,
@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reporter/results/alerts.h"
+#include "reporter/alerts/alerts.h"
 
 namespace torchgauge::reporter {
 

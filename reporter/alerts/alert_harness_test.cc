@@ -1,8 +1,8 @@
 // The alerts' precision, recall, delay and recovery on the harness's seeded
-// histories (results/alert_harness.h), at the noise model docs/nightly.md
+// histories (alerts/alert_harness.h), at the noise model docs/nightly.md
 // states and at a quiet one: the acceptance of issue 60, as a test that
 // fails when a change to the rules drops a figure below its target.
-#include "reporter/results/alert_harness.h"
+#include "reporter/alerts/alert_harness.h"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "reporter/results/triage.h"
+#include "reporter/alerts/triage.h"
 
 #include <doctest/doctest.h>
 
