@@ -145,129 +145,176 @@ struct Raised {
 using RowKey = std::tuple<std::string, std::string, std::string, std::string>;  // platform, model, config, build
 }  // namespace
 
-std::vector<Alert> BuildAlerts(const std::vector<BuildChanges>& changes, const std::vector<RegressionEvent>& events,
-                               const std::vector<BuildSummary>& history, const std::vector<HistoryChange>& found) {
-  std::map<std::string, const BuildChanges*> by_build;
-  for (const auto& b : changes) by_build[b.build] = &b;
-  // The rows: per build of the history, the history search's and the
-  // comparison's non-time ones; a build with neither keeps no entry.
-  std::map<std::string, BuildChanges> rows;
-  std::map<RowKey, Raised> raised;
-  auto entry = [&](const std::string& build, const std::string& started_at) -> BuildChanges& {
-    BuildChanges& e = rows[build];
+namespace {
+
+// The rows alerts are grouped from, per build: the history search's time
+// rows and the comparison's other ones (BuildAlerts' rules).
+class AlertRows {
+ public:
+  AlertRows(const std::vector<BuildChanges>& changes, const std::vector<BuildSummary>& history)
+      : history_(history) {
+    for (const auto& b : changes) by_build_[b.build] = &b;
+    for (size_t i = 0; i < history.size(); ++i) index_[history[i].id] = i;
+  }
+
+  // The comparison's rows: all but time, and time where the history search
+  // could not judge the run that night (too young a history to know its noise).
+  void AddComparison(const std::vector<BuildChanges>& changes) {
+    for (const auto& c : changes) {
+      auto at = index_.find(c.build);
+      for (const auto& f : c.changes) {
+        const bool young = IsTime(f) && at != index_.end() &&
+                           !HistoryCanJudge(history_, f.platform, f.model,
+                                            ConfigLabel(f.mode, f.backend, f.precision, f.batch_size), at->second);
+        if (!IsTime(f) || young) Entry(c.build, c.started_at).changes.push_back(f);
+      }
+    }
+  }
+
+  // A row per raised change, with the comparison's test where it flagged
+  // the same run at that build (and its throughput row).
+  void AddHistory(const std::vector<HistoryChange>& found) {
+    for (const auto& h : found) {
+      const OnlineChange& c = h.change;
+      const BuildSummary& at = history_[c.at];
+      FlaggedChange f;
+      f.platform = h.platform;
+      f.model = h.model;
+      if (!SetConfig(f, h.config)) continue;
+      f.metric = "time";
+      f.regression = c.after > c.before;
+      f.base_value = c.before;
+      f.new_value = c.after;
+      f.ratio = c.Factor();
+      f.threshold_percent = 7;
+      f.seen_in = static_cast<int>(c.raised - c.at + 1);
+      f.base_builds = {history_[c.before_build].id};
+      auto b = by_build_.find(at.id);
+      const BuildChanges* cmp = b == by_build_.end() ? nullptr : b->second;
+      BuildChanges& e = Entry(at.id, at.started_at);
+      if (const FlaggedChange* x = ComparisonRow(cmp, f, "time")) {
+        f.p_value = x->p_value;
+        f.noise_percent = x->noise_percent;
+        f.threshold_percent = x->threshold_percent;
+      }
+      e.changes.push_back(f);
+      if (const FlaggedChange* x = ComparisonRow(cmp, f, "throughput")) {
+        FlaggedChange tp = *x;
+        tp.base_builds = f.base_builds;  // the alert's range is the history's
+        e.changes.push_back(tp);
+      }
+      Raised r{&h, history_[c.raised].id, "", ""};
+      if (c.recovered_at) r.recovered_in = history_[*c.recovered_at].id, r.recovered_at = history_[*c.recovered_at].started_at;
+      raised_[{h.platform, h.model, h.config, at.id}] = r;
+    }
+  }
+
+  // The builds with rows, in the history's order (a comparison's build the
+  // summaries lack last).
+  std::vector<BuildChanges> Ordered() {
+    std::vector<BuildChanges> out;
+    for (const auto& s : history_) {
+      if (auto it = rows_.find(s.id); it != rows_.end()) out.push_back(std::move(it->second)), rows_.erase(it);
+    }
+    for (auto& [id, b] : rows_) out.push_back(std::move(b));
+    rows_.clear();
+    return out;
+  }
+
+  const std::map<RowKey, Raised>& raised() const { return raised_; }
+
+ private:
+  BuildChanges& Entry(const std::string& build, const std::string& started_at) {
+    BuildChanges& e = rows_[build];
     if (e.build.empty()) {
       e.build = build;
       e.started_at = started_at;
-      if (auto it = by_build.find(build); it != by_build.end()) e.domains = it->second->domains;
+      if (auto it = by_build_.find(build); it != by_build_.end()) e.domains = it->second->domains;
     }
     return e;
-  };
-  std::map<std::string, size_t> index;  // build id -> index into history
-  for (size_t i = 0; i < history.size(); ++i) index[history[i].id] = i;
-  for (const auto& c : changes) {
-    auto at = index.find(c.build);
-    for (const auto& f : c.changes) {
-      // A time row stays the comparison's where the history search could
-      // not judge the run that night (too young a history to know its noise).
-      const bool young = IsTime(f) && at != index.end() &&
-                         !HistoryCanJudge(history, f.platform, f.model,
-                                          ConfigLabel(f.mode, f.backend, f.precision, f.batch_size), at->second);
-      if (!IsTime(f) || young) entry(c.build, c.started_at).changes.push_back(f);
+  }
+
+  const std::vector<BuildSummary>& history_;
+  std::map<std::string, const BuildChanges*> by_build_;
+  std::map<std::string, size_t> index_;  // build id -> index into history
+  std::map<std::string, BuildChanges> rows_;
+  std::map<RowKey, Raised> raised_;
+};
+
+// An alert's history parts: the night first raised, recovered (every run:
+// the series' rule for history rows, the event's for the comparison's),
+// still present.
+void Settle(Alert& a, const std::map<RowKey, Raised>& raised, const std::vector<RegressionEvent>& events) {
+  bool all_recovered = a.regression, any_present = false;
+  std::string recovered_in, recovered_at;
+  for (const auto& f : a.rows) {
+    if (f.metric == "throughput") continue;
+    const std::string config = ConfigLabel(f.mode, f.backend, f.precision, f.batch_size);
+    auto it = f.metric == "time" ? raised.find({f.platform, f.model, config, a.build}) : raised.end();
+    if (it == raised.end()) {
+      const RegressionEvent* e = EventOf(events, f);
+      all_recovered = all_recovered && e && e->state == RegressionState::kRecovered;
+      continue;
+    }
+    ++a.history_runs;
+    if (a.raised_in.empty() || it->second.raised_in < a.raised_in) a.raised_in = it->second.raised_in;
+    const OnlineChange& c = it->second.h->change;
+    any_present = any_present || c.still_present;
+    if (!c.recovered_at) {
+      all_recovered = false;
+    } else if (it->second.recovered_at >= recovered_at) {
+      recovered_at = it->second.recovered_at;
+      recovered_in = it->second.recovered_in;
     }
   }
-  for (const auto& h : found) {
-    const OnlineChange& c = h.change;
-    const BuildSummary& at = history[c.at];
-    FlaggedChange f;
-    f.platform = h.platform;
-    f.model = h.model;
-    if (!SetConfig(f, h.config)) continue;
-    f.metric = "time";
-    f.regression = c.after > c.before;
-    f.base_value = c.before;
-    f.new_value = c.after;
-    f.ratio = c.Factor();
-    f.threshold_percent = 7;
-    f.seen_in = static_cast<int>(c.raised - c.at + 1);
-    f.base_builds = {history[c.before_build].id};
-    auto b = by_build.find(at.id);
-    const BuildChanges* cmp = b == by_build.end() ? nullptr : b->second;
-    BuildChanges& e = entry(at.id, at.started_at);
-    if (const FlaggedChange* x = ComparisonRow(cmp, f, "time")) {
-      f.p_value = x->p_value;
-      f.noise_percent = x->noise_percent;
-      f.threshold_percent = x->threshold_percent;
-    }
-    e.changes.push_back(f);
-    if (const FlaggedChange* x = ComparisonRow(cmp, f, "throughput")) {
-      FlaggedChange tp = *x;
-      tp.base_builds = f.base_builds;  // the alert's range is the history's
-      e.changes.push_back(tp);
-    }
-    Raised r{&h, history[c.raised].id, "", ""};
-    if (c.recovered_at) r.recovered_in = history[*c.recovered_at].id, r.recovered_at = history[*c.recovered_at].started_at;
-    raised[{h.platform, h.model, h.config, at.id}] = r;
-  }
-  std::vector<BuildChanges> ordered;
-  for (const auto& s : history) {
-    if (auto it = rows.find(s.id); it != rows.end()) ordered.push_back(std::move(it->second)), rows.erase(it);
-  }
-  for (auto& [id, b] : rows) ordered.push_back(std::move(b));  // a comparison's build the summaries lack
-  std::vector<Alert> alerts = GroupAlerts(ordered, events);
-  // The history's parts: when each alert was raised, recovered, still present.
-  for (auto& a : alerts) {
-    bool all_recovered = a.regression, any_present = false;
-    std::string recovered_in, recovered_at;
-    for (const auto& f : a.rows) {
-      if (IsTime(f) && f.metric == "throughput") continue;
-      const std::string config = ConfigLabel(f.mode, f.backend, f.precision, f.batch_size);
-      auto it = f.metric == "time" ? raised.find({f.platform, f.model, config, a.build}) : raised.end();
-      if (it == raised.end()) {  // a comparison's row: its event says
-        const RegressionEvent* e = EventOf(events, f);
-        all_recovered = all_recovered && e && e->state == RegressionState::kRecovered;
-        continue;
-      }
-      ++a.history_runs;
-      if (a.raised_in.empty() || it->second.raised_in < a.raised_in) a.raised_in = it->second.raised_in;
-      const OnlineChange& c = it->second.h->change;
-      any_present = any_present || c.still_present;
-      if (!c.recovered_at) {
-        all_recovered = false;
-      } else if (it->second.recovered_at >= recovered_at) {
-        recovered_at = it->second.recovered_at;
-        recovered_in = it->second.recovered_in;
-      }
-    }
-    if (a.history_runs == 0) continue;
-    if (a.regression) {
-      a.recovered = all_recovered;
-      a.recovered_in = all_recovered ? recovered_in : "";
-      a.recovered_at = all_recovered ? recovered_at : "";
-      a.still_present = any_present;
+  if (a.history_runs == 0 || !a.regression) return;
+  a.recovered = all_recovered;
+  a.recovered_in = all_recovered ? recovered_in : "";
+  a.recovered_at = all_recovered ? recovered_at : "";
+  a.still_present = any_present;
+}
+
+// The regression alert whose time row of run (model, config) on `a`'s
+// platform recovered at `a`'s build; "" when none.
+std::string RevertedBy(const std::vector<Alert>& alerts, const Alert& a, const FlaggedChange& f) {
+  const std::string config = ConfigLabel(f.mode, f.backend, f.precision, f.batch_size);
+  std::string of;
+  for (const auto& r : alerts) {
+    if (!r.regression || r.platform != a.platform || r.recovered_in != a.build) continue;
+    for (const auto& g : r.rows) {
+      if (g.metric == "time" && g.model == f.model && ConfigLabel(g.mode, g.backend, g.precision, g.batch_size) == config)
+        of = r.id;
     }
   }
-  // Reverts: an improvement whose every history run is a revert of the same
-  // regression alert.
+  return of;
+}
+
+// An improvement whose every history run reverts the same regression alert.
+void LinkReverts(std::vector<Alert>& alerts) {
   for (auto& a : alerts) {
     if (a.regression || a.history_runs == 0) continue;
     std::string target;
     bool all = true;
     for (const auto& f : a.rows) {
       if (f.metric != "time") continue;
-      const std::string config = ConfigLabel(f.mode, f.backend, f.precision, f.batch_size);
-      std::string of;
-      for (const auto& r : alerts) {
-        if (!r.regression || r.platform != a.platform || r.recovered_in != a.build) continue;
-        for (const auto& g : r.rows) {
-          if (g.metric == "time" && g.model == f.model && ConfigLabel(g.mode, g.backend, g.precision, g.batch_size) == config)
-            of = r.id;
-        }
-      }
+      const std::string of = RevertedBy(alerts, a, f);
       if (of.empty() || (!target.empty() && of != target)) all = false;
       target = of;
     }
     if (all && !target.empty()) a.reverts = target;
   }
+}
+
+}  // namespace
+
+std::vector<Alert> BuildAlerts(const std::vector<BuildChanges>& changes, const std::vector<RegressionEvent>& events,
+                               const std::vector<BuildSummary>& history, const std::vector<HistoryChange>& found) {
+  AlertRows rows(changes, history);
+  rows.AddComparison(changes);
+  rows.AddHistory(found);
+  std::vector<Alert> alerts = GroupAlerts(rows.Ordered(), events);
+  for (auto& a : alerts) Settle(a, rows.raised(), events);
+  LinkReverts(alerts);
   return alerts;
 }
 

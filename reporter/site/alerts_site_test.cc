@@ -115,6 +115,30 @@ int Triage(const fs::path& results, const std::string& args) {
   const std::string cmd = std::string(TORCHGAUGE_REPORT_EXE) + " triage " + args + " --results " + results.string();
   return std::system(cmd.c_str());
 }
+// The history search's section: the step's six runs, covered by its alert
+// `step_id`, and the drift (hf_gpt2, builds 6-15), each an alert's row;
+// nothing else.
+void CheckStepsSection(const std::string& page, const FixtureSpec& spec, const std::string& step_id) {
+  int step_points = 0, drift_points = 0, other_points = 0;
+  static const std::regex cp(
+      R"(^\| (\S+)\.\.(\S+) \| .* \| (\S+) \| eval/eager/fp32/bs64 \| .* \| \[?(A-[0-9a-f]{12}|none)(?:\]\(alerts/A-[0-9a-f]{12}\.md\))? \|$)");
+  for (const auto& line : Lines(StateSection(page, "Steps over the whole history", "## "))) {
+    std::smatch m;
+    if (!std::regex_match(line, m, cp)) continue;
+    if (m[4] == step_id && m[2] == FixtureBuildId(spec, 20)) {
+      ++step_points;
+    } else if (m[3] == "hf\\_gpt2" && m[4].str().starts_with("A-") && m[2] > FixtureBuildId(spec, 5) &&
+               m[2] <= FixtureBuildId(spec, 16)) {
+      ++drift_points;  // every change the history search raised is an alert's
+    } else {
+      ++other_points;
+      MESSAGE("unexpected change point: " << line);
+    }
+  }
+  CHECK(step_points == 6);
+  CHECK(drift_points >= 1);
+  CHECK(other_points == 0);
+}
 }  // namespace
 
 TEST_CASE("alerts acceptance: one regression alert of 6 runs for the planted step, the drift's from the history") {
@@ -152,27 +176,7 @@ TEST_CASE("alerts acceptance: one regression alert of 6 runs for the planted ste
   CHECK(other == 0);
   CHECK(StateSection(page, "untriaged").find(" | regression | 6 | ") != std::string::npos);
   CheckHealthAlerts(page, spec);
-  // The change-point search: the step's six runs, covered by its alert, and
-  // the drift (hf_gpt2, builds 6-15); nothing else.
-  int step_points = 0, drift_points = 0, other_points = 0;
-  static const std::regex cp(
-      R"(^\| (\S+)\.\.(\S+) \| .* \| (\S+) \| eval/eager/fp32/bs64 \| .* \| \[?(A-[0-9a-f]{12}|none)(?:\]\(alerts/A-[0-9a-f]{12}\.md\))? \|$)");
-  for (const auto& line : Lines(StateSection(page, "Steps over the whole history", "## "))) {
-    std::smatch m;
-    if (!std::regex_match(line, m, cp)) continue;
-    if (m[4] == step_id && m[2] == FixtureBuildId(spec, 20)) {
-      ++step_points;
-    } else if (m[3] == "hf\\_gpt2" && m[4].str().starts_with("A-") && m[2] > FixtureBuildId(spec, 5) &&
-               m[2] <= FixtureBuildId(spec, 16)) {
-      ++drift_points;  // every change the history search raised is an alert's
-    } else {
-      ++other_points;
-      MESSAGE("unexpected change point: " << line);
-    }
-  }
-  CHECK(step_points == 6);
-  CHECK(drift_points >= 1);
-  CHECK(other_points == 0);
+  CheckStepsSection(page, spec, step_id);
 
   // The alert's page: its runs, the trend around the step, both builds'
   // identities, the commands, and operators said to be not measured.
