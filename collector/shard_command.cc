@@ -10,7 +10,7 @@
 #include "collector/cost_weights.h"
 #include "core/contract/vocabulary.h"
 #include "core/io/json_io.h"
-#include "core/io/results_tree.h"
+#include "core/contract/results_tree.h"
 #include "core/shard/round_pool.h"
 #include "core/shard/shard.h"
 #include "core/shard/shard_merge.h"

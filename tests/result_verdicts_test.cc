@@ -7,7 +7,7 @@
 //   core::LoadRunSet (bisect's loader, called in-process).
 // All five must accept it, or all five refuse it naming the file and the
 // field (or, for a whole-file problem, the reason). They share one reader
-// (core/io/results_tree.h), so this guards against a check living in only one.
+// (core/contract/results_tree.h), so this guards against a check living in only one.
 #include <doctest/doctest.h>
 
 #include <filesystem>

@@ -10,7 +10,7 @@
 
 #include "core/io/json_fields.h"
 #include "core/io/json_io.h"
-#include "core/io/results_tree.h"
+#include "core/contract/results_tree.h"
 #include "core/stats/mann_whitney.h"
 #include "core/stats/stats.h"
 

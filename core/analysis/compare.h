@@ -54,7 +54,7 @@
 //  - A status change (ok -> error, ...) is always flagged; a run present on
 //    only one side is flagged as appeared / disappeared.
 //  - Baseline: by default the build before --new (builds in the one order of
-//    core/io/results_tree.h: the build's earliest manifest started_at, then
+//    core/contract/results_tree.h: the build's earliest manifest started_at, then
 //    id). With window W > 1 it is the W builds ending there: the reference
 //    value is the median of the per-build medians (robust to one odd
 //    build), and the test pools their process medians (or samples).
@@ -84,7 +84,7 @@
 #include "core/analysis/metrics.h"
 #include "core/contract/layout.h"
 #include "core/contract/result.h"
-#include "core/io/results_tree.h"
+#include "core/contract/results_tree.h"
 
 namespace torchgauge::core {
 
@@ -276,7 +276,7 @@ struct RunSet {
   std::map<RunKey, RunResult> runs;
 };
 // The loaders of compare and bisect, over the one reader
-// (core/io/results_tree.h): a refused manifest or run file fails the load with
+// (core/contract/results_tree.h): a refused manifest or run file fails the load with
 // a FileError naming file and field, so a comparison never reads a file that
 // validate refuses. Throws std::invalid_argument when the build has no
 // manifest.json for the platform.
@@ -291,7 +291,7 @@ struct BuildEntry {
   std::string build_id, started_at;
 };
 // Builds with a manifest.json for `platform_id`, in the one build order of
-// core/io/results_tree.h (a build's earliest started_at across its platforms,
+// core/contract/results_tree.h (a build's earliest started_at across its platforms,
 // then id), so compare and the site pick the same baselines.
 std::vector<BuildEntry> ListBuilds(const TreeScan& scan, const std::string& platform_id);
 std::vector<BuildEntry> ListBuilds(const std::filesystem::path& results, const std::string& platform_id);

@@ -3,7 +3,7 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "core/io/results_tree.h"
+#include "core/contract/results_tree.h"
 
 namespace torchgauge::core {
 

@@ -29,7 +29,7 @@ Coverage ComputeCoverage(const std::vector<const RunResult*>& results);
 Coverage ComputeCoverage(const std::vector<RunResult>& results);
 
 // Every run result under `root` (a results root, a build or a platform
-// directory), read by the one reader (core/io/results_tree.h: LoadRunsIn), so
+// directory), read by the one reader (core/contract/results_tree.h: LoadRunsIn), so
 // coverage refuses exactly the files validate refuses. Each refused file is
 // reported in `problems` ("file: field 'x': message") and skipped.
 std::vector<RunResult> LoadRunsUnder(const std::filesystem::path& root, std::vector<std::string>* problems);

@@ -20,6 +20,7 @@
 #include "core/contract/vocabulary.h"
 #include "core/stats/counted.h"
 #include "core/stats/generation.h"
+#include "core/stats/gpu_breakdown.h"
 #include "core/stats/host_breakdown.h"
 #include "core/stats/system_load.h"
 
@@ -116,22 +117,6 @@ struct Memory {
   std::optional<int64_t> gpu_peak_allocated_bytes;
   std::optional<int64_t> gpu_peak_reserved_bytes;
   std::optional<int64_t> gpu_allocated_after_warmup_bytes;
-};
-
-struct KernelTotal {
-  std::string name;
-  double total_ms = 0;
-  int64_t count = 0;
-};
-
-struct GpuBreakdown {
-  int iterations = 0;
-  double wall_ms = 0, active_ms = 0, data_movement_ms = 0, idle_ms = 0;
-  double active_fraction = 0, data_movement_fraction = 0, idle_fraction = 0;
-  double kernel_count = 0;  // per iteration
-  std::optional<double> mean_kernel_us;
-  std::optional<double> h2d_bytes, d2h_bytes;  // per iteration
-  std::vector<KernelTotal> top_kernels;
 };
 
 struct Flops {

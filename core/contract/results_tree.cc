@@ -1,4 +1,4 @@
-#include "core/io/results_tree.h"
+#include "core/contract/results_tree.h"
 
 #include <algorithm>
 #include <tuple>

@@ -1,4 +1,4 @@
-#include "core/io/results_tree.h"
+#include "core/contract/results_tree.h"
 
 #include <doctest/doctest.h>
 #include <unistd.h>

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "core/io/json_io.h"
-#include "core/io/results_tree.h"
+#include "core/contract/results_tree.h"
 
 namespace torchgauge::core {
 

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "core/io/json_io.h"
-#include "core/io/results_tree.h"
+#include "core/contract/results_tree.h"
 
 namespace fs = std::filesystem;
 using namespace torchgauge::core;

@@ -20,7 +20,7 @@
 
 #include "core/io/json_fields.h"
 #include "core/io/json_io.h"
-#include "core/io/results_tree.h"
+#include "core/contract/results_tree.h"
 
 namespace torchgauge::core {
 

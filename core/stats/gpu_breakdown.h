@@ -13,10 +13,26 @@
 #include <string>
 #include <vector>
 
-#include "core/contract/result.h"
 #include "core/stats/intervals.h"
 
 namespace torchgauge::core {
+
+// The breakdown as a result keeps it (core/contract/result.h, gpu_breakdown).
+struct KernelTotal {
+  std::string name;
+  double total_ms = 0;
+  int64_t count = 0;
+};
+
+struct GpuBreakdown {
+  int iterations = 0;
+  double wall_ms = 0, active_ms = 0, data_movement_ms = 0, idle_ms = 0;
+  double active_fraction = 0, data_movement_fraction = 0, idle_fraction = 0;
+  double kernel_count = 0;  // per iteration
+  std::optional<double> mean_kernel_us;
+  std::optional<double> h2d_bytes, d2h_bytes;  // per iteration
+  std::vector<KernelTotal> top_kernels;
+};
 
 enum class ActivityKind { kKernel, kMemset, kCopyDeviceToDevice, kCopyHostToDevice, kCopyDeviceToHost };
 

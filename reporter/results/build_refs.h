@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/results_tree.h"
+#include "core/contract/results_tree.h"
 
 namespace torchgauge::reporter {
 

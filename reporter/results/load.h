@@ -1,6 +1,6 @@
 // Stage 1 of the pipeline: load and validate a results tree
 // (results/<build-id>/<platform-id>/{manifest.json, runs/*.json}).
-// The reading and every check are core's (core/io/results_tree.h: the one
+// The reading and every check are core's (core/contract/results_tree.h: the one
 // reader, shared with compare, bisect and coverage); this adds the site's
 // view: every build at once, the run files parsed in parallel, problems
 // gathered per build, and --strict. A bad file becomes a Problem naming file
@@ -19,7 +19,7 @@
 
 #include "core/contract/manifest.h"
 #include "core/contract/result.h"
-#include "core/io/results_tree.h"
+#include "core/contract/results_tree.h"
 
 namespace torchgauge::reporter {
 
