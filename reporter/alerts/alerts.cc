@@ -315,6 +315,13 @@ std::vector<Alert> BuildAlerts(const std::vector<BuildChanges>& changes, const s
   std::vector<Alert> alerts = GroupAlerts(rows.Ordered(), events);
   for (auto& a : alerts) Settle(a, rows.raised(), events);
   LinkReverts(alerts);
+  for (auto& a : alerts) {
+    for (const auto& b : alerts) {
+      if (b.platform != a.platform && b.base_build == a.base_build && b.build == a.build &&
+          b.regression == a.regression)
+        a.related.push_back(b.id);
+    }
+  }
   return alerts;
 }
 

@@ -55,6 +55,10 @@ struct Alert {
   // regression alert's id (the revert). Empty otherwise.
   std::string raised_in, reverts;
   int history_runs = 0;  // rows raised by the history search
+  // The alerts of other platforms with the same range and direction: one
+  // cause seen on several platforms (ids stay per platform, so a platform
+  // added later never renames an alert). Set by BuildAlerts.
+  std::vector<std::string> related;
 };
 
 // "A-" and 12 hex digits of a fingerprint of the four fields: stable across
@@ -86,7 +90,9 @@ std::vector<Alert> GroupAlerts(const std::vector<BuildChanges>& history, const s
 // when the series came back within the threshold of its old level in every
 // history run (and its other rows recovered as TrackRegressions says); its
 // still_present is the newest segment's; an improvement that brought back
-// all of a regression alert's runs names it as `reverts`. `history` and
+// all of a regression alert's runs names it as `reverts`, and alerts of the
+// same range and direction on other platforms name each other (`related`).
+// `history` and
 // `changes` are the site's (oldest first), `found` is
 // FindHistoryChanges(history), `events` TrackRegressions(changes).
 std::vector<Alert> BuildAlerts(const std::vector<BuildChanges>& changes, const std::vector<RegressionEvent>& events,

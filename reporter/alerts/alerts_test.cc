@@ -235,3 +235,19 @@ TEST_CASE("history alerts: where the history is too young to know a run's noise,
   REQUIRE(found.size() == 1);
   CHECK(found[0].change.at == 4);
 }
+
+TEST_CASE("history alerts: one cause on two platforms, same range: each alert names the other") {
+  auto history = Levels(16, [](const std::string& m, int b) { return m == "a" && b >= 10 ? 13.0 : 10.0; });
+  for (auto& s : history) {
+    PlatformSummary cpu = s.platforms[0];
+    cpu.id = "cpu";
+    s.platforms.insert(s.platforms.begin(), cpu);
+  }
+  std::vector<BuildChanges> changes;
+  for (const auto& s : history) changes.push_back(Build(s.id, 1, {}));
+  const auto alerts = BuildAlerts(changes, TrackRegressions(changes), history, FindHistoryChanges(history));
+  REQUIRE(alerts.size() == 2);
+  CHECK(alerts[0].platform != alerts[1].platform);
+  CHECK(alerts[0].related == std::vector<std::string>{alerts[1].id});
+  CHECK(alerts[1].related == std::vector<std::string>{alerts[0].id});
+}

@@ -78,6 +78,7 @@ json AlertsJson(const std::vector<TriagedAlert>& alerts, const std::vector<Healt
                  {"raised_in", x.raised_in.empty() ? json(x.build) : json(x.raised_in)},
                  {"found_by", x.history_runs > 0 ? "history" : "comparison"},
                  {"reverts", x.reverts.empty() ? json(nullptr) : json(x.reverts)},
+                 {"related", x.related},
                  {"state", TriageStateName(t.state)},
                  {"owner", t.entry ? t.entry->owner : ""},
                  {"note", t.entry ? t.entry->note : ""},

@@ -307,6 +307,15 @@ mu::data AlertPageData(const AlertPageInputs& in, Figures& figures) {
   Set(d, "geomean_runs", std::to_string(a.geomean_runs));
   Set(d, "rows", RunRows(a));
   Set(d, "has_still_present", a.regression && !a.newest_build.empty());
+  mu::data related = List();
+  for (const auto& id : a.related) {
+    mu::data r;
+    Set(r, "id", id);
+    Set(r, "href", Href(md, {Kind::kAlertPage, "", id, "md"}));
+    Append(related, std::move(r));
+  }
+  Set(d, "has_related", !a.related.empty());
+  Set(d, "related", std::move(related));
   Set(d, "still_present", StillPresent(a));
   Set(d, "newest_build", a.newest_build);
   SetTriage(d, in.alert);

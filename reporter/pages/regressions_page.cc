@@ -191,6 +191,8 @@ mu::data AlertRow(const TriagedAlert& t) {
   if (t.state == TriageState::kRecovered)
     note += (note.empty() ? "" : " ") + std::string("(recovered in ") + a.recovered_in + ")";
   if (!a.reverts.empty()) note += (note.empty() ? "" : " ") + std::string("(reverts ") + a.reverts + ")";
+  for (const auto& other : a.related)
+    note += (note.empty() ? "" : " ") + std::string("(same range on another platform: ") + other + ")";
   SetNote(r, note.empty() ? Dash() : note, Href(kPageMd, {Kind::kAlertPage, "", a.id, "md"}));
   std::string links;
   if (t.entry) {
