@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <stdexcept>
 #include <map>
 #include <random>
 #include <set>
+#include <stdexcept>
+#include <tuple>
 
+#include "core/stats/stats.h"
 #include "reporter/alerts/alerts.h"
 
 namespace torchgauge::reporter {
@@ -23,29 +25,18 @@ double Lognormal(std::mt19937_64& rng, double median, double cov) {
 
 // One run's measurement in one build, as the summary keeps it.
 ConfigMedian Measure(std::mt19937_64& rng, const ConfigMedian& run, double truth, const NoiseModel& n) {
-  std::vector<double> pooled, logs;
+  std::vector<double> pooled, process_medians;
   for (int p = 0; p < n.processes; ++p) {
     const double level = Lognormal(rng, truth, n.between);
     std::vector<double> samples;
     for (int s = 0; s < n.repeats; ++s) samples.push_back(Lognormal(rng, level, n.within));
     pooled.insert(pooled.end(), samples.begin(), samples.end());
-    std::sort(samples.begin(), samples.end());
-    const size_t h = samples.size() / 2;
-    logs.push_back(std::log(samples.size() % 2 ? samples[h] : (samples[h - 1] + samples[h]) / 2));
+    process_medians.push_back(core::Quantile(samples, 0.5));
   }
-  std::sort(pooled.begin(), pooled.end());
-  const size_t h = pooled.size() / 2;
   ConfigMedian m = run;
-  m.median_ms = pooled.size() % 2 ? pooled[h] : (pooled[h - 1] + pooled[h]) / 2;
+  m.median_ms = core::Quantile(pooled, 0.5);
   m.noisy = false;
-  if (logs.size() >= 2) {
-    const double k = static_cast<double>(logs.size());
-    double mean = 0, ss = 0;
-    for (double l : logs) mean += l / k;
-    for (double l : logs) ss += (l - mean) * (l - mean);
-    m.level_ms = std::exp(mean);
-    m.level_se = std::sqrt(ss / (k - 1)) / std::sqrt(k);
-  }
+  std::tie(m.level_ms, m.level_se) = ProcessLevel(process_medians);  // as Summarize keeps a run's level
   return m;
 }
 
@@ -144,7 +135,8 @@ void Score(const std::vector<Alert>& alerts, const PlatformSummary& base, const 
       if (Covers(a, base.medians[p.bump]) && near(a, p.u)) {
         ok = bump = true;
         recovered = recovered || a.recovered;
-        bump_exact = bump_exact || (BuildIndex(a.build) == p.u && a.recovered_in == "b" + std::to_string(p.u + 3));
+        bump_exact = bump_exact ||
+                     (BuildIndex(a.build) == p.u && !a.recovered_in.empty() && BuildIndex(a.recovered_in) == p.u + 3);
         bump_id = a.id;
       }
     } else {

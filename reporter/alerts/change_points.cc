@@ -182,13 +182,18 @@ double SuccessiveSigma(const std::vector<double>& logs, size_t from, size_t to) 
   return std::sqrt(ss / (2.0 * static_cast<double>(to - from - 1)));
 }
 
+// Whether a series of `points` points is long enough for its own noise
+// estimate: min_series_points before the newest min_after (a change being
+// tested tonight must not inflate the noise it is tested against).
+bool SeriesNoiseKnown(size_t points, const OnlineOptions& o) {
+  return points >= static_cast<size_t>(o.min_series_points + o.min_after);
+}
+
 double Sigma(const Replay& r, const OnlineOptions& o) {
   const double proc = r.se_n > 0 ? std::sqrt(r.se_sum / r.se_n) : 0;
   double series = 0;
-  // Lagged by min_after points: a change being tested tonight must not
-  // inflate the noise it is tested against.
-  const size_t to = r.next > static_cast<size_t>(o.min_after) ? r.next - o.min_after : 0;
-  if (to >= static_cast<size_t>(o.min_series_points)) {
+  if (SeriesNoiseKnown(r.next, o)) {
+    const size_t to = r.next - static_cast<size_t>(o.min_after);
     const size_t from = to > static_cast<size_t>(o.lookback) ? to - o.lookback : 0;
     series = SuccessiveSigma(r.logs, from, to);
   }
@@ -223,14 +228,6 @@ bool Alone(const Candidate& c, const OnlineOptions& o) {
   return c.after >= static_cast<size_t>(std::max(1, o.min_after_early)) && std::abs(c.t) >= o.min_t_early;
 }
 
-// Tonight's raised changes among `cands`. Each run offers its strongest
-// split (the largest |t|), if it Persists: that one raises alone when it passes alone, or
-// joins the runs whose strongest splits are at the same build in the same
-// direction, with at least min_after builds at the new level and t of at
-// least min_t_group each; such a group of group_runs or more raises. A run's
-// weaker splits never count: a change seen in one build is strongest there
-// and waits for its next builds, rather than grouping early at a build
-// before it.
 // Whether the new level of `c` is more than one build's doing: each of its
 // builds moved beyond the threshold, not only their mean. One slow night
 // among the builds at a "new level" moves their mean by a third or a half
@@ -239,12 +236,21 @@ bool Alone(const Candidate& c, const OnlineOptions& o) {
 // keeps a change that every run shows (a machine) from being raised in a
 // run at a build before it, where the new "level" is mostly old builds.
 bool Persists(const Candidate& c, const Replay& r, const OnlineOptions& o) {
-  std::vector<double> moves;
-  for (size_t i = c.first; i < r.next; ++i) moves.push_back(c.t > 0 ? r.logs[i] - c.before : c.before - r.logs[i]);
-  std::sort(moves.begin(), moves.end());
-  return moves.front() >= std::log1p(o.min_change_percent / 100);
+  const double band = std::log1p(o.min_change_percent / 100);
+  for (size_t i = c.first; i < r.next; ++i) {
+    if ((c.t > 0 ? r.logs[i] - c.before : c.before - r.logs[i]) < band) return false;
+  }
+  return true;
 }
 
+// Tonight's raised changes among `cands`. Each run offers its strongest
+// split (the largest |t|), if it Persists: that one raises alone when it
+// passes alone, or joins the runs whose strongest splits are at the same build in the same
+// direction, with at least min_after builds at the new level and t of at
+// least min_t_group each; such a group of group_runs or more raises. A run's
+// weaker splits never count: a change seen in one build is strongest there
+// and waits for its next builds, rather than grouping early at a build
+// before it.
 std::vector<std::pair<Candidate, bool>> Raise(const std::vector<Candidate>& cands, const std::vector<Replay>& runs,
                                               const OnlineOptions& o) {
   std::map<size_t, Candidate> best;
@@ -288,11 +294,8 @@ void Settle(std::vector<OnlineChange>& changes, const std::vector<Replay>& runs,
     for (size_t i : idx) bounds.push_back(first(i));
     bounds.push_back(r.logs.size());
     std::vector<double> level;  // of segment s = [bounds[s], bounds[s+1])
-    for (size_t s = 0; s + 1 < bounds.size(); ++s) {
-      double sum = 0;
-      for (size_t p = bounds[s]; p < bounds[s + 1]; ++p) sum += r.logs[p];
-      level.push_back(sum / static_cast<double>(bounds[s + 1] - bounds[s]));
-    }
+    for (size_t s = 0; s + 1 < bounds.size(); ++s)
+      level.push_back((r.sums[bounds[s + 1]] - r.sums[bounds[s]]) / static_cast<double>(bounds[s + 1] - bounds[s]));
     const double band = std::log1p(min_change_percent / 100);
     for (size_t n = 0; n < idx.size(); ++n) {
       OnlineChange& c = changes[idx[n]];
@@ -436,7 +439,7 @@ bool HistoryCanJudge(const std::vector<BuildSummary>& history, const std::string
       }
     }
   }
-  return points >= static_cast<size_t>(o.min_series_points + o.min_after);
+  return SeriesNoiseKnown(points, o);
 }
 
 std::vector<ChangePoint> ChangePointsOf(const std::vector<HistoryChange>& found,

@@ -629,9 +629,12 @@ BuildSummary Summarize(const BuildView& view) {
 }
 
 std::pair<double, double> ProcessLevel(const core::RunResult& r) {
-  if (!r.timing) return {0, 0};
+  return r.timing ? ProcessLevel(r.timing->process_medians_ms) : std::pair<double, double>{0, 0};
+}
+
+std::pair<double, double> ProcessLevel(const std::vector<double>& process_medians_ms) {
   std::vector<double> logs;
-  for (double m : r.timing->process_medians_ms) {
+  for (double m : process_medians_ms) {
     if (!(m > 0)) return {0, 0};
     logs.push_back(std::log(m));
   }

@@ -285,6 +285,7 @@ struct ConfigMedian {
 // process medians and the log-scale standard error; {0, 0} when it has
 // fewer than two.
 std::pair<double, double> ProcessLevel(const core::RunResult& r);
+std::pair<double, double> ProcessLevel(const std::vector<double>& process_medians_ms);
 // A counted run's median counts per step (core::Counted), where the run
 // has no timed median: the model page charts them beside time.
 struct ConfigCount {
