@@ -8,6 +8,7 @@
 
 #include <torch/torch.h>
 
+#include <cmath>
 #include <iostream>
 
 #include "models/vision/detection/maskrcnn.h"
@@ -60,7 +61,8 @@ TEST_CASE("vision_maskrcnn parity: eval detections, five losses and one SGD step
   opt.mode = models::Mode::kTrain;
   opt.batch_size = 2;
   models::SeedAll(0);
-  models::MaskRcnnSettings settings{112, 160, 0.0};  // ref_maskrcnn.py: MIN_SIZE, MAX_SIZE, SCORE_THRESH
+  // ref_maskrcnn.py: MIN_SIZE, MAX_SIZE, SCORE_THRESH, and TorchBench's lr for its one step.
+  models::MaskRcnnSettings settings{112, 160, 0.0, 0.02};
   auto workload = models::MakeMaskRcnnWorkload(opt, settings);
   parity::CheckSameStructure(workload->net(), ref);
   parity::LoadWeights(workload->net(), ref);
@@ -78,4 +80,40 @@ TEST_CASE("vision_maskrcnn parity: eval detections, five losses and one SGD step
   const double updated_err = CompareAll(ours, ref.updated, "updated");
   std::cout << "parity vision_maskrcnn: params " << ref.param_count << ", eval worst rel err " << eval_err
             << ", losses worst rel err " << loss_err << ", updated params worst rel err " << updated_err << std::endl;
+}
+
+// The registered smoke workload's train steps (the collector's `--suite ci
+// --mode train`): parameters stay finite and the box head sees the balanced
+// sampler's 512 RoIs at every step. At TorchBench's lr 0.02 from random
+// weights the second step sent the parameters to NaN and the RPN's
+// proposals to none (the box head then saw the ground-truth boxes alone,
+// 19 RoIs); see MaskRcnnSettings. Eval sees the RPN's proposals, at most
+// its post-NMS 1000.
+TEST_CASE("vision_maskrcnn smoke train stays finite with 512 sampled RoIs per image") {
+  const auto* info = models::FindModel("vision_maskrcnn");
+  REQUIRE(info != nullptr);
+  models::WorkloadOptions opt;
+  opt.mode = models::Mode::kTrain;
+  opt.smoke = true;
+  opt.batch_size = info->smoke_batch.train;
+  opt.seed = 0;
+  models::SeedAll(0);
+  auto w = info->create(opt);
+  w->net().train();
+  for (int step = 0; step < 5; ++step) {
+    INFO("step ", step);
+    const auto loss = w->TrainStep();
+    CHECK(std::isfinite(loss.item<double>()));
+    for (int64_t n : models::MaskRcnnSampledRois(*w)) CHECK(n == 512);
+  }
+  for (const auto& p : w->net().named_parameters()) {
+    INFO(p.key());
+    CHECK(torch::isfinite(p.value()).all().item<bool>());
+  }
+  const auto eval = models::MaskRcnnEvalOutputs(*w);
+  const auto proposals = eval.at("proposals0").size(0);
+  std::cout << "vision_maskrcnn smoke: 512 sampled RoIs per train step, " << proposals << " eval proposals"
+            << std::endl;
+  CHECK(proposals > 512);
+  CHECK(proposals <= 1000);
 }
