@@ -23,7 +23,7 @@ constexpr int64_t kTrainContext = 457, kDevContext = 456, kSmokeTrainContext = 6
 // fastNLP_Bert/__init__.py: DEFAULT_TRAIN_BSIZE = 6, DEFAULT_EVAL_BSIZE = 1.
 constexpr int64_t kDefaultTrainBatch = 6, kDefaultEvalBatch = 1;
 // A [SEP] among the words (characters are GB2312 codes).
-constexpr int64_t kSepWord = -1;
+constexpr int64_t kSepWord = kFastNlpSepWord;
 
 torch::nn::Linear MakeLinear(int64_t in, int64_t out) { return torch::nn::Linear(in, out); }
 
@@ -139,9 +139,7 @@ void InitBertWeights(torch::nn::Module& model, double range) {
 
 // One CMRC2018 question: its context and question characters (the words
 // are context, [SEP], question).
-struct Instance {
-  std::vector<int64_t> context, question;
-};
+using Instance = FastNlpQuestion;
 
 // cmrc2018_simulator.py's draws, as GB2312 codes: rows 0xB0-0xF7 but 0xD7,
 // cells 0xA1-0xFE.
@@ -182,18 +180,26 @@ std::vector<int64_t> Words(const Instance& ins) {
   return words;
 }
 
-// CMRC2018BertPipe's vocabulary over the train words (<pad>, <unk>, then by
-// count, ties in order of first appearance) and _BertWordModel's word to
-// word-piece table over vocab.txt (every character drawn and the five
-// specials; here in code order, in TorchBench Python's set order).
+// CMRC2018BertPipe's vocabulary: Vocabulary.from_dataset over the train
+// words, with the dev words as no_create_entry_dataset, which still adds
+// them (the flag only marks them for pretrained embeddings). Order: <pad>,
+// <unk>, then Counter.most_common over both splits, ties in order of first
+// appearance, train first. BertEmbedding's min_freq is 1, so every word
+// keeps its own word piece. Then _BertWordModel's word to word-piece table
+// over vocab.txt (every character drawn and the five specials; here in code
+// order, in TorchBench Python's set order).
 std::pair<std::map<int64_t, int64_t>, FastNlpVocab> BuildVocab(const std::vector<Instance>& train,
-                                                               const std::set<int64_t>& drawn) {
+                                                               const std::vector<Instance>& dev,
+                                                               const std::set<int64_t>& drawn,
+                                                               std::vector<int64_t>& words_in_order) {
   std::map<int64_t, std::pair<int64_t, int64_t>> counts;  // word -> (count, first seen)
   int64_t seen = 0;
-  for (const auto& ins : train) {
-    for (int64_t w : Words(ins)) {
-      auto [it, inserted] = counts.try_emplace(w, 0, seen++);
-      ++it->second.first;
+  for (const auto* split : {&train, &dev}) {
+    for (const auto& ins : *split) {
+      for (int64_t w : Words(ins)) {
+        auto [it, inserted] = counts.try_emplace(w, 0, seen++);
+        ++it->second.first;
+      }
     }
   }
   std::vector<std::pair<int64_t, std::pair<int64_t, int64_t>>> order(counts.begin(), counts.end());
@@ -212,6 +218,7 @@ std::pair<std::map<int64_t, int64_t>, FastNlpVocab> BuildVocab(const std::vector
   vocab.word_to_piece = {vocab.piece_pad, piece_unk};
   for (const auto& [word, unused] : order) {
     index.emplace(word, static_cast<int64_t>(vocab.word_to_piece.size()));
+    words_in_order.push_back(word);
     vocab.word_to_piece.push_back(word == kSepWord ? vocab.piece_sep : piece_of.at(word));
   }
   vocab.word_sep = index.at(kSepWord);
@@ -225,7 +232,7 @@ struct SimulatedBatch {
 
 // TorchBench's generate_inputs for `mode` at `batch`, then the first batch of
 // the mode's dataset (DataSetIter, sequential).
-SimulatedBatch SimulateBatch(Mode mode, int64_t batch, bool smoke) {
+SimulatedBatch SimulateBatch(Mode mode, int64_t batch, bool smoke, FastNlpSimulation* simulation = nullptr) {
   TORCH_CHECK(batch > 0, "fastnlp_bert: batch size must be positive, got ", batch);
   const bool train = mode == Mode::kTrain;
   const int64_t train_items = train ? batch : kDefaultTrainBatch, dev_items = train ? kDefaultEvalBatch : batch;
@@ -234,18 +241,17 @@ SimulatedBatch SimulateBatch(Mode mode, int64_t batch, bool smoke) {
       Simulate(dev_items, kDevTitleChars, smoke ? kSmokeDevContext : kDevContext, kDevQas, kDevAnswers, drawn);
   const auto train_set =
       Simulate(train_items, kTrainTitleChars, smoke ? kSmokeTrainContext : kTrainContext, kTrainQas, 1, drawn);
-  auto [index, vocab] = BuildVocab(train_set, drawn);
+  std::vector<int64_t> words_in_order;
+  auto [index, vocab] = BuildVocab(train_set, dev, drawn, words_in_order);
   const auto& data = train ? train_set : dev;
   const int64_t length = static_cast<int64_t>(Words(data[0]).size());
   auto words = torch::empty({batch, length}, torch::kLong);
   auto w = words.accessor<int64_t, 2>();
   for (int64_t b = 0; b < batch; ++b) {
     const auto row = Words(data[static_cast<size_t>(b)]);
-    for (int64_t i = 0; i < length; ++i) {
-      auto it = index.find(row[static_cast<size_t>(i)]);
-      w[b][i] = it == index.end() ? vocab.word_unk : it->second;
-    }
+    for (int64_t i = 0; i < length; ++i) w[b][i] = index.at(row[static_cast<size_t>(i)]);
   }
+  if (simulation != nullptr) *simulation = {train_set, dev, std::move(words_in_order), words};
   const auto context = static_cast<int64_t>(data[0].context.size());
   return {words, torch::zeros({batch}, torch::kLong), torch::full({batch}, kAnswerChars - 1, torch::kLong),
           torch::full({batch}, context, torch::kLong), vocab};
@@ -488,6 +494,12 @@ ModelInfo FastNlpBertInfo(const FastNlpBertConfig& config) {
     return std::make_unique<FastNlpBertWorkload>(opt, config);
   };
   return info;
+}
+
+FastNlpSimulation SimulateFastNlp(Mode mode, int64_t batch, bool smoke) {
+  FastNlpSimulation out;
+  (void)SimulateBatch(mode, batch, smoke, &out);
+  return out;
 }
 
 void AddFastNlpBertModels(std::vector<ModelInfo>& out) { out.push_back(FastNlpBertInfo()); }

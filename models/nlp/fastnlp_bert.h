@@ -22,9 +22,11 @@
 // The data, as TorchBench's cmrc2018_simulator.py draws them: random GB2312
 // characters at CMRC2018's lengths, one word each: context (457 characters
 // in train, 456 in dev), [SEP], question (16); the answer spans positions
-// 0 to 7. The words' vocabulary is CMRC2018BertPipe's (train characters by
-// frequency, after <pad>, <unk>; dev characters it lacks are <unk>), and the
-// word-piece vocabulary every character drawn plus BERT's five specials.
+// 0 to 7. The words' vocabulary is CMRC2018BertPipe's (after <pad>, <unk>,
+// the train and dev characters by frequency: the dev split is its
+// no_create_entry_dataset, which still adds its words, so no word is <unk>),
+// and the word-piece vocabulary every character drawn plus BERT's five
+// specials.
 //
 // TorchBench's train() runs fastNLP's trainer loop body: forward,
 // CMRC2018Loss (cross entropy of start and end over the context positions,
@@ -130,6 +132,25 @@ TORCH_MODULE(FastNlpBertForQa);
 
 // The registry entry at `config`. The parity test builds a reduced encoder.
 ModelInfo FastNlpBertInfo(const FastNlpBertConfig& config = {});
+
+// One run's simulated CMRC2018, as TorchBench's generate_inputs draws it for
+// `mode` at `batch`: each split's questions in order (context and question
+// as GB2312 codes; a paragraph's questions share its context), the word
+// vocabulary CMRC2018BertPipe builds over them (word index -> GB2312 code,
+// kFastNlpSepWord for [SEP]; indexes 0 and 1 are <pad> and <unk>), and the
+// first batch of the mode's split (train, or dev in eval) as word indexes.
+// tests/parity/fastnlp_bert_parity_test.cc feeds the same splits to
+// fastNLP's own pipe and compares.
+inline constexpr int64_t kFastNlpSepWord = -1;
+struct FastNlpQuestion {
+  std::vector<int64_t> context, question;
+};
+struct FastNlpSimulation {
+  std::vector<FastNlpQuestion> train, dev;
+  std::vector<int64_t> vocabulary;
+  torch::Tensor words;
+};
+FastNlpSimulation SimulateFastNlp(Mode mode, int64_t batch, bool smoke);
 
 void AddFastNlpBertModels(std::vector<ModelInfo>& out);
 

@@ -7,11 +7,17 @@
 // reaches, absent on both sides). The reference's words, word-piece table and
 // special pieces replace the C++ simulation's, so both map the same words to
 // the same pieces. The registered configuration's parameter count is checked
-// against fastNLP's BertModel built on the meta device, and the simulated
-// batch's shape against TorchBench's CMRC2018 lengths.
+// against fastNLP's BertModel built on the meta device, the simulated
+// batch's shape against TorchBench's CMRC2018 lengths, and the simulation's
+// own words and vocabulary against fastNLP's CMRC2018BertPipe run on the
+// same characters (ref_fastnlp_pipe.py).
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+
+#include <nlohmann/json.hpp>
 
 #include "models/nlp/fastnlp_bert.h"
 #include "tests/parity/parity.h"
@@ -105,11 +111,45 @@ TEST_CASE("fastnlp_bert simulated CMRC2018 batch") {
     CHECK(in.at("words").select(1, context).eq(vocab.word_sep).all().item<bool>());
     CHECK(in.at("words").eq(vocab.word_sep).sum().item<int64_t>() == opt.batch_size);
     // Train: 6 paragraphs of 457 characters and 30 questions of 16, so a few
-    // thousand distinct words; dev words the train set lacks are <unk>.
+    // thousand distinct words; the dev words are in the vocabulary too (the
+    // pipe's no_create_entry_dataset), so no word is <unk>.
     CHECK(vocab.word_to_piece.size() > 1000);
-    if (!train) CHECK(in.at("words").eq(vocab.word_unk).any().item<bool>());
+    CHECK_FALSE(in.at("words").eq(vocab.word_unk).any().item<bool>());
     torch::NoGradGuard no_grad;
     w->net().eval();
     CHECK(w->Forward().sizes() == torch::IntArrayRef({opt.batch_size, context + 1 + 16, 2}));
+  }
+}
+
+// The C++ simulation's splits through fastNLP's own CMRC2018BertPipe
+// (ref_fastnlp_pipe.py): the same word vocabulary, index for index, and the
+// same word indexes for the batch the workload feeds, in train (the train
+// split) and eval (the dev split), at TorchBench's lengths and batches. The
+// C++ once built the vocabulary from the train split alone, so that in eval
+// 300 of 473 words reached the model as <unk>.
+TEST_CASE("fastnlp_bert words and vocabulary as CMRC2018BertPipe builds them") {
+  for (const auto mode : {models::Mode::kTrain, models::Mode::kEval}) {
+    const bool train = mode == models::Mode::kTrain;
+    INFO("mode ", (train ? "train" : "eval"));
+    models::SeedAll(0);
+    const auto sim = models::SimulateFastNlp(mode, train ? 6 : 1, /*smoke=*/false);
+    nlohmann::json splits;
+    for (const auto& [name, questions] : {std::pair{"train", &sim.train}, std::pair{"dev", &sim.dev}}) {
+      auto& out = splits[name] = nlohmann::json::array();
+      for (const auto& q : *questions) out.push_back({{"context", q.context}, {"question", q.question}});
+    }
+    const auto path = std::filesystem::path(TORCHGAUGE_BINARY_DIR) / "parity" /
+                      (std::string("fastnlp_splits_") + (train ? "train" : "eval") + ".json");
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << splits.dump();
+    const auto saved = parity::RunReferenceScript("ref_fastnlp_pipe.py", "fastnlp_bert", {"--splits", path.string()});
+    const auto vocabulary = saved.at("vocabulary").toTensor();
+    CHECK(torch::equal(vocabulary, torch::tensor(sim.vocabulary, torch::kLong)));
+    const auto expected = saved.at(train ? "train_words" : "dev_words").toTensor();
+    REQUIRE(expected.size(0) >= sim.words.size(0));
+    CHECK(torch::equal(sim.words, expected.slice(0, 0, sim.words.size(0))));
+    std::cout << "fastnlp_bert " << (train ? "train" : "eval") << ": vocabulary of " << sim.vocabulary.size() + 2
+              << " words (the pipe's " << vocabulary.numel() + 2 << "); batch " << sim.words.sizes() << ", <unk> words "
+              << sim.words.eq(1).sum().item<int64_t>() << std::endl;
   }
 }
