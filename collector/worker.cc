@@ -23,6 +23,7 @@
 #include "collector/precision.h"
 #include "collector/profiling.h"
 #include "core/contract/layout.h"
+#include "core/contract/vocabulary.h"
 #include "core/io/json_io.h"
 #include "core/stats/stats.h"
 #include "core/stats/system_load.h"
@@ -58,8 +59,8 @@ std::optional<std::string> Unsupported(const RunSpec& spec, const models::ModelI
   if (mode == models::Mode::kTrain && !info.supports_train) return info.unsupported_reason;
   if (mode == models::Mode::kEval && !info.supports_eval) return info.unsupported_reason;
   if (auto why = BackendUnsupported(spec.backend, spec.precision)) return why;
-  if (spec.settings.measure == "counted" && spec.backend == "inductor") {
-    return std::string("inductor: not counted: its AOTInductor package is compiled in Python for the host's vector ") +
+  if (spec.settings.measure == "counted" && core::IsInductorBackend(spec.backend)) {
+    return spec.backend + std::string(": not counted: its AOTInductor package is compiled in Python for the host's vector ") +
            "width, which may be AVX-512, and Valgrind emulates none; count eager and torchscript";
   }
   const bool gpu = spec.device == "cuda";
@@ -272,7 +273,7 @@ void ProfilingPass(Stepper& s, core::RunResult& r) {
     r.profiling = prof;
     r.gpu_breakdown = p.breakdown;
     r.host_breakdown = p.host_breakdown;
-    if (spec.backend == "inductor" && r.host_breakdown) {
+    if (core::IsInductorBackend(spec.backend) && r.host_breakdown) {
       // The package's generated kernels are no profiler operators: their time
       // would be filed outside operators, and compute would read 0 %.
       r.host_breakdown.reset();
@@ -285,7 +286,7 @@ void ProfilingPass(Stepper& s, core::RunResult& r) {
       r.host_breakdown->profiler_overhead_per_op_us = MeasureProfilerOverheadPerOpUs(1000, 3);
     }
     r.operators = p.operators;
-    if (spec.backend == "inductor") {
+    if (core::IsInductorBackend(spec.backend)) {
       // A formula sees only the ATen calls the compiled code makes; its
       // generated kernels do the rest, so a count would understate the work.
       flops.profiler_flops_reason = "inductor: the generated kernels are outside the FLOP formulas";

@@ -19,13 +19,19 @@ Small tensors are never inlined into the generated code
 collector supplies, so an optimizer step reaches the package and a cached
 package never carries the weights of the run that built it.
 
+With --freeze (the collector's inductor_frozen backend, eval only) Inductor
+compiles with freezing (torch._inductor.config.freezing), as torch.compile
+does for the HUD's CPU runs: the weights become constants of the graph,
+folded and, on CPU, prepacked into oneDNN's layouts, and the package carries
+them. The collector then hands it nothing, and keys its cache by the weights.
+
 It is the only Python that runs at collect time, and it is never timed as a
 step: the collector records its wall time as the compile latency. It prints
 one JSON object on stdout: the phase times in milliseconds, the package and,
 with --joint, the outputs. Once the package is written, the build directories
 Inductor left for it in its cache directory are removed (remove_build_dirs).
 
-Usage: aoti_compile.py --graph G.pt --inputs I.pt --out P.pt2 --threads N [--joint]
+Usage: aoti_compile.py --graph G.pt --inputs I.pt --out P.pt2 --threads N [--joint | --freeze]
 """
 import argparse
 import contextlib
@@ -105,7 +111,10 @@ def main() -> int:
     ap.add_argument("--out", required=True, help="the .pt2 package to write")
     ap.add_argument("--threads", type=int, required=True, help="the run's intra-op thread count")
     ap.add_argument("--joint", action="store_true", help="the graph returns a loss: compile forward and backward")
+    ap.add_argument("--freeze", action="store_true", help="fold and prepack the weights into the package (eval)")
     args = ap.parse_args()
+    if args.joint and args.freeze:
+        ap.error("--freeze compiles a forward only; a joint graph's weights are trained")
 
     import torch  # noqa: E402 (slow import: after argument errors)
     from torch._export.converter import TS2EPConverter
@@ -158,7 +167,10 @@ def main() -> int:
     times["convert_ms"] = (time.perf_counter() - start) * 1e3
 
     start = time.perf_counter()
-    torch._inductor.config.always_keep_tensor_constants = True
+    if args.freeze:
+        torch._inductor.config.freezing = True
+    else:
+        torch._inductor.config.always_keep_tensor_constants = True
     # This process's own temporary name: two collections sharing the cache
     # (Slurm shards on one node, the tests beside a collection) may compile
     # the same key at once, and each must rename only a package it finished.

@@ -5,7 +5,12 @@ history). The backend is Python's own too: eager; torchscript, the forward
 traced once by torch.jit.trace (loss, backward and optimizer eager, as the
 collector runs it); inductor, the model under torch.compile (eval: the
 forward; train: forward and backward through AOTAutograd, the Python
-counterpart of the collector's AOTInductor joint graph). The workload is the one the collector's harnesses run for the
+counterpart of the collector's AOTInductor joint graph); inductor_frozen
+(eval only), torch.compile with torch._inductor.config.freezing, the
+counterpart of the collector's frozen package; aoti_frozen (eval only),
+Python's own AOTInductor with freezing (torch.export, then
+torch._inductor.aoti_compile_and_package and aoti_load_package): the
+collector's compile path taken from Python, without its TorchScript trace. The workload is the one the collector's harnesses run for the
 same model at the smoke sizes (models/vision/classification/
 torchvision_harness.cc, models/nlp/hf_harness.cc):
 
@@ -23,7 +28,7 @@ torch version and commit, and every sample in ms.
 
 Usage:
   python_eager_timing.py --model resnet18 --mode eval --batch 1 --threads 1 \
-      [--backend eager|torchscript|inductor] [--warmup 3] [--repeat 20] [--extra-site DIR]
+      [--backend eager|torchscript|inductor|inductor_frozen|aoti_frozen] [--warmup 3] [--repeat 20] [--extra-site DIR]
 
 --extra-site appends a site-packages folder to the end of sys.path, so that
 a release's venv (torch, maybe torchvision) can borrow transformers from the
@@ -166,9 +171,40 @@ def compiled(net, a, example):
             # A traced module takes its inputs by position.
             return lambda input_ids: traced(input_ids)
         return traced
-    if a.backend == "inductor":
+    if a.backend == "aoti_frozen":
+        return aoti_frozen(net, a, example)
+    if a.backend == "inductor_frozen":
+        if a.mode != "eval":
+            raise SystemExit("python_eager_timing: inductor_frozen runs eval only (freezing folds the weights)")
+        # Freezing applies to a graph compiled without grad: the eval step's
+        # first call, under inference_mode.
+        torch._inductor.config.freezing = True
+    if a.backend in ("inductor", "inductor_frozen"):
         return torch.compile(net)
     return net
+
+
+def aoti_frozen(net, a, example):
+    """The model exported (torch.export, no grad) and compiled ahead of time
+    with freezing into a package in a temporary folder, loaded back: a
+    callable taking the model's inputs by position."""
+    import os
+    import tempfile
+
+    import torch
+
+    if a.mode != "eval":
+        raise SystemExit("python_eager_timing: aoti_frozen runs eval only (freezing folds the weights)")
+    torch._inductor.config.freezing = True
+    folder = tempfile.mkdtemp(prefix="python_aoti_")
+    with torch.no_grad():
+        program = torch.export.export(net, tuple(example))
+        package = torch._inductor.aoti_compile_and_package(program, package_path=os.path.join(folder, "model.pt2"))
+    runner = torch._inductor.aoti_load_package(package)
+    if a.model in TRANSFORMERS:
+        # The exported forward returns the model's output as a tuple of tensors.
+        return lambda input_ids: {"logits": runner(input_ids)[0]}
+    return runner
 
 
 def make_step(a):
@@ -206,7 +242,8 @@ def main():
     ap.add_argument("--mode", choices=["train", "eval"], required=True)
     ap.add_argument("--batch", type=int, required=True)
     ap.add_argument("--threads", type=int, required=True)
-    ap.add_argument("--backend", choices=["eager", "torchscript", "inductor"], default="eager")
+    ap.add_argument("--backend", choices=["eager", "torchscript", "inductor", "inductor_frozen", "aoti_frozen"],
+                    default="eager")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)

@@ -1,6 +1,7 @@
 #include "collector/backends/backend.h"
 
 #include "collector/backends/inductor_backend.h"
+#include "core/contract/vocabulary.h"
 #include "models/unsupported_error.h"
 
 #include <torch/csrc/jit/frontend/tracer.h>
@@ -86,14 +87,14 @@ std::pair<double, double> Difference(const torch::Tensor& got, const torch::Tens
 
 std::optional<std::string> BackendUnsupported(const std::string& backend, const std::string& precision) {
   if (backend == "eager") return std::nullopt;
-  if (backend == "torchscript" || backend == "inductor") {
+  if (backend == "torchscript" || core::IsInductorBackend(backend)) {
     if (precision.starts_with("amp")) {
       return backend + " runs a graph traced outside autocast; this collector does not trace under autocast (" +
              precision + ")";
     }
     return std::nullopt;
   }
-  return "backend '" + backend + "' is not implemented in this collector version (eager, torchscript and inductor run)";
+  return "backend '" + backend + "' is not implemented in this collector version (eager, torchscript, inductor and inductor_frozen run)";
 }
 
 namespace {
@@ -141,10 +142,10 @@ std::optional<std::string> InstallBackend(const std::string& backend, models::Wo
   std::function<torch::Tensor()> compiled;
   core::CompileInfo info;
   try {
-    if (backend == "inductor") {
+    if (core::IsInductorBackend(backend)) {
       CompiledInductor c;
       try {
-        c = CompileInductor(workload, mode, info);
+        c = CompileInductor(workload, mode, info, /*freeze=*/backend == "inductor_frozen");
       } catch (...) {
         if (compile) *compile = info;  // the phases that ran, and the check that failed
         throw;

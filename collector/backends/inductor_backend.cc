@@ -169,7 +169,7 @@ std::string Tail(const std::string& text, size_t lines) {
 // (status error), not a configuration the model declines. A joint compile
 // fills `outputs` with the package's outputs by name.
 std::optional<std::string> CompilePackage(const fs::path& graph, const fs::path& inputs, const fs::path& package,
-                                          int threads, bool joint, core::CompileInfo& compile,
+                                          int threads, bool joint, bool freeze, core::CompileInfo& compile,
                                           std::vector<std::string>& outputs) {
   // The Python of the LibTorch under test: the package it writes is loaded
   // by this process's LibTorch, so it must be the same release.
@@ -183,7 +183,7 @@ std::optional<std::string> CompilePackage(const fs::path& graph, const fs::path&
   const std::string cmd = core::ShellQuote(python) + " " + core::ShellQuote(script) + " --graph " +
                           core::ShellQuote(graph.string()) + " --inputs " + core::ShellQuote(inputs.string()) +
                           " --out " + core::ShellQuote(package.string()) + " --threads " + std::to_string(threads) +
-                          (joint ? " --joint" : "") + " 2>" +
+                          (joint ? " --joint" : "") + (freeze ? " --freeze" : "") + " 2>" +
                           core::ShellQuote((graph.parent_path() / "compile.log").string());
   const core::CommandOutput out = core::RunCapture(cmd);
   if (out.exit_code != 0) {
@@ -375,11 +375,14 @@ void CheckJoint(torch::inductor::AOTIModelPackageLoader& loader, models::Workloa
 // exporter names "_tensor_constantN" or "lifted_tensor_N") stay the
 // package's. Any other tensor the package wants and the module lacks is a
 // broken package, not a quiet default.
+// A frozen package (`frozen`) keeps the weights it folded: nothing is handed.
 std::shared_ptr<torch::inductor::AOTIModelPackageLoader> LoadPackage(
-    const fs::path& package, const torch::Device& device, const std::map<std::string, torch::Tensor>& by_name) {
+    const fs::path& package, const torch::Device& device, const std::map<std::string, torch::Tensor>& by_name,
+    bool frozen) {
   auto loader = std::make_shared<torch::inductor::AOTIModelPackageLoader>(
       package.string(), "model", /*run_single_threaded=*/false, /*num_runners=*/1,
       device.is_cuda() ? device.index() : c10::DeviceIndex(-1));
+  if (frozen) return loader;
   std::unordered_map<std::string, at::Tensor> constants;
   for (const auto& fqn : loader->get_constant_fqns()) {
     auto it = by_name.find(fqn);
@@ -428,11 +431,31 @@ std::function<torch::Tensor()> JointTrainStep(std::shared_ptr<torch::inductor::A
   };
 }
 
+// A digest of every parameter's and buffer's name, dtype, shape and bytes:
+// the weights a frozen package folds in.
+std::string WeightsDigest(const NamedState& state) {
+  core::Fingerprint f;
+  for (const auto* list : {&state.parameters, &state.buffers}) {
+    for (const auto& [name, t] : *list) {
+      const torch::Tensor c = t.detach().to(torch::kCPU).contiguous();
+      f.Add(name).Add(std::string_view(c10::toString(c.scalar_type()))).Add(c10::str(c.sizes()));
+      f.Add(std::string_view(static_cast<const char*>(c.data_ptr()), c.nbytes()));
+    }
+  }
+  return f.Hex();
+}
+
 }  // namespace
 
-CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::CompileInfo& compile) {
+CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::CompileInfo& compile, bool freeze) {
   CompiledInductor out;
   const bool train = mode == models::Mode::kTrain;
+  if (freeze && train) {
+    out.unsupported =
+        "inductor_frozen: freezing folds the weights into the package as constants, and a train step updates "
+        "them; frozen packages run eval only (torch.compile freezes only inference graphs too)";
+    return out;
+  }
   std::optional<models::Workload::TrainParts> parts;
   if (train) {
     try {
@@ -466,7 +489,7 @@ CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::C
   const torch::Device device = inputs.empty() ? torch::Device(torch::kCPU) : inputs.front().device();
   PackageKey key{graph->toString(),          TORCH_VERSION,          device.str(),
                  at::get_cpu_capability(),   InputSignature(inputs), at::get_num_threads(),
-                 train ? "joint" : "forward"};
+                 train ? "joint" : (freeze ? "forward_frozen " + WeightsDigest(state) : "forward")};
   compile.cache_key = key.Hex();
   const fs::path dir = CacheDir();
   fs::create_directories(dir);
@@ -480,8 +503,8 @@ CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::C
         torch::pickle_save(c10::ivalue::Tuple::create(std::vector<c10::IValue>(inputs.begin(), inputs.end())));
     std::ofstream((scratch.dir / "inputs.pt").string(), std::ios::binary).write(bytes.data(), bytes.size());
     if (auto why = CompilePackage(scratch.dir / "graph.pt", scratch.dir / "inputs.pt", package, key.threads, train,
-                                  compile, outputs)) {
-      out.unsupported = "inductor: " + *why;
+                                  freeze, compile, outputs)) {
+      out.unsupported = (freeze ? "inductor_frozen: " : "inductor: ") + *why;
       return out;
     }
     nlohmann::json m = {{"isa", key.isa},       {"threads", key.threads}, {"torch", key.torch_version},
@@ -494,7 +517,7 @@ CompiledInductor CompileInductor(models::Workload& w, models::Mode mode, core::C
   std::map<std::string, torch::Tensor> by_name;
   for (const auto& [name, t] : state.parameters) by_name[name] = t;
   for (const auto& [name, t] : state.buffers) by_name[name] = t;
-  auto loader = LoadPackage(package, device, by_name);
+  auto loader = LoadPackage(package, device, by_name, freeze);
   compile.load_ms = MsSince(start);
   if (!train) {
     out.forward = [loader, &w, input_names] { return loader->run(TracedInputs(w, input_names)).at(0); };

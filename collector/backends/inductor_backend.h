@@ -52,7 +52,15 @@ struct CompiledInductor {
 // against eager's loss and gradients (compile.check, compile.check_error; a
 // mismatch throws); the caller (InstallBackend) checks an eval forward's
 // output and installs what was compiled.
-CompiledInductor CompileInductor(models::Workload& workload, models::Mode mode, core::CompileInfo& compile);
+//
+// With `freeze` (the inductor_frozen backend, eval only), Inductor compiles
+// with freezing: the weights are constants of the graph, folded and
+// prepacked (oneDNN's blocked layouts on CPU) into the package, as
+// torch.compile does with torch._inductor.config.freezing. Such a package
+// carries the weights of the run that built it, so its cache key holds a
+// digest of every parameter and buffer; a train run is unsupported.
+CompiledInductor CompileInductor(models::Workload& workload, models::Mode mode, core::CompileInfo& compile,
+                                 bool freeze = false);
 
 // The train check's float64 judgement of one output (the loss or a gradient)
 // whose float32 difference from eager exceeds the plain tolerance, as

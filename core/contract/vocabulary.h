@@ -25,7 +25,9 @@ enum class Domain { kVision, kNlp, kRecommendation, kReinforcementLearning, kSpe
 
 // cudagraph is part of the vocabulary so that a request for it is recorded
 // as unsupported with a reason rather than refused.
-enum class Backend { kEager, kTorchScript, kCudaGraph, kInductor };
+// kInductorFrozen: Inductor with freezing (eval only): the weights folded
+// and prepacked into the AOTInductor package, as the HUD's CPU runs compile.
+enum class Backend { kEager, kTorchScript, kCudaGraph, kInductor, kInductorFrozen };
 
 enum class Precision { kFp32, kTf32, kDefault, kBf16, kFp16, kAmpBf16, kAmpFp16 };
 
@@ -49,10 +51,10 @@ inline constexpr Vocabulary<Domain, 7> kDomainVocabulary{
     {Domain::kVision, Domain::kNlp, Domain::kRecommendation, Domain::kReinforcementLearning, Domain::kSpeech,
      Domain::kOther, Domain::kTest},
     {"vision", "nlp", "recommendation", "rl", "speech", "other", "test"}};
-inline constexpr Vocabulary<Backend, 4> kBackendVocabulary{
+inline constexpr Vocabulary<Backend, 5> kBackendVocabulary{
     "backend",
-    {Backend::kEager, Backend::kTorchScript, Backend::kCudaGraph, Backend::kInductor},
-    {"eager", "torchscript", "cudagraph", "inductor"}};
+    {Backend::kEager, Backend::kTorchScript, Backend::kCudaGraph, Backend::kInductor, Backend::kInductorFrozen},
+    {"eager", "torchscript", "cudagraph", "inductor", "inductor_frozen"}};
 inline constexpr Vocabulary<Precision, 7> kPrecisionVocabulary{
     "precision",
     {Precision::kFp32, Precision::kTf32, Precision::kDefault, Precision::kBf16, Precision::kFp16, Precision::kAmpBf16,
@@ -63,6 +65,11 @@ inline constexpr Vocabulary<Status, 7> kStatusVocabulary{
     {Status::kOk, Status::kUnsupported, Status::kError, Status::kTimeout, Status::kOom, Status::kCrashed,
      Status::kMissing},
     {"ok", "unsupported", "error", "timeout", "oom", "crashed", "missing"}};
+
+// Whether `backend` runs an AOTInductor package (with or without freezing).
+inline bool IsInductorBackend(std::string_view backend) {
+  return backend == "inductor" || backend == "inductor_frozen";
+}
 
 // The name lists, in enum order.
 inline constexpr const auto& kModes = kModeVocabulary.names;

@@ -1,5 +1,7 @@
 #include "core/shard/shard.h"
 
+#include "core/contract/vocabulary.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -28,7 +30,7 @@ std::optional<int> ParseCount(std::string_view s) {
 double BackendSetupSteps(const std::string& backend, double mode_factor) {
   if (backend == "torchscript") return 5.0;
   if (backend == "cudagraph") return mode_factor;  // one captured step
-  if (backend == "inductor") return 1.0;           // loading the compiled package
+  if (IsInductorBackend(backend)) return 1.0;  // loading the compiled package
   return 0.0;
 }
 

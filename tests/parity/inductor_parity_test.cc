@@ -14,6 +14,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "collector/backends/backend.h"
@@ -86,16 +87,24 @@ struct Installed {
   std::optional<core::CompileInfo> info;
 };
 
-Installed Install(const std::string& id, Mode mode) {
+Installed Install(const std::string& id, Mode mode, const std::string& backend = "inductor") {
   Installed w{Make(id, mode), Make(id, mode), std::nullopt};
-  const auto why = collector::InstallBackend("inductor", *w.compiled, mode, &w.info);
+  const auto why = collector::InstallBackend(backend, *w.compiled, mode, &w.info);
   REQUIRE_MESSAGE(!why, id << ": " << why.value_or(""));
   REQUIRE(w.info);
   return w;
 }
 
-core::CompileInfo CheckEval(const std::string& id) {
-  auto [eager, compiled, info] = Install(id, Mode::kEval);
+// `adjust`, when given, changes both workloads' weights the same way before
+// the compile.
+core::CompileInfo CheckEval(const std::string& id, const std::string& backend = "inductor",
+                            const std::function<void(models::Workload&)>& adjust = {}) {
+  Installed installed{Make(id, Mode::kEval), Make(id, Mode::kEval), std::nullopt};
+  if (adjust) adjust(*installed.eager), adjust(*installed.compiled);
+  const auto why = collector::InstallBackend(backend, *installed.compiled, Mode::kEval, &installed.info);
+  REQUIRE_MESSAGE(!why, id << ": " << why.value_or(""));
+  REQUIRE(installed.info);
+  auto& [eager, compiled, info] = installed;
   torch::Tensor want, got;
   {
     torch::NoGradGuard g;
@@ -225,6 +234,35 @@ TEST_CASE("inductor: the package cache is hit by the same run and missed at anot
   at::set_num_threads(threads);
   CHECK_FALSE(other.cache_hit);
   CHECK(other.cache_key != first.cache_key);
+}
+
+// The frozen variant folds the weights into its package: it must still
+// compute eager's output, never be keyed like an unfrozen package, and be
+// compiled again (not found in the cache) once a weight changes, so that a
+// package never runs another run's weights.
+TEST_CASE("inductor_frozen eval matches eager, and its package is keyed by the weights") {
+  TempCache cache("frozen");
+  const core::CompileInfo plain = CheckEval("test_tiny");
+  const core::CompileInfo first = CheckEval("test_tiny", "inductor_frozen");
+  CHECK_FALSE(first.cache_hit);
+  CHECK(first.cache_key != plain.cache_key);
+  const core::CompileInfo again = CheckEval("test_tiny", "inductor_frozen");
+  CHECK(again.cache_hit);
+  CHECK(again.cache_key == first.cache_key);
+  const core::CompileInfo changed = CheckEval("test_tiny", "inductor_frozen", [](models::Workload& w) {
+    torch::NoGradGuard g;
+    w.net().parameters().front().add_(0.5);
+  });
+  CHECK_FALSE(changed.cache_hit);
+  CHECK(changed.cache_key != first.cache_key);
+}
+
+TEST_CASE("inductor_frozen: a train run is unsupported, with why") {
+  auto w = Make("test_tiny", Mode::kTrain);
+  std::optional<core::CompileInfo> info;
+  const auto why = collector::InstallBackend("inductor_frozen", *w, Mode::kTrain, &info);
+  REQUIRE(why);
+  CHECK(why->find("eval only") != std::string::npos);
 }
 
 TEST_CASE("inductor train follows eager training: test_tiny") {
