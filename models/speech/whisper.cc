@@ -6,8 +6,13 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
+#include "models/generator.h"
 #include "models/nlp/hf_harness.h"
 
 namespace torchgauge::models {
@@ -56,7 +61,9 @@ WhisperConfig WhisperSmokeConfig() {
   c.encoder_ffn_dim = 256;
   c.decoder_ffn_dim = 256;
   c.max_source_positions = 100;
-  c.max_target_positions = 64;
+  // 128 (the parity reference's too): room for the generation measurement's
+  // default prompt (64 tokens) and 16 decode steps.
+  c.max_target_positions = 128;
   c.pad_token_id = 1000;
   c.bos_token_id = 1000;
   c.eos_token_id = 1000;
@@ -113,14 +120,28 @@ struct WhisperAttentionImpl : torch::nn::Module {
   // self-attention. mask: an additive [1, 1, q, k] mask or undefined.
   torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& key_value = {},
                         const torch::Tensor& mask = {}) {
-    const auto bsz = hidden.size(0), tgt_len = hidden.size(1);
-    const auto& current = key_value.defined() ? key_value : hidden;
-    // As the reference: the query is scaled before the product, the
-    // attention itself then scales by 1.
+    auto q = Query(hidden);
+    auto [k, v] = KeysValues(key_value.defined() ? key_value : hidden);
+    return Attend(q, k, v, mask);
+  }
+
+  // The queries of `hidden` [bsz, heads, len, head_dim]. As the reference:
+  // scaled before the product; the attention itself then scales by 1.
+  torch::Tensor Query(const torch::Tensor& hidden) {
     auto q = q_proj(hidden) * std::pow(static_cast<double>(head_dim), -0.5);
-    q = q.view({bsz, tgt_len, -1, head_dim}).transpose(1, 2).contiguous();
+    return q.view({hidden.size(0), hidden.size(1), -1, head_dim}).transpose(1, 2).contiguous();
+  }
+  // The keys and values of `current` [bsz, heads, len, head_dim]: what a
+  // generation's cache keeps.
+  std::pair<torch::Tensor, torch::Tensor> KeysValues(const torch::Tensor& current) {
+    const auto bsz = current.size(0);
     auto k = k_proj(current).view({bsz, -1, num_heads, head_dim}).transpose(1, 2).contiguous();
     auto v = v_proj(current).view({bsz, -1, num_heads, head_dim}).transpose(1, 2).contiguous();
+    return {k, v};
+  }
+  torch::Tensor Attend(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                       const torch::Tensor& mask) {
+    const auto bsz = q.size(0), tgt_len = q.size(2);
     auto weights = torch::matmul(q, k.transpose(2, 3));
     if (mask.defined()) weights = weights + mask;
     weights = torch::softmax(weights, -1);
@@ -174,6 +195,13 @@ struct WhisperEncoderLayerImpl : torch::nn::Module {
 };
 TORCH_MODULE(WhisperEncoderLayer);
 
+// One decoder layer's share of a generation's key-value cache: its
+// self-attention's keys and values so far, and its cross-attention's over
+// the encoder output (computed once, at the prefill).
+struct WhisperLayerCache {
+  torch::Tensor self_k, self_v, cross_k, cross_v;
+};
+
 struct WhisperDecoderLayerImpl : torch::nn::Module {
   explicit WhisperDecoderLayerImpl(const WhisperConfig& c)
       : self_attn(
@@ -196,6 +224,20 @@ struct WhisperDecoderLayerImpl : torch::nn::Module {
     auto cross = encoder_attn(encoder_attn_layer_norm(hidden), encoder_hidden);
     hidden = hidden + WhisperDropout(cross, config.dropout, train);
     return WhisperFeedForward(final_layer_norm, fc1, fc2, hidden, config, train);
+  }
+
+  // forward for generation (eval, no dropout) over the cache: the new
+  // positions' keys and values join it, the encoder's come from it.
+  torch::Tensor Step(const torch::Tensor& input, WhisperLayerCache& cache, const torch::Tensor& causal_mask) {
+    auto normed = self_attn_layer_norm(input);
+    auto q = self_attn->Query(normed);
+    auto [k, v] = self_attn->KeysValues(normed);
+    cache.self_k = cache.self_k.defined() ? torch::cat({cache.self_k, k}, 2) : k;
+    cache.self_v = cache.self_v.defined() ? torch::cat({cache.self_v, v}, 2) : v;
+    auto hidden = input + self_attn->Attend(q, cache.self_k, cache.self_v, causal_mask);
+    auto cross_q = encoder_attn->Query(encoder_attn_layer_norm(hidden));
+    hidden = hidden + encoder_attn->Attend(cross_q, cache.cross_k, cache.cross_v, torch::Tensor());
+    return WhisperFeedForward(final_layer_norm, fc1, fc2, hidden, config, /*train=*/false);
   }
 
   WhisperAttention self_attn;
@@ -286,6 +328,28 @@ struct WhisperDecoderImpl : torch::nn::Module {
     return layer_norm(hidden);
   }
 
+  // forward for generation: `input_ids` [batch, n] at positions past ..
+  // past + n - 1 over `caches` (one per layer, its cross-attention's keys
+  // and values set), which the new positions join. The mask hides each new
+  // position's future among the new ones; a single position sees all.
+  torch::Tensor Step(const torch::Tensor& input_ids, int64_t past, std::vector<WhisperLayerCache>& caches) {
+    const auto bsz = input_ids.size(0), n = input_ids.size(1);
+    TORCH_CHECK(past + n <= config.max_target_positions, "whisper: ", past + n, " decoder positions exceed ",
+                config.max_target_positions);
+    auto position_ids = torch::arange(past, past + n, input_ids.options()).unsqueeze(0).repeat({bsz, 1});
+    auto hidden = embed_tokens(input_ids) + embed_positions->weight.index({position_ids});
+    torch::Tensor mask;
+    if (n > 1) {
+      auto future = torch::ones({n, past + n}, input_ids.options().dtype(torch::kBool)).triu(past + 1);
+      mask = torch::zeros({1, 1, n, past + n}, hidden.options())
+                 .masked_fill(future.view({1, 1, n, past + n}), FinfoMin(hidden.scalar_type()));
+    }
+    for (size_t i = 0; i < layers->size(); ++i) {
+      hidden = layers[i]->as<WhisperDecoderLayerImpl>()->Step(hidden, caches[i], mask);
+    }
+    return layer_norm(hidden);
+  }
+
   torch::nn::Embedding embed_tokens, embed_positions;
   torch::nn::ModuleList layers;
   torch::nn::LayerNorm layer_norm;
@@ -360,6 +424,59 @@ struct WhisperForConditionalGenerationImpl : torch::nn::Module {
 };
 TORCH_MODULE(WhisperForConditionalGeneration);
 
+// Greedy decoding over the key-value cache, as transformers' generate lays
+// it out (the encoder once and the prompt at the prefill, then one position
+// per step; the cross-attention's keys and values computed once), without
+// its logits processors: what the collector's generation measurement times
+// (TTFT includes encoding the audio). The audio is the workload's
+// input_features (read from `inputs` at each prefill, so that a parity test's
+// replaced inputs count), one clip per prompt row.
+class WhisperGenerator : public Generator {
+ public:
+  WhisperGenerator(WhisperForConditionalGeneration net, const std::map<std::string, torch::Tensor>& inputs)
+      : net_(std::move(net)), inputs_(inputs) {}
+
+  torch::Tensor Prefill(const torch::Tensor& prompt_ids, int64_t max_new_tokens) override {
+    auto& decoder = net_->model->decoder;
+    TORCH_CHECK(prompt_ids.size(1) + max_new_tokens <= decoder->config.max_target_positions, "whisper: a prompt of ",
+                prompt_ids.size(1), " tokens and ", max_new_tokens, " new ones exceed the decoder's ",
+                decoder->config.max_target_positions, " positions");
+    const auto& features = inputs_.at("input_features");
+    TORCH_CHECK(prompt_ids.size(0) == features.size(0), "whisper: a prompt batch of ", prompt_ids.size(0), " for ",
+                features.size(0), " audio clips");
+    auto encoder_hidden = net_->model->encoder(features);
+    caches_.assign(decoder->layers->size(), {});
+    for (size_t i = 0; i < caches_.size(); ++i) {
+      auto* layer = decoder->layers[i]->as<WhisperDecoderLayerImpl>();
+      std::tie(caches_[i].cross_k, caches_[i].cross_v) = layer->encoder_attn->KeysValues(encoder_hidden);
+    }
+    past_ = 0;
+    return Next(prompt_ids);
+  }
+  torch::Tensor Decode(const torch::Tensor& token) override { return Next(token); }
+  std::optional<int64_t> KvCacheBytes() const override {
+    if (caches_.empty()) return std::nullopt;
+    int64_t bytes = 0;
+    for (const auto& c : caches_) {
+      for (const auto* t : {&c.self_k, &c.self_v, &c.cross_k, &c.cross_v}) bytes += static_cast<int64_t>(t->nbytes());
+    }
+    return bytes;
+  }
+  int64_t vocab_size() const override { return net_->model->decoder->config.vocab_size; }
+
+ private:
+  torch::Tensor Next(const torch::Tensor& ids) {
+    auto hidden = net_->model->decoder->Step(ids, past_, caches_);
+    past_ += ids.size(1);
+    return net_->proj_out(hidden.slice(1, -1)).argmax(-1);
+  }
+
+  WhisperForConditionalGeneration net_;
+  const std::map<std::string, torch::Tensor>& inputs_;
+  std::vector<WhisperLayerCache> caches_;
+  int64_t past_ = 0;
+};
+
 // What a registration builds: its configuration (full and reduced), its head
 // and, for the conditional generation head, the decoder's sequence length.
 struct WhisperSpec {
@@ -373,7 +490,7 @@ struct WhisperSpec {
 // Train adds labels: class ids for the classification head, token ids for
 // the generation head (whose decoder reads them shifted right). Eval of the
 // generation head feeds random decoder ids of the same length.
-class WhisperWorkload : public LossWorkload {
+class WhisperWorkload : public LossWorkload, public GenerativeWorkload {
  public:
   WhisperWorkload(const WorkloadOptions& opt, const WhisperSpec& spec)
       : config_(opt.smoke ? spec.smoke : spec.full), head_(spec.head), net_(MakeWhisper(config_, spec.head)) {
@@ -394,7 +511,16 @@ class WhisperWorkload : public LossWorkload {
     // TorchBench's Hugging Face optimizer: Adam(lr 1e-3).
     if (train) optimizer_ = std::make_unique<torch::optim::Adam>(net_->parameters(), torch::optim::AdamOptions(1e-3));
     samples_per_step_ = n;
+    if (head_ == WhisperHead::kConditionalGeneration) {
+      generator_ = std::make_unique<WhisperGenerator>(
+          WhisperForConditionalGeneration(std::dynamic_pointer_cast<WhisperForConditionalGenerationImpl>(net_)),
+          inputs_);
+    }
   }
+
+  // The generation head's greedy decoding (WhisperGenerator); the
+  // classification heads generate nothing.
+  Generator* generator() override { return generator_.get(); }
 
   torch::nn::Module& net() override { return *net_; }
 
@@ -424,6 +550,7 @@ class WhisperWorkload : public LossWorkload {
   WhisperConfig config_;
   WhisperHead head_;
   std::shared_ptr<torch::nn::Module> net_;
+  std::unique_ptr<WhisperGenerator> generator_;
 };
 
 ModelInfo WhisperInfo(const std::string& id, const std::string& paper_name, const std::string& reference,

@@ -15,7 +15,9 @@
 //    encoder is built; the 2-layer decoder is not part of that class).
 //  - whisper_tiny: the compiler suite's openai/whisper-tiny with
 //    WhisperForConditionalGeneration (encoder, decoder, proj_out tied to the
-//    decoder's token embedding).
+//    decoder's token embedding). Its workload is generative
+//    (models/generator.h): greedy decoding over a key-value cache, the
+//    encoder run once per generation on the workload's audio.
 //
 // The computation, as transformers 4.57.1 writes it with eager attention:
 // two Conv1d (kernel 3, the second with stride 2) with exact GELU over the

@@ -2,7 +2,7 @@
 
 transformers' Whisper models with random weights (nothing is downloaded), in fp32 with eager attention, at the
 reduced configuration that the smoke runs build (WhisperSmokeConfig): 2 encoder and 2 decoder layers, d_model 64,
-4 heads, ffn 256, 80 mel bins, max_source_positions 100 (so 200 input frames), max_target_positions 64, vocab 1024,
+4 heads, ffn 256, 80 mel bins, max_source_positions 100 (so 200 input frames), max_target_positions 128, vocab 1024,
 classifier_proj_size 64, num_labels 2.
 
   hf_whisper, hf_distil_whisper  WhisperForAudioClassification: inputs input_features [2, 80, 200] (randn, as
@@ -10,7 +10,7 @@ classifier_proj_size 64, num_labels 2.
                                  loss model(input_features, labels=labels).loss.
   whisper_tiny                   WhisperForConditionalGeneration: input_features and labels [2, 16] (token ids);
                                  output the logits of model(input_features, labels=labels) (the decoder reads the
-                                 labels shifted right); loss its .loss.
+                                 labels shifted right); loss its .loss; and greedy_generation's tokens.
 
 hf_distil_whisper's reduced configuration (DistilWhisperSmokeConfig) keeps distil-medium.en's proportions: d_model
 128, 8 heads, ffn 512, the rest as above. Each saves every
@@ -26,6 +26,7 @@ from parity_common import hf_adam, main
 
 BATCH = 2
 DECODER_LEN = 16
+GENERATION_PROMPT, GENERATED = 5, 12
 CLASSIFIERS = ("hf_whisper", "hf_distil_whisper")
 
 
@@ -34,13 +35,13 @@ def smoke_config(model_id):
         # DistilWhisperSmokeConfig: distil-medium.en's proportions (head_dim 16, ffn 4 d_model).
         return WhisperConfig(vocab_size=1024, num_mel_bins=80, d_model=128, encoder_layers=2, decoder_layers=2,
                              encoder_attention_heads=8, decoder_attention_heads=8, encoder_ffn_dim=512,
-                             decoder_ffn_dim=512, max_source_positions=100, max_target_positions=64,
+                             decoder_ffn_dim=512, max_source_positions=100, max_target_positions=128,
                              pad_token_id=1000, bos_token_id=1000, eos_token_id=1000, decoder_start_token_id=1001,
                              classifier_proj_size=64, num_labels=2, attn_implementation="eager",
                              torch_dtype=torch.float32)
     return WhisperConfig(vocab_size=1024, num_mel_bins=80, d_model=64, encoder_layers=2, decoder_layers=2,
                          encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=256,
-                         decoder_ffn_dim=256, max_source_positions=100, max_target_positions=64, pad_token_id=1000,
+                         decoder_ffn_dim=256, max_source_positions=100, max_target_positions=128, pad_token_id=1000,
                          bos_token_id=1000, eos_token_id=1000, decoder_start_token_id=1001, classifier_proj_size=64,
                          num_labels=2, attn_implementation="eager", torch_dtype=torch.float32)
 
@@ -79,7 +80,7 @@ def build(model_id):
         inputs["labels"] = torch.randint(0, config.num_labels, (BATCH,))
     else:
         inputs["labels"] = torch.randint(0, config.vocab_size, (BATCH, DECODER_LEN))
-    return {
+    spec = {
         "module": model,
         "inputs": inputs,
         "forward": lambda m, i: m(**i).logits,
@@ -87,6 +88,33 @@ def build(model_id):
         "optimizer": hf_adam,
         "save_grads": True,
     }
+    if model_id not in CLASSIFIERS:
+        spec["extra"] = greedy_generation
+    return spec
+
+
+def greedy_generation(model, inputs):
+    """transformers' own cached decoding, greedy: the prompt (per row the
+    decoder's start token and GENERATION_PROMPT - 1 fixed ids of its own, so
+    that no random draw moves the train step's) through the model with use_cache, then one token
+    at a time over past_key_values and the encoder's output. Saves the prompt
+    and the GENERATED new tokens, for models::WhisperGenerator to match
+    token for token."""
+    config = model.config
+    features = inputs["input_features"]
+    prompt = torch.tensor([[config.decoder_start_token_id] + [(7 * k + 3 + 101 * row) % 1000
+                                                              for k in range(GENERATION_PROMPT - 1)]
+                           for row in range(features.size(0))])
+    out = model(input_features=features, decoder_input_ids=prompt, use_cache=True)
+    encoder_outputs = (out.encoder_last_hidden_state,)
+    tokens = [out.logits[:, -1:].argmax(-1)]
+    past = out.past_key_values
+    while len(tokens) < GENERATED:
+        out = model(encoder_outputs=encoder_outputs, decoder_input_ids=tokens[-1], past_key_values=past,
+                    use_cache=True)
+        past = out.past_key_values
+        tokens.append(out.logits[:, -1:].argmax(-1))
+    return {"generation_prompt": prompt, "generated": torch.cat(tokens, 1)}
 
 
 def meta_modules(model_id):
