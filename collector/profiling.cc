@@ -8,7 +8,7 @@
 #include <mutex>
 #include <regex>
 
-#include "collector/kineto.h"
+#include "collector/platform/kineto.h"
 #include "collector/platform/flop_formulas.h"
 #include "collector/platform/host_events.h"
 #include "core/stats/gpu_breakdown.h"

@@ -12,7 +12,7 @@ Python's own AOTInductor with freezing (torch.export, then
 torch._inductor.aoti_compile_and_package and aoti_load_package): the
 collector's compile path taken from Python, without its TorchScript trace. The workload is the one the collector's harnesses run for the
 same model at the smoke sizes (models/vision/classification/
-torchvision_harness.cc, models/nlp/hf_harness.cc):
+torchvision_harness.cc, models/shared/hf_harness.cc):
 
 - torchvision classifiers: images 3 x 64 x 64, Adam(lr 1e-3), cross-entropy
   against soft targets (class indices for squeezenet1_1);

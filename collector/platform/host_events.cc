@@ -7,7 +7,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "collector/kineto.h"
+#include "collector/platform/kineto.h"
 
 namespace torchgauge::collector {
 

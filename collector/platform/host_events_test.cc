@@ -13,7 +13,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "collector/kineto.h"
+#include "collector/platform/kineto.h"
 #include "collector/platform/host_events.h"
 
 using namespace torchgauge;

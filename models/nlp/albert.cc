@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "models/nlp/bert_encoder.h"
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 namespace torchgauge::models {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 namespace torchgauge::models {
 namespace {

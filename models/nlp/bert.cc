@@ -3,7 +3,7 @@
 #include <torch/torch.h>
 
 #include "models/nlp/bert_encoder.h"
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 namespace torchgauge::models {
 namespace {

@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 namespace torchgauge::models {
 

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include "models/nlp/bert_encoder.h"
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 #include "models/nlp/long_document_lm.h"
 
 namespace torchgauge::models {

@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 namespace torchgauge::models {
 namespace {

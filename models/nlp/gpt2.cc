@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 namespace torchgauge::models {
 namespace {

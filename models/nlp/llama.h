@@ -69,7 +69,7 @@
 #include <string>
 #include <vector>
 
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 #include "models/workload.h"
 
 namespace torchgauge::models {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 namespace torchgauge::models {
 

@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "models/nlp/bert_encoder.h"
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 #include "models/nlp/long_document_lm.h"
 
 namespace torchgauge::models {

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "models/generator.h"
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 namespace torchgauge::models {
 namespace {

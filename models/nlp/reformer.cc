@@ -9,7 +9,7 @@
 #include <tuple>
 #include <utility>
 
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 namespace torchgauge::models {
 namespace {

@@ -35,7 +35,7 @@
 // TorchBench's Hugging Face table loads for it despite the name: 12 layers,
 // hidden 768, 12 heads, FFN 3072, the same 250002-token vocabulary (278M
 // parameters, 192M of them the token table). It runs as TorchBench's other
-// masked LMs do (models/nlp/hf_harness.h: AutoModelForMaskedLM's loss and
+// masked LMs do (models/shared/hf_harness.h: AutoModelForMaskedLM's loss and
 // Adam), 512 tokens in train and eval, batch 4 / 1. Smoke runs keep every
 // layer and width but an 8192-row token table.
 #pragma once

@@ -34,7 +34,7 @@
 #include <utility>
 #include <vector>
 
-#include "models/vision/classification/resnet.h"
+#include "models/shared/resnet_network.h"
 #include "models/workload.h"
 
 namespace torch::optim {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "models/generator.h"
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 namespace torchgauge::models {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "models/vision/classification/quantized_qat.h"
-#include "models/vision/classification/resnet.h"
+#include "models/shared/resnet_network.h"
 #include "tests/parity/parity.h"
 
 using namespace torchgauge;

@@ -53,7 +53,7 @@
 #include <vector>
 
 #include "models/vision/classification/mobilenet_v2.h"
-#include "models/vision/classification/resnet.h"
+#include "models/shared/resnet_network.h"
 #include "models/workload.h"
 
 namespace torchgauge::models {

@@ -3,7 +3,7 @@
 #include <torch/torch.h>
 
 #include "models/optimizers.h"
-#include "models/vision/classification/resnet.h"
+#include "models/shared/resnet_network.h"
 
 namespace torchgauge::models {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 namespace torchgauge::models {
 

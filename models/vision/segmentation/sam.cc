@@ -6,7 +6,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 #include "models/unsupported_error.h"
 
 namespace torchgauge::models {

@@ -1,4 +1,4 @@
-#include "models/nlp/hf_harness.h"
+#include "models/shared/hf_harness.h"
 
 #include <torch/nn/functional/loss.h>
 #include <torch/optim/adam.h>

@@ -1,7 +1,8 @@
 // TorchBench's Hugging Face harness (torchbenchmark/util/framework/
-// huggingface/model_factory.py), shared by the NLP families that port a
-// transformers model: the counterpart of torchvision_harness for language
-// models. The family file owns the network (modules named as transformers
+// huggingface/model_factory.py), shared by the families that port a
+// transformers model (the NLP ones, and whisper, clip and sam in speech/
+// and vision/, hence models/shared/): the counterpart of
+// torchvision_harness for language models. The family file owns the network (modules named as transformers
 // names them, so the reference's state dict loads by name); this file owns
 // the workload around it: random token ids as inputs and labels, the
 // sequence length per mode, the loss, Adam with lr 1e-3 (TorchBench's
