@@ -2,7 +2,8 @@
 """tools/aoti_compile.py's remove_build_dirs removes exactly the build
 directories of the package it is given: a fake Inductor cache directory with
 this package's build directory, another compile's, and the shared caches; a
-package laid out as aoti_compile_and_package writes it."""
+package laid out as aoti_compile_and_package writes it. And none while
+another compile holds the cache directory's lock."""
 import os
 import pathlib
 import sys
@@ -37,11 +38,17 @@ def main():
                 z.writestr(f"p.tmp/data/aotinductor/model/{name}", "x")
             z.writestr("p.tmp/archive_format", "pt2")
 
-        removed = aoti_compile.remove_build_dirs(package, cache)
+        # While another compile runs (its shared lock held), nothing goes:
+        # the same graph compiled twice builds in the same directory.
+        with aoti_compile.compiling(cache):
+            if aoti_compile.remove_build_dirs_when_alone(package, cache) is not None or not mine.exists():
+                sys.exit("aoti_build_dirs_test: removed a build directory while another compile ran")
+        removed = aoti_compile.remove_build_dirs_when_alone(package, cache)
         if removed != [mine] or mine.exists():
             sys.exit(f"aoti_build_dirs_test: removed {removed}, want [{mine}]")
         left = sorted(str(p.relative_to(cache)) for p in cache.rglob("*") if p.is_file())
-        want = ["aq/caqgq.cpp", "c5igd/cabcd.wrapper.cpp", "civsc.wrapper.cpp", "precompiled_headers/c1234.h.gch"]
+        want = ["aq/caqgq.cpp", "c5igd/cabcd.wrapper.cpp", "civsc.wrapper.cpp", "precompiled_headers/c1234.h.gch",
+                aoti_compile.LOCK_NAME]
         if left != want:
             sys.exit(f"aoti_build_dirs_test: left {left}, want {want}")
         # Again: nothing of this package is left, so nothing else goes.
@@ -50,7 +57,7 @@ def main():
         # A cache directory that does not exist (no compile ran there yet).
         if aoti_compile.remove_build_dirs(package, root / "absent"):
             sys.exit("aoti_build_dirs_test: removed something from a missing directory")
-    print("aoti_build_dirs_test: 3 cases passed")
+    print("aoti_build_dirs_test: 4 cases passed")
 
 
 if __name__ == "__main__":

@@ -29,12 +29,14 @@ It is the only Python that runs at collect time, and it is never timed as a
 step: the collector records its wall time as the compile latency. It prints
 one JSON object on stdout: the phase times in milliseconds, the package and,
 with --joint, the outputs. Once the package is written, the build directories
-Inductor left for it in its cache directory are removed (remove_build_dirs).
+Inductor left for it in its cache directory are removed (remove_build_dirs),
+unless another compile is running there (compiling).
 
 Usage: aoti_compile.py --graph G.pt --inputs I.pt --out P.pt2 --threads N [--joint | --freeze]
 """
 import argparse
 import contextlib
+import fcntl
 import json
 import os
 import pathlib
@@ -87,6 +89,40 @@ def remove_build_dirs(package, cache_dir):
     return removed
 
 
+LOCK_NAME = "torchgauge-aoti.lock"
+
+
+@contextlib.contextmanager
+def compiling(cache_dir):
+    """Holds a shared lock on LOCK_NAME in Inductor's cache directory while
+    a compile runs. Two compiles of the same graph (two tests, or two Slurm
+    shards on one node) build in the same directory there, its name a hash
+    of the code, so one's clean-up must not remove it while the other still
+    builds in it (a FileNotFoundError for its wrapper_metadata.json, seen
+    under ctest -j2): clean-up takes the lock exclusively
+    (remove_build_dirs_when_alone)."""
+    root = pathlib.Path(cache_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / LOCK_NAME, "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_SH)
+        yield
+
+
+def remove_build_dirs_when_alone(package, cache_dir):
+    """remove_build_dirs, when no compile holds the lock (compiling);
+    otherwise None and nothing is removed: the directories stay for a later
+    compile of this package to remove."""
+    root = pathlib.Path(cache_dir)
+    if not root.is_dir():
+        return []
+    with open(root / LOCK_NAME, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
+        return remove_build_dirs(package, cache_dir)
+
+
 def export_static_shapes():
     """TS2EPConverter exports every input dimension as dynamic (Dim.AUTO). The
     collector's runs never change shape and packages are cached per shape, so
@@ -118,6 +154,7 @@ def main() -> int:
 
     import torch  # noqa: E402 (slow import: after argument errors)
     from torch._export.converter import TS2EPConverter
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
 
     export_static_shapes()
 
@@ -177,14 +214,15 @@ def main() -> int:
     stem = args.out[: -len(".pt2")] if args.out.endswith(".pt2") else args.out
     tmp = f"{stem}.{os.getpid()}.tmp.pt2"
     # A joint program differentiates inside its graph; a forward needs no grad.
-    with contextlib.nullcontext() if args.joint else torch.no_grad():
+    with compiling(cache_dir()), contextlib.nullcontext() if args.joint else torch.no_grad():
         torch._inductor.aoti_compile_and_package(program, package_path=tmp)
     os.replace(tmp, args.out)
     times["compile_ms"] = (time.perf_counter() - start) * 1e3
     try:
-        from torch._inductor.runtime.cache_dir_utils import cache_dir
-
-        for d in remove_build_dirs(args.out, cache_dir()):
+        removed = remove_build_dirs_when_alone(args.out, cache_dir())
+        if removed is None:
+            sys.stderr.write("another compile is running: Inductor's build directories are kept\n")
+        for d in removed or []:
             sys.stderr.write(f"removed Inductor's build directory {d}\n")
     except OSError as e:  # the package is written: a leftover directory is no failure
         sys.stderr.write(f"warning: Inductor's build directories were not removed: {e}\n")
