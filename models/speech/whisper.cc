@@ -307,20 +307,8 @@ struct WhisperDecoderImpl : torch::nn::Module {
   }
 
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& encoder_hidden) {
-    const auto bsz = input_ids.size(0), seq = input_ids.size(1);
-    TORCH_CHECK(seq <= config.max_target_positions, "whisper: ", seq, " decoder positions exceed ",
-                config.max_target_positions);
-    auto inputs_embeds = embed_tokens(input_ids);
-    // WhisperPositionalEmbedding with position ids: weight[position_ids],
-    // the cache positions repeated over the batch.
-    auto position_ids = torch::arange(seq, input_ids.options()).unsqueeze(0).repeat({bsz, 1});
-    auto hidden = inputs_embeds + embed_positions->weight.index({position_ids});
-    hidden = WhisperDropout(hidden, config.dropout, is_training());
-    // transformers' eager causal mask: 0 where visible, the dtype's minimum
-    // (torch.finfo(dtype).min) where not.
-    auto future = torch::ones({seq, seq}, input_ids.options().dtype(torch::kBool)).triu(1);
-    auto mask = torch::zeros({1, 1, seq, seq}, hidden.options())
-                    .masked_fill(future.view({1, 1, seq, seq}), FinfoMin(hidden.scalar_type()));
+    auto hidden = WhisperDropout(Embed(input_ids, 0), config.dropout, is_training());
+    auto mask = CausalMask(input_ids.size(1), 0, hidden);
     for (const auto& layer : *layers) {
       if (WhisperLayerDropped(is_training(), config.decoder_layerdrop)) continue;
       hidden = layer->as<WhisperDecoderLayerImpl>()->forward(hidden, encoder_hidden, mask);
@@ -333,21 +321,33 @@ struct WhisperDecoderImpl : torch::nn::Module {
   // and values set), which the new positions join. The mask hides each new
   // position's future among the new ones; a single position sees all.
   torch::Tensor Step(const torch::Tensor& input_ids, int64_t past, std::vector<WhisperLayerCache>& caches) {
-    const auto bsz = input_ids.size(0), n = input_ids.size(1);
-    TORCH_CHECK(past + n <= config.max_target_positions, "whisper: ", past + n, " decoder positions exceed ",
-                config.max_target_positions);
-    auto position_ids = torch::arange(past, past + n, input_ids.options()).unsqueeze(0).repeat({bsz, 1});
-    auto hidden = embed_tokens(input_ids) + embed_positions->weight.index({position_ids});
-    torch::Tensor mask;
-    if (n > 1) {
-      auto future = torch::ones({n, past + n}, input_ids.options().dtype(torch::kBool)).triu(past + 1);
-      mask = torch::zeros({1, 1, n, past + n}, hidden.options())
-                 .masked_fill(future.view({1, 1, n, past + n}), FinfoMin(hidden.scalar_type()));
-    }
+    auto hidden = Embed(input_ids, past);
+    const int64_t n = input_ids.size(1);
+    const torch::Tensor mask = n > 1 ? CausalMask(n, past, hidden) : torch::Tensor();
     for (size_t i = 0; i < layers->size(); ++i) {
       hidden = layers[i]->as<WhisperDecoderLayerImpl>()->Step(hidden, caches[i], mask);
     }
     return layer_norm(hidden);
+  }
+
+  // The token embeddings of `input_ids` [batch, n] at positions past ..
+  // past + n - 1, plus WhisperPositionalEmbedding's: weight[position_ids],
+  // the positions repeated over the batch.
+  torch::Tensor Embed(const torch::Tensor& input_ids, int64_t past) {
+    const auto bsz = input_ids.size(0), n = input_ids.size(1);
+    TORCH_CHECK(past + n <= config.max_target_positions, "whisper: ", past + n, " decoder positions exceed ",
+                config.max_target_positions);
+    auto inputs_embeds = embed_tokens(input_ids);
+    auto position_ids = torch::arange(past, past + n, input_ids.options()).unsqueeze(0).repeat({bsz, 1});
+    return inputs_embeds + embed_positions->weight.index({position_ids});
+  }
+  // transformers' eager causal mask [1, 1, n, past + n] for n new positions
+  // after `past`: 0 where visible, the dtype's minimum (torch.finfo.min)
+  // where a position would see its future.
+  static torch::Tensor CausalMask(int64_t n, int64_t past, const torch::Tensor& like) {
+    auto future = torch::ones({n, past + n}, like.options().dtype(torch::kBool)).triu(past + 1);
+    return torch::zeros({1, 1, n, past + n}, like.options())
+        .masked_fill(future.view({1, 1, n, past + n}), FinfoMin(like.scalar_type()));
   }
 
   torch::nn::Embedding embed_tokens, embed_positions;
